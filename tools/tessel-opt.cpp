@@ -1,0 +1,25 @@
+//===- tessel-opt.cpp - mlir-opt for tessel's dialects and passes -*- C++ -*-===//
+//
+// Parses, verifies, transforms and prints IR in the tt and tts dialects and every upstream
+// dialect the lowering reaches. Every lit test runs it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/dialect/structured/StructuredDialect.h"
+#include "compiler/dialect/triton/TritonDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllPasses();
+  registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
+}
