@@ -41,6 +41,7 @@ def _cuda_configure_impl(rctx):
 cuda_configure = repository_rule(
     implementation = _cuda_configure_impl,
     environ = ["CUDA_PATH"],
+    configure = True,
     local = True,
 )
 
@@ -65,5 +66,6 @@ def _rocm_configure_impl(rctx):
 rocm_configure = repository_rule(
     implementation = _rocm_configure_impl,
     environ = ["ROCM_PATH"],
+    configure = True,
     local = True,
 )

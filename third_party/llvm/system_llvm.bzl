@@ -37,6 +37,7 @@ def _system_llvm_impl(rctx):
 system_llvm = repository_rule(
     implementation = _system_llvm_impl,
     environ = ["TESSEL_LLVM_PREFIX"],
+    configure = True,
     local = True,
     attrs = {"_build_tpl": attr.label(default = "//third_party/llvm:llvm.BUILD.tpl")},
 )

@@ -53,7 +53,7 @@ def TTS_MakeTensorPtrOp : TTS_Op<"make_tptr", [Pure, AttrSizedOperandSegments]> 
     `,` `offsets` `` `:` custom<DynamicIndexList>($offsets, $static_offsets)
     `,` `parent_sizes` `` `:` custom<DynamicIndexList>($parent_sizes, $static_parent_sizes)
     (`,` `order` `` `:` $order^)?
-    attr-dict `:` type($base) `to` type($result)
+    attr-dict `:` qualified(type($base)) `to` type($result)
   }];
   let extraClassDeclaration = [{
     /// Mixed static/dynamic values, one per dimension.

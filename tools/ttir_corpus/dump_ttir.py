@@ -1,0 +1,279 @@
+"""Dumps the TTIR that Triton itself prints for a set of reference kernels.
+
+tessel's lit tests embed these dumps to prove that IR exactly as Triton prints it parses, prints
+back and (later) lowers. Run on a machine with a GPU, PyTorch and Triton:
+
+    python3 tools/ttir_corpus/dump_ttir.py OUT_DIR
+
+Each kernel is launched once on small random inputs; the TTIR of the compiled specialization is
+written to OUT_DIR/<name>.ttir, together with OUT_DIR/VERSION (the Triton version).
+"""
+import os
+import sys
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vadd(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)
+
+
+@triton.jit
+def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    Y += row * stride
+    X += row * stride
+    mean = 0
+    _mean = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        a = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        _mean += a
+    mean = tl.sum(_mean, axis=0) / N
+    _var = tl.zeros([BLOCK_SIZE], dtype=tl.float32)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        x = tl.load(X + cols, mask=cols < N, other=0.).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.)
+        _var += x * x
+    var = tl.sum(_var, axis=0) / N
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(Mean + row, mean)
+    tl.store(Rstd + row, rstd)
+    for off in range(0, N, BLOCK_SIZE):
+        cols = off + tl.arange(0, BLOCK_SIZE)
+        mask = cols < N
+        w = tl.load(W + cols, mask=mask)
+        b = tl.load(B + cols, mask=mask)
+        x = tl.load(X + cols, mask=mask, other=0.).to(tl.float32)
+        x_hat = (x - mean) * rstd
+        y = x_hat * w + b
+        tl.store(Y + cols, y, mask=mask)
+
+
+@triton.jit
+def attn_fwd(Q, K, V, Out, sm_scale, stride_qz, stride_qh, stride_qm, stride_qk, N_CTX,
+             H: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+             BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    base = off_z.to(tl.int64) * stride_qz + off_h.to(tl.int64) * stride_qh
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q_ptrs = Q + base + offs_m[:, None] * stride_qm + offs_d[None, :] * stride_qk
+    q = tl.load(q_ptrs, mask=offs_m[:, None] < N_CTX, other=0.0)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    hi = N_CTX
+    if CAUSAL:
+        hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+    for start_n in range(0, hi, BLOCK_N):
+        cols = start_n + offs_n
+        k_ptrs = K + base + cols[None, :] * stride_qm + offs_d[:, None] * stride_qk
+        k = tl.load(k_ptrs, mask=cols[None, :] < N_CTX, other=0.0)
+        qk = tl.dot(q, k)
+        valid = cols[None, :] < N_CTX
+        if CAUSAL:
+            valid = valid & (offs_m[:, None] >= cols[None, :])
+        qk = tl.where(valid, qk * qk_scale, -1.0e6)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_ij[:, None])
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v_ptrs = V + base + cols[:, None] * stride_qm + offs_d[None, :] * stride_qk
+        v = tl.load(v_ptrs, mask=cols[:, None] < N_CTX, other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    o_ptrs = Out + base + offs_m[:, None] * stride_qm + offs_d[None, :] * stride_qk
+    tl.store(o_ptrs, acc.to(Out.type.element_ty), mask=offs_m[:, None] < N_CTX)
+
+
+@triton.jit
+def block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                     stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                     BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_blk = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pid_m * BLOCK_M, 0),
+                              (BLOCK_M, BLOCK_K), (1, 0))
+    b_blk = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pid_n * BLOCK_N),
+                              (BLOCK_K, BLOCK_N), (1, 0))
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
+        b = tl.load(b_blk, boundary_check=(0, 1), padding_option="zero")
+        acc += tl.dot(a, b)
+        a_blk = tl.advance(a_blk, (0, BLOCK_K))
+        b_blk = tl.advance(b_blk, (BLOCK_K, 0))
+    c_blk = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn),
+                              (pid_m * BLOCK_M, pid_n * BLOCK_N), (BLOCK_M, BLOCK_N), (1, 0))
+    tl.store(c_blk, acc.to(tl.float16), boundary_check=(0, 1))
+
+
+@triton.jit
+def row_argmax(x_ptr, idx_ptr, max_ptr, sum_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=-float("inf"))
+    tl.store(idx_ptr + row, tl.argmax(x, axis=0))
+    tl.store(max_ptr + row, tl.max(x, axis=0))
+    tl.store(sum_ptr + row, tl.sum(tl.where(offs < n_cols, x, 0.0), axis=0))
+
+
+@triton.jit
+def row_cumsum(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=0.0)
+    tl.store(out_ptr + row * stride + offs, tl.cumsum(x, axis=0), mask=offs < n_cols)
+
+
+@triton.jit
+def col_sum(x_ptr, out_ptr, M, N, stride, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid = tl.program_id(0)
+    cols = pid * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for m in range(0, M, BLOCK_M):
+        rows = m + tl.arange(0, BLOCK_M)
+        mask = (rows[:, None] < M) & (cols[None, :] < N)
+        x = tl.load(x_ptr + rows[:, None] * stride + cols[None, :], mask=mask, other=0.0)
+        acc += tl.sum(x, axis=0)
+    tl.store(out_ptr + cols, acc, mask=cols < N)
+
+
+@triton.jit
+def atomic_histogram(x_ptr, hist_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    bins = tl.load(x_ptr + offs, mask=m, other=0)
+    tl.atomic_add(hist_ptr + bins, 1, mask=m)
+
+
+@triton.jit
+def tile_histogram(x_ptr, hist_ptr, NUM_BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    h = tl.histogram(tl.load(x_ptr + offs), NUM_BINS)
+    tl.store(hist_ptr + tl.arange(0, NUM_BINS), h)
+
+
+@triton.jit(noinline=True)
+def scale_add(x, y, alpha):
+    # Triton 3.6 allows only scalar arguments to noinline functions.
+    return x * alpha + y
+
+
+@triton.jit
+def noinline_axpy(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    y = tl.load(y_ptr + offs, mask=m)
+    coef = scale_add(alpha, 2.0, 0.5)
+    tl.store(out_ptr + offs, x * coef + y, mask=m)
+
+
+@triton.jit
+def shapes_zoo(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    two = tl.reshape(x, (BLOCK // 2, 2))
+    a, b = tl.split(two)
+    j = tl.join(b, a)
+    t = tl.trans(tl.reshape(j, (BLOCK // 2, 2)))
+    c = tl.cat(a, b, can_reorder=True)
+    idx = tl.load(idx_ptr + offs)
+    g = tl.gather(x, idx, axis=0)
+    s = tl.sum(t, axis=0) + tl.sum(c, axis=0)
+    tl.device_assert(g == g, "gather produced NaN")
+    tl.store(out_ptr + offs, g + tl.sum(s, axis=0) + tl.cumprod(x, axis=0))
+
+
+def main():
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    dev = "cuda"
+    f32 = dict(device=dev, dtype=torch.float32)
+    f16 = dict(device=dev, dtype=torch.float16)
+    i32 = dict(device=dev, dtype=torch.int32)
+    dumps = {}
+    failed = []
+
+    def launch(name, thunk):
+        # Keep going: one kernel's failure must not lose the others' dumps.
+        try:
+            dumps[name] = thunk()
+        except Exception as e:
+            failed.append(name)
+            print("FAILED", name, type(e).__name__, str(e)[:3000])
+
+    x, y = torch.rand(1000, **f32), torch.rand(1000, **f32)
+    o = torch.empty_like(x)
+    launch("vadd_block128", lambda: vadd[(8,)](x, y, o, 1000, BLOCK=128))
+
+    X = torch.rand(64, 1000, **f32)
+    Y = torch.empty_like(X)
+    w, b = torch.rand(1000, **f32), torch.rand(1000, **f32)
+    mean, rstd = torch.empty(64, **f32), torch.empty(64, **f32)
+    launch("layer_norm_block256", lambda: layer_norm_fwd[(64,)](
+        X, Y, w, b, mean, rstd, X.stride(0), 1000, 1e-5, BLOCK_SIZE=256))
+
+    for causal in (False, True):
+        for d in (64, 128):
+            Z, H, S = 2, 3, 200
+            q = torch.rand(Z, H, S, d, **f16)
+            k, v, out = torch.rand_like(q), torch.rand_like(q), torch.empty_like(q)
+            name = "attn_fwd_d%d_%s" % (d, "causal" if causal else "full")
+            launch(name, lambda: attn_fwd[(triton.cdiv(S, 64), Z * H)](
+                q, k, v, out, 0.125, q.stride(0), q.stride(1), q.stride(2), q.stride(3), S, H=H,
+                HEAD_DIM=d, BLOCK_M=64, BLOCK_N=32, CAUSAL=causal))
+
+    a, bm = torch.rand(300, 200, **f16), torch.rand(200, 250, **f16)
+    c = torch.empty(300, 250, **f16)
+    launch("block_ptr_matmul_64x64x32", lambda: block_ptr_matmul[(5, 4)](
+        a, bm, c, 300, 250, 200, a.stride(0), a.stride(1), bm.stride(0), bm.stride(1),
+        c.stride(0), c.stride(1), BLOCK_M=64, BLOCK_N=64, BLOCK_K=32))
+
+    X2 = torch.rand(16, 300, **f32)
+    launch("row_argmax_block512", lambda: row_argmax[(16,)](
+        X2, torch.empty(16, **i32), torch.empty(16, **f32), torch.empty(16, **f32), 300,
+        X2.stride(0), BLOCK=512))
+    launch("row_cumsum_block512", lambda: row_cumsum[(16,)](
+        X2, torch.empty_like(X2), 300, X2.stride(0), BLOCK=512))
+    launch("col_sum_32x64", lambda: col_sum[(5,)](
+        X2, torch.empty(300, **f32), 16, 300, X2.stride(0), BLOCK_M=32, BLOCK_N=64))
+    bins = torch.randint(0, 16, (1000,), **i32)
+    launch("atomic_histogram_block128", lambda: atomic_histogram[(8,)](
+        bins, torch.zeros(16, **i32), 1000, BLOCK=128))
+    launch("tile_histogram_16bins", lambda: tile_histogram[(1,)](
+        bins, torch.zeros(16, **i32), NUM_BINS=16, BLOCK=128))
+    launch("noinline_axpy_block128", lambda: noinline_axpy[(8,)](x, y, o, 1000, 2.5, BLOCK=128))
+    xs = torch.rand(64, **f32)
+    idx = torch.randint(0, 64, (64,), **i32)
+    launch("shapes_zoo_block64", lambda: shapes_zoo[(1,)](xs, idx, torch.empty_like(xs), BLOCK=64))
+
+    for name, compiled in dumps.items():
+        with open(os.path.join(out_dir, name + ".ttir"), "w") as f:
+            f.write(compiled.asm["ttir"])
+    with open(os.path.join(out_dir, "VERSION"), "w") as f:
+        f.write("triton %s, torch %s, %s\n" % (triton.__version__, torch.__version__,
+                                               torch.cuda.get_device_name()))
+    print("wrote", len(dumps), "dumps to", out_dir, "; failed:", failed)
+
+
+if __name__ == "__main__":
+    main()
