@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
+  tessel::registerTritonArithToLinalg();
   registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));

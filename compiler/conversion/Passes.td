@@ -1,0 +1,68 @@
+//===- Passes.td - tessel's conversion passes ---------------*- tablegen -*-===//
+//
+// The structured lowering, in pipeline order. Each pass is usable alone from tessel-opt and
+// through its create function.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_CONVERSION_PASSES_TD
+#define TESSEL_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TritonToStructured : Pass<"triton-to-structured", "::mlir::ModuleOp"> {
+  let summary = "Turn provably strided tt pointer tiles into tts.make_tptr/tts.load/tts.store";
+  let description = [{
+    Analyses how tensors of pointers are built (tt.splat, tt.addptr, tt.make_range,
+    tt.expand_dims, tt.broadcast, arith on offsets, `%` for wrap-around, block pointers) and how
+    masks are built (range comparisons, and/or, broadcasts), and rewrites the loads and stores it
+    can prove structured. Loop-carried pointers become loop-carried offsets. Anything it cannot
+    prove stays as tt ops with a remark; the pass never fails on valid IR.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::tessel::tts::TTSDialect",
+  ];
+}
+
+def TritonArithToLinalg : Pass<"triton-arith-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower tt functions and tensor computations to func, linalg and tensor";
+  let description = [{
+    tt.func becomes func.func with six trailing i32 arguments (program id x, y, z and number
+    of programs x, y, z) that tt.get_program_id/tt.get_num_programs read and tt.call forwards.
+    Tensor computations (elementwise arith/math, splat, broadcast, expand_dims, reshape,
+    trans, join, split, cat, make_range, dot, reduce, scan, histogram, gather, ...) become
+    linalg/tensor/scf ops. Memory accesses (tts.*, leftover tt.load/tt.store/atomics) and
+    pointer arithmetic are left for structured-to-memref.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def StructuredToMemref : Pass<"structured-to-memref", "::mlir::ModuleOp"> {
+  let summary = "Lower pointers and memory accesses to memrefs";
+  let description = [{
+    !tt.ptr function arguments become memrefs; tts.make_tptr becomes memref.reinterpret_cast
+    (two of them, and two copies, for wrap-around); masked tts.load/tts.store become subviews and
+    copies; scalar and leftover (gather/scatter) tt.load/tt.store/atomics become memref accesses
+    in per-element loops. No tt or tts op is left.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // TESSEL_CONVERSION_PASSES_TD
