@@ -318,9 +318,11 @@ private:
 };
 
 /// Breaks the cycle that keeps a loop-carried pointer alive once nothing reads it: the yield
-/// passes the iter_arg through unchanged, so canonicalization can drop it.
-void releaseDeadCarriedPointers(ModuleOp module) {
-  module.walk([](scf::ForOp loop) {
+/// passes the iter_arg through unchanged, so canonicalization can drop it. Returns whether
+/// anything changed.
+bool releaseDeadCarriedPointers(ModuleOp module) {
+  bool changed = false;
+  module.walk([&](scf::ForOp loop) {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
       if (!isPointer(arg.getType()) || !loop.getResult(i).use_empty())
@@ -345,10 +347,13 @@ void releaseDeadCarriedPointers(ModuleOp module) {
             worklist.append(user->getResults().begin(), user->getResults().end());
         }
       }
-      if (onlyFeedsYield)
+      if (onlyFeedsYield && yield.getOperand(i) != arg) {
         yield->setOperand(i, arg);
+        changed = true;
+      }
     }
   });
+  return changed;
 }
 
 struct TritonToStructuredPass
@@ -356,11 +361,17 @@ struct TritonToStructuredPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Structurer(module).run();
-    releaseDeadCarriedPointers(module);
     RewritePatternSet patterns(&getContext());
     scf::ForOp::getCanonicalizationPatterns(patterns, &getContext());
-    if (failed(applyPatternsGreedily(module, std::move(patterns))))
-      module.emitWarning("triton-to-structured cleanup did not converge");
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    // An outer loop's pointer is released only once the inner loops stop carrying it: one
+    // round per nesting level.
+    bool changed = true;
+    for (int round = 0; changed && round < 16; ++round) {
+      changed = releaseDeadCarriedPointers(module);
+      if (failed(applyPatternsGreedily(module, frozen)))
+        module.emitWarning("triton-to-structured cleanup did not converge");
+    }
   }
 };
 
