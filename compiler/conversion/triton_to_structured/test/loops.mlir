@@ -42,7 +42,7 @@ tt.func @several_carried(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %k: i32, %step: i32
   %bs = tt.splat %b : !tt.ptr<f16> -> tensor<16x!tt.ptr<f16>>
   %bp = tt.addptr %bs, %r : tensor<16x!tt.ptr<f16>>, tensor<16xi32>
   %sstep = tt.splat %step : i32 -> tensor<16xi32>
-  // CHECK: scf.for {{.*}} iter_args(%[[AO:.*]] = %c0, %[[BO:.*]] = %c0) -> (index, index)
+  // CHECK: %[[FINAL:.*]]:2 = scf.for {{.*}} iter_args(%[[AO:.*]] = %c0, %[[BO:.*]] = %c0) -> (index, index)
   %res:2 = scf.for %i = %c0 to %k step %c1 iter_args(%pa = %ap, %pb = %bp) -> (tensor<16x!tt.ptr<f16>>, tensor<16x!tt.ptr<f16>>) : i32 {
     %na = tt.addptr %pa, %sstep : tensor<16x!tt.ptr<f16>>, tensor<16xi32>
     // Used after the increment: the offset plus the step.
@@ -57,7 +57,6 @@ tt.func @several_carried(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %k: i32, %step: i32
     scf.yield %na, %nb : tensor<16x!tt.ptr<f16>>, tensor<16x!tt.ptr<f16>>
   }
   // After the loop: the final offset of `a`.
-  // CHECK: %[[FINAL:.*]]:2 = scf.for
   // CHECK: arith.index_cast %[[FINAL]]#0 : index to i64
   // CHECK: tts.load
   %last = tt.load %res#0 : tensor<16x!tt.ptr<f16>>
