@@ -3,6 +3,7 @@
 #include "compiler/dialect/triton/TritonDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -235,6 +236,13 @@ LogicalResult AddPtrOp::verify() {
                                         << " differs from pointer shape "
                                         << shapeString(getShapeOf(ptr));
   return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  // p + 0 is p.
+  if (matchPattern(getOffset(), m_Zero()))
+    return getPtr();
+  return {};
 }
 
 /// Block-pointer-only attributes may only be used with block pointers, and name dimensions

@@ -211,6 +211,7 @@ def TT_AddPtrOp : TT_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
   let results = (outs TT_PtrLike:$result);
   let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def TT_LoadOp : TT_Op<"load", [
