@@ -8,6 +8,7 @@
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
+#include "compiler/pipeline/StructuredPipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
   tessel::registerConversionPasses();
+  tessel::registerStructuredPipeline();
   registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));

@@ -2,7 +2,7 @@
 
     python3 tools/ttir_corpus/make_roundtrip_test.py DUMP.ttir OUT.ttir TESSEL_OPT
 
-The test (1) checks parse -> print -> parse -> print prints the same IR twice, locations
+The test (0) runs the structured lowering and checks no tt/tts op is left, (1) checks parse -> print -> parse -> print prints the same IR twice, locations
 included, and (2) FileChecks that tessel-opt prints every tt operation line exactly as
 Triton printed it. Lines whose only difference is the names upstream MLIR gives scf.for block
 arguments are left out of (2), since those names are not the tt dialect's to print.
@@ -16,6 +16,10 @@ HEADER = """\
 // RUN: tessel-opt --mlir-print-debuginfo %t.1 > %t.2
 // RUN: diff %t.1 %t.2
 // RUN: tessel-opt --mlir-print-debuginfo --mlir-use-nameloc-as-prefix %s | FileCheck %s
+// The whole structured lowering leaves no tt or tts operation and verifies.
+// RUN: tessel-opt --tessel-structured-pipeline %s | FileCheck %s --check-prefix=LOWERED
+// LOWERED: func.func public
+// LOWERED-NOT: {{{{ tts?\.[a-z_]+}}}}
 """
 
 

@@ -28,7 +28,7 @@ namespace tts = tessel::tts;
 namespace {
 
 /// Where a pointer (or each element of a tensor of pointers) points: `root` at `offset`
-/// (an index, or a tensor of indices).
+/// (an index, or a tensor of indices), counted in elements from the start of `root`.
 struct Address {
   Value root;
   Value offset;
@@ -121,6 +121,9 @@ private:
       BlockArgument arg = entry.getArgument(i);
       arg.setType(inputs[i]);
       addresses[arg] = {arg, arith::ConstantIndexOp::create(b, func.getLoc(), 0)};
+      // Offsets are kept relative to the argument; a reinterpret_cast needs them absolute.
+      rootOffsets[arg] =
+          memref::ExtractStridedMetadataOp::create(b, func.getLoc(), arg).getOffset();
     }
     func.setFunctionType(FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
   }
@@ -325,7 +328,7 @@ private:
     SmallVector<int64_t> pick(rank, 0);
     Type elem = cast<MemRefType>(base->root.getType()).getElementType();
     while (true) {
-      Value linear = base->offset;
+      Value linear = arith::AddIOp::create(b, loc, rootOffsets.lookup(base->root), base->offset);
       Piece piece;
       SmallVector<int64_t> staticSizes, staticStrides;
       for (int64_t d = 0; d < rank; ++d) {
@@ -621,6 +624,8 @@ private:
 
   func::FuncOp func;
   DenseMap<Value, Address> addresses;
+  /// The offset of each root memref within its buffer.
+  DenseMap<Value, Value> rootOffsets;
   SmallVector<Operation *> dead;
 };
 
