@@ -95,9 +95,13 @@ public:
   explicit Lowering(func::FuncOp func) : func(func) {}
 
   LogicalResult run() {
-    convertSignature();
+    // The ops of the input, before lowering adds its own.
     SmallVector<Operation *> ops;
-    func.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op != func.getOperation())
+        ops.push_back(op);
+    });
+    convertSignature();
     for (Operation *op : ops)
       if (failed(lower(op)))
         return failure();
@@ -202,10 +206,14 @@ private:
     if (isa<tt::TritonDialect, tts::StructuredDialect>(op->getDialect()))
       return unsupported(op, Twine("'") + op->getName().getStringRef() +
                                  "' is not supported here");
-    for (Value v : op->getOperands())
-      if (hasPointers(v.getType()) && !isa<func::ReturnOp>(op))
-        return unsupported(op, "pointers carried through '" + op->getName().getStringRef() +
-                                   "' are not supported");
+    // Arguments were already rewritten to memrefs, so look at what flows in and out.
+    auto isPointerValue = [&](Value v) {
+      return hasPointers(v.getType()) || addresses.count(v);
+    };
+    if (llvm::any_of(op->getOperands(), isPointerValue) ||
+        llvm::any_of(op->getResults(), isPointerValue))
+      return unsupported(op, "pointers carried through '" + op->getName().getStringRef() +
+                                 "' are not supported");
     return success();
   }
 

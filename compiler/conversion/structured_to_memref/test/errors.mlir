@@ -1,0 +1,30 @@
+// Unsupported IR gets a diagnostic, never a crash.
+// RUN: tessel-opt %s --structured-to-memref -split-input-file -verify-diagnostics
+
+func.func @pointer_from_int(%i: i64) -> f32 {
+  // expected-error @+1 {{structured-to-memref: 'tt.int_to_ptr' is not supported here}}
+  %p = tt.int_to_ptr %i : i64 -> !tt.ptr<f32>
+  %v = tt.load %p : !tt.ptr<f32>
+  return %v : f32
+}
+
+// -----
+
+func.func @reduce_left(%x: tensor<4xf32>) -> f32 {
+  // expected-error @+1 {{structured-to-memref: 'tt.reduce' is not supported here}}
+  %0 = "tt.reduce"(%x) <{axis = 0 : i32}> ({
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tt.reduce.return %s : f32
+  }) : (tensor<4xf32>) -> f32
+  return %0 : f32
+}
+
+// -----
+
+func.func @pointer_through_select(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %c: i1) -> f32 {
+  // expected-error @+1 {{structured-to-memref: pointers carried through 'arith.select' are not supported}}
+  %p = arith.select %c, %a, %b : !tt.ptr<f32>
+  %v = tt.load %p : !tt.ptr<f32>
+  return %v : f32
+}

@@ -1,0 +1,81 @@
+// RUN: tessel-opt %s --structured-to-memref -split-input-file | FileCheck %s
+
+// Scalar pointer arithmetic and accesses: memref.load/store at an index offset.
+// CHECK-LABEL: func.func @scalar
+// CHECK-SAME: (%[[P:[^:]*]]: memref<?xf32, strided<[1], offset: ?>>, %[[I:[^:]*]]: i32)
+func.func @scalar(%p: !tt.ptr<f32>, %i: i32) {
+  %q = tt.addptr %p, %i : !tt.ptr<f32>, i32
+  // CHECK: %[[I2:.*]] = arith.index_cast %[[I]] : i32 to index
+  // CHECK: %[[OFF:.*]] = arith.addi %{{.*}}, %[[I2]] : index
+  // CHECK: %[[V:.*]] = memref.load %[[P]][%[[OFF]]]
+  %v = tt.load %q : !tt.ptr<f32>
+  %w = arith.addf %v, %v : f32
+  // CHECK: memref.store %{{.*}}, %[[P]][%[[OFF]]]
+  tt.store %q, %w : !tt.ptr<f32>
+  return
+}
+
+// -----
+
+// An unstructured gather: a tensor of index offsets and a masked per-element load.
+// CHECK-LABEL: func.func @gather
+func.func @gather(%p: !tt.ptr<f32>, %idx: tensor<8xi32>, %m: tensor<8xi1>) -> tensor<8xf32> {
+  %s = tt.splat %p : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %a = tt.addptr %s, %idx : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  %other = arith.constant dense<-1.0> : tensor<8xf32>
+  // CHECK: linalg.fill ins(%{{.*}} : index) outs(%{{.*}} : tensor<8xindex>)
+  // CHECK: linalg.generic
+  // CHECK: arith.index_cast %{{.*}} : i32 to index
+  // CHECK: linalg.generic
+  // CHECK: scf.if
+  // CHECK: memref.load
+  // CHECK: else
+  %v = tt.load %a, %m, %other : tensor<8x!tt.ptr<f32>>
+  return %v : tensor<8xf32>
+}
+
+// -----
+
+// An atomic histogram: per-element atomic adds in a loop, masked.
+// CHECK-LABEL: func.func @atomic_scatter
+func.func @atomic_scatter(%h: !tt.ptr<i32>, %bins: tensor<16xi32>, %m: tensor<16xi1>) {
+  %one = arith.constant dense<1> : tensor<16xi32>
+  %s = tt.splat %h : !tt.ptr<i32> -> tensor<16x!tt.ptr<i32>>
+  %a = tt.addptr %s, %bins : tensor<16x!tt.ptr<i32>>, tensor<16xi32>
+  // CHECK: scf.for
+  // CHECK: scf.if
+  // CHECK: memref.atomic_rmw addi
+  %old = tt.atomic_rmw add, acq_rel, gpu, %a, %one, %m : (tensor<16x!tt.ptr<i32>>, tensor<16xi32>, tensor<16xi1>) -> tensor<16xi32>
+  return
+}
+
+// -----
+
+// Compare-and-swap through a scalar pointer.
+// CHECK-LABEL: func.func @cas
+func.func @cas(%p: !tt.ptr<i32>, %c: i32, %v: i32) -> i32 {
+  // CHECK: memref.generic_atomic_rmw
+  // CHECK: arith.cmpi eq
+  // CHECK: arith.select
+  // CHECK: memref.atomic_yield
+  %old = tt.atomic_cas acq_rel, gpu, %p, %c, %v : (!tt.ptr<i32>, i32, i32) -> i32
+  return %old : i32
+}
+
+// -----
+
+// A noinline callee gets its pointer as a memref of its own.
+// CHECK-LABEL: func.func private @callee
+// CHECK-SAME: memref<?xf32, strided<[1], offset: ?>>
+func.func private @callee(%p: !tt.ptr<f32>) -> f32 attributes {noinline = true} {
+  %v = tt.load %p : !tt.ptr<f32>
+  return %v : f32
+}
+// CHECK-LABEL: func.func @caller
+func.func @caller(%p: !tt.ptr<f32>, %i: i32) -> f32 {
+  %q = tt.addptr %p, %i : !tt.ptr<f32>, i32
+  // CHECK: %[[SV:.*]] = memref.subview %{{.*}}[%{{.*}}] [%{{.*}}] [1]
+  // CHECK: call @callee(%[[SV]])
+  %v = call @callee(%q) : (!tt.ptr<f32>) -> f32
+  return %v : f32
+}

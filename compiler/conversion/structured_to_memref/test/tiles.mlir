@@ -1,0 +1,69 @@
+// RUN: tessel-opt %s --structured-to-memref -split-input-file | FileCheck %s
+
+// Pointer arguments become memrefs; a masked tile load copies the valid sub-block into a
+// buffer pre-filled with `other`.
+// CHECK-LABEL: func.func @masked_load
+// CHECK-SAME: (%[[P:[^:]*]]: memref<?xf32, strided<[1], offset: ?>>, %[[N:[^:]*]]: index, %[[S:[^:]*]]: index)
+func.func @masked_load(%p: !tt.ptr<f32>, %n: index, %s: index) -> tensor<32x64xf32> {
+  // CHECK: %[[BUF:.*]], %[[OFF0:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[P]]
+  %zero = arith.constant 0.0 : f32
+  %t = tts.make_tptr %p to sizes: [32, 64], strides: [%s, 1], offsets: [0, 0], parent_sizes: [0, 0] : !tt.ptr<f32> to tensor<32x64x!tt.ptr<f32>>
+  // CHECK: %[[V:.*]] = memref.reinterpret_cast %[[P]] to offset: [%{{.*}}], sizes: [32, 64], strides: [%[[S]], 1]
+  // CHECK: %[[A:.*]] = memref.alloc() : memref<32x64xf32>
+  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : memref<32x64xf32>)
+  // CHECK: %[[SRC:.*]] = memref.subview %[[V]][0, 0] [%{{.*}}, 64] [1, 1]
+  // CHECK: %[[DST:.*]] = memref.subview %[[A]][0, 0] [%{{.*}}, 64] [1, 1]
+  // CHECK: memref.copy %[[SRC]], %[[DST]]
+  // CHECK: bufferization.to_tensor %[[A]] restrict writable
+  %v = tts.load %t mask: [%n, 64] other = %zero : tensor<32x64x!tt.ptr<f32>> -> tensor<32x64xf32>
+  return %v : tensor<32x64xf32>
+}
+
+// -----
+
+// A masked store materializes the valid slice into the view.
+// CHECK-LABEL: func.func @masked_store
+func.func @masked_store(%p: !tt.ptr<f16>, %n: index, %v: tensor<128xf16>) {
+  %t = tts.make_tptr %p to sizes: [128], strides: [1], offsets: [0], parent_sizes: [0] : !tt.ptr<f16> to tensor<128x!tt.ptr<f16>>
+  // CHECK: %[[V:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [128], strides: [1]
+  // CHECK: %[[DST:.*]] = memref.subview %[[V]][0] [%{{.*}}] [1]
+  // CHECK: %[[SRC:.*]] = tensor.extract_slice %{{.*}}[0] [%{{.*}}] [1]
+  // CHECK: bufferization.materialize_in_destination %[[SRC]] in writable %[[DST]]
+  tts.store %t, %v mask: [%n] : tensor<128x!tt.ptr<f16>>
+  return
+}
+
+// -----
+
+// Wrap-around along the rows: two views (rows start..parent, then 0..rest) and two copies.
+// CHECK-LABEL: func.func @wrapped_rows
+func.func @wrapped_rows(%p: !tt.ptr<f32>, %row0: index, %m: index, %ld: index) -> tensor<16x8xf32> {
+  %t = tts.make_tptr %p to sizes: [16, 8], strides: [%ld, 1], offsets: [%row0, 0], parent_sizes: [%m, 0] : !tt.ptr<f32> to tensor<16x8x!tt.ptr<f32>>
+  // CHECK: %[[START:.*]] = arith.remsi %{{.*}}, %{{.*}} : index
+  // CHECK: %[[AVAIL:.*]] = arith.subi %{{.*}}, %[[START]] : index
+  // CHECK: %[[FIRST:.*]] = arith.minsi %[[AVAIL]], %c16 : index
+  // CHECK: %[[SECOND:.*]] = arith.subi %c16, %[[FIRST]] : index
+  // CHECK: %[[V1:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[FIRST]], 8]
+  // CHECK: %[[V2:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[SECOND]], 8]
+  // CHECK: %[[A:.*]] = memref.alloc() : memref<16x8xf32>
+  // CHECK: memref.subview %[[A]][0, 0] [%[[FIRST]], 8]
+  // CHECK: memref.copy
+  // CHECK: memref.subview %[[A]][%[[FIRST]], 0] [%[[SECOND]], 8]
+  // CHECK: memref.copy
+  %v = tts.load %t : tensor<16x8x!tt.ptr<f32>> -> tensor<16x8xf32>
+  return %v : tensor<16x8xf32>
+}
+
+// -----
+
+// A block pointer's offsets are block offsets times strides.
+// CHECK-LABEL: func.func @block_pointer
+func.func @block_pointer(%p: !tt.ptr<f32>, %r: index, %c: index, %m: index, %n: index, %ld: index) -> tensor<8x8xf32> {
+  %t = tts.make_tptr %p to sizes: [8, 8], strides: [%ld, 1], offsets: [%r, %c], parent_sizes: [%m, %n], order: [1, 0] : !tt.ptr<f32> to !tt.ptr<tensor<8x8xf32>>
+  // CHECK: %[[RS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+  // CHECK: %[[O:.*]] = arith.addi %{{.*}}, %[[RS]] : index
+  // CHECK: arith.addi %[[O]], %{{.*}} : index
+  // CHECK: memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [8, 8], strides: [%{{.*}}, 1]
+  %v = tts.load %t : !tt.ptr<tensor<8x8xf32>> -> tensor<8x8xf32>
+  return %v : tensor<8x8xf32>
+}
