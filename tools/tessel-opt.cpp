@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/analysis/TestPasses.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
@@ -23,6 +24,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tessel::registerConversionPasses();
   tessel::registerStructuredPipeline();
+  tessel::registerAnalysisTestPasses();
   registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
