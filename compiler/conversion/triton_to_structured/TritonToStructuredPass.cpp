@@ -82,10 +82,18 @@ public:
   explicit Structurer(ModuleOp module) : module(module), analysis(module.getContext()) {}
 
   void run() {
-    SmallVector<scf::ForOp> loops;
-    module.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) { loops.push_back(loop); });
-    for (scf::ForOp loop : loops)
-      structureLoop(loop);
+    // Outer control flow first, so inner ops see the structured states of outer values.
+    SmallVector<Operation *> controlFlow;
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<scf::ForOp, scf::IfOp>(op))
+        controlFlow.push_back(op);
+    });
+    for (Operation *op : controlFlow) {
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        structureLoop(loop);
+      else
+        structureIf(cast<scf::IfOp>(op));
+    }
 
     SmallVector<Operation *> accesses;
     module.walk([&](Operation *op) {
@@ -166,6 +174,67 @@ private:
       size_t n = carriedComponents(inits[k]).size();
       analysis.setPtr(newLoop.getResult(pos),
                       withComponents(inits[k], componentResults.slice(firstComponent[k], n)));
+    }
+  }
+
+  /// Re-expresses pointer results of `ifOp` by index results, when both branches yield
+  /// pointers of the same base, strides and wrap-arounds.
+  void structureIf(scf::IfOp ifOp) {
+    if (ifOp.getElseRegion().empty())
+      return;
+    auto thenYield = ifOp.thenYield(), elseYield = ifOp.elseYield();
+    SmallVector<unsigned> positions;
+    SmallVector<PtrState, 2> thenStates, elseStates;
+    for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
+      if (!isPointer(result.getType()))
+        continue;
+      std::optional<PtrState> t = analysis.getPtr(thenYield.getOperand(i));
+      std::optional<PtrState> e = t ? analysis.getPtr(elseYield.getOperand(i)) : std::nullopt;
+      if (!t || !e || !sameShape(*t, *e)) {
+        ifOp->emitRemark() << "pointer result #" << i
+                           << " left unstructured: the branches differ in base, strides or "
+                              "wrap-around, or have no structured form";
+        continue;
+      }
+      positions.push_back(i);
+      thenStates.push_back(*t);
+      elseStates.push_back(*e);
+    }
+    if (positions.empty())
+      return;
+    SmallVector<Type> types(ifOp.getResultTypes());
+    SmallVector<size_t> firstComponent;
+    for (const PtrState &s : thenStates) {
+      firstComponent.push_back(types.size() - ifOp.getNumResults());
+      types.append(carriedComponents(s).size(), IndexType::get(ifOp.getContext()));
+    }
+    auto appendYields = [&](scf::YieldOp yield, ArrayRef<PtrState> states) {
+      OpBuilder b(yield);
+      SmallVector<Value> values(yield.getOperands());
+      for (const PtrState &s : states) {
+        SmallVector<Value> c = materialize(b, yield.getLoc(), carriedComponents(s));
+        values.append(c.begin(), c.end());
+      }
+      scf::YieldOp::create(b, yield.getLoc(), values);
+      yield.erase();
+    };
+    appendYields(thenYield, thenStates);
+    appendYields(elseYield, elseStates);
+    OpBuilder b(ifOp);
+    auto newIf = scf::IfOp::create(b, ifOp.getLoc(), types, ifOp.getCondition(),
+                                   /*withElseRegion=*/true);
+    newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+    newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+    size_t numOld = ifOp.getNumResults();
+    for (auto [oldResult, newResult] :
+         llvm::zip(ifOp.getResults(), newIf.getResults().take_front(numOld)))
+      oldResult.replaceAllUsesWith(newResult);
+    ifOp.erase();
+    ValueRange components = newIf.getResults().drop_front(numOld);
+    for (auto [k, pos] : llvm::enumerate(positions)) {
+      size_t n = carriedComponents(thenStates[k]).size();
+      analysis.setPtr(newIf.getResult(pos),
+                      withComponents(thenStates[k], components.slice(firstComponent[k], n)));
     }
   }
 
@@ -363,6 +432,8 @@ struct TritonToStructuredPass
     Structurer(module).run();
     RewritePatternSet patterns(&getContext());
     scf::ForOp::getCanonicalizationPatterns(patterns, &getContext());
+    scf::IfOp::getCanonicalizationPatterns(patterns, &getContext());
+    getContext().getLoadedDialect<scf::SCFDialect>()->getCanonicalizationPatterns(patterns);
     FrozenRewritePatternSet frozen(std::move(patterns));
     // An outer loop's pointer is released only once the inner loops stop carrying it: one
     // round per nesting level.
