@@ -151,6 +151,10 @@ private:
     Location loc = op->getLoc();
     if (auto call = dyn_cast<func::CallOp>(op))
       return lowerCall(call);
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return lowerLoopCarriedPointers(loop);
+    if (auto yield = dyn_cast<scf::YieldOp>(op); yield && rewrittenLoops.count(op->getParentOp()))
+      return lowerLoopYield(yield);
     if (auto addptr = dyn_cast<tt::AddPtrOp>(op)) {
       std::optional<Address> base = addressOf(op, addptr.getPtr());
       if (!base)
@@ -214,6 +218,73 @@ private:
         llvm::any_of(op->getResults(), isPointerValue))
       return unsupported(op, "pointers carried through '" + op->getName().getStringRef() +
                                  "' are not supported");
+    return success();
+  }
+
+  /// The type that carries a pointer's offsets: index, or a tensor of indices.
+  static Type offsetType(Type pointerType) {
+    if (auto tensor = dyn_cast<RankedTensorType>(pointerType))
+      return RankedTensorType::get(tensor.getShape(), IndexType::get(tensor.getContext()));
+    return IndexType::get(pointerType.getContext());
+  }
+
+  /// Pointers carried through a loop that triton-to-structured could not structure: the loop
+  /// carries their offsets instead (the root must stay the same).
+  LogicalResult lowerLoopCarriedPointers(scf::ForOp loop) {
+    SmallVector<unsigned> positions;
+    for (auto [i, init] : llvm::enumerate(loop.getInitArgs()))
+      if (addresses.count(init))
+        positions.push_back(i);
+    if (positions.empty())
+      return success();
+    OpBuilder b(loop);
+    SmallVector<Value> inits(loop.getInitArgs());
+    SmallVector<Value> roots;
+    for (unsigned i : positions) {
+      if (tt::isBlockPointer(inits[i].getType()))
+        return unsupported(loop, "a block pointer carried by a loop was not structured");
+      Address a = addresses.lookup(inits[i]);
+      roots.push_back(a.root);
+      inits[i] = a.offset;
+    }
+    auto newLoop = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
+                                      loop.getUpperBound(), loop.getStep(), inits);
+    Block *oldBody = loop.getBody(), *newBody = newLoop.getBody();
+    for (auto [k, i] : llvm::enumerate(positions))
+      addresses[newBody->getArgument(1 + i)] = {roots[k], newBody->getArgument(1 + i)};
+    for (auto [k, i] : llvm::enumerate(positions)) {
+      // Remaining users of the old pointer block argument read its address from the map.
+      Value oldArg = oldBody->getArgument(1 + i);
+      addresses[oldArg] = addresses[newBody->getArgument(1 + i)];
+    }
+    for (auto [oldArg, newArg] : llvm::zip(oldBody->getArguments(), newBody->getArguments()))
+      if (oldArg.getType() == newArg.getType())
+        oldArg.replaceAllUsesWith(newArg);
+    newBody->getOperations().splice(newBody->end(), oldBody->getOperations());
+    rewrittenLoops[newLoop] = {positions, roots};
+    for (auto [i, result] : llvm::enumerate(loop.getResults())) {
+      auto it = llvm::find(positions, i);
+      if (it == positions.end()) {
+        result.replaceAllUsesWith(newLoop.getResult(i));
+        continue;
+      }
+      addresses[result] = {roots[it - positions.begin()], newLoop.getResult(i)};
+      addresses[newLoop.getResult(i)] = addresses[result];
+    }
+    dead.push_back(loop);
+    return success();
+  }
+
+  LogicalResult lowerLoopYield(scf::YieldOp yield) {
+    auto &[positions, roots] = rewrittenLoops[yield->getParentOp()];
+    for (auto [k, i] : llvm::enumerate(positions)) {
+      std::optional<Address> a = addressOf(yield, yield.getOperand(i));
+      if (!a)
+        return failure();
+      if (a->root != roots[k])
+        return unsupported(yield, "a loop-carried pointer moves to another argument");
+      yield->setOperand(i, a->offset);
+    }
     return success();
   }
 
@@ -632,6 +703,8 @@ private:
 
   func::FuncOp func;
   DenseMap<Value, Address> addresses;
+  /// Loops whose pointer iter_args now carry offsets: positions and roots.
+  DenseMap<Operation *, std::pair<SmallVector<unsigned>, SmallVector<Value>>> rewrittenLoops;
   /// The offset of each root memref within its buffer.
   DenseMap<Value, Value> rootOffsets;
   SmallVector<Operation *> dead;
