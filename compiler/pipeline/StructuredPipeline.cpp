@@ -25,7 +25,7 @@ void tessel::buildStructuredPipeline(OpPassManager &pm) {
 }
 
 LogicalResult tessel::runStructuredPipeline(ModuleOp module) {
-  PassManager pm(module.getContext());
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
   buildStructuredPipeline(pm);
   return pm.run(module);
 }

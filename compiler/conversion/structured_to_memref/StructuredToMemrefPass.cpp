@@ -491,7 +491,7 @@ private:
                                             ones(b, rank));
       Value dst = memref::SubViewOp::create(b, loc, buffer, piece.tileOffsets, sizes,
                                             ones(b, rank));
-      memref::CopyOp::create(b, loc, src, dst);
+      linalg::CopyOp::create(b, loc, src, dst);
     }
     Value tensor = bufferization::ToTensorOp::create(b, loc, type, buffer, /*restrict=*/true,
                                                      /*writable=*/true);

@@ -6,7 +6,7 @@
 // CHECK-SAME: memref<?xf16, strided<[1], offset: ?>>
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (tensor<64x64xf32>, index, index)
 // CHECK: memref.reinterpret_cast
-// CHECK: memref.copy
+// CHECK: linalg.copy
 // CHECK: linalg.matmul
 // CHECK: bufferization.materialize_in_destination
 // CHECK-NOT: {{ tts?\.[a-z_]+}}

@@ -13,7 +13,7 @@ func.func @masked_load(%p: !tt.ptr<f32>, %n: index, %s: index) -> tensor<32x64xf
   // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : memref<32x64xf32>)
   // CHECK: %[[SRC:.*]] = memref.subview %[[V]][0, 0] [%{{.*}}, 64] [1, 1]
   // CHECK: %[[DST:.*]] = memref.subview %[[A]][0, 0] [%{{.*}}, 64] [1, 1]
-  // CHECK: memref.copy %[[SRC]], %[[DST]]
+  // CHECK: linalg.copy ins(%[[SRC]] : {{.*}}) outs(%[[DST]] : {{.*}})
   // CHECK: bufferization.to_tensor %[[A]] restrict writable
   %v = tts.load %t mask: [%n, 64] other = %zero : tensor<32x64x!tt.ptr<f32>> -> tensor<32x64xf32>
   return %v : tensor<32x64xf32>
@@ -47,9 +47,9 @@ func.func @wrapped_rows(%p: !tt.ptr<f32>, %row0: index, %m: index, %ld: index) -
   // CHECK: %[[V2:.*]] = memref.reinterpret_cast %{{.*}} to offset: [%{{.*}}], sizes: [%[[SECOND]], 8]
   // CHECK: %[[A:.*]] = memref.alloc() : memref<16x8xf32>
   // CHECK: memref.subview %[[A]][0, 0] [%[[FIRST]], 8]
-  // CHECK: memref.copy
+  // CHECK: linalg.copy
   // CHECK: memref.subview %[[A]][%[[FIRST]], 0] [%[[SECOND]], 8]
-  // CHECK: memref.copy
+  // CHECK: linalg.copy
   %v = tts.load %t : tensor<16x8x!tt.ptr<f32>> -> tensor<16x8xf32>
   return %v : tensor<16x8xf32>
 }

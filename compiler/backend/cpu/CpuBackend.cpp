@@ -1,0 +1,206 @@
+//===- CpuBackend.cpp - memref/linalg IR to native code for the host -*- C++ -*-===//
+
+#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cpu/LaunchEntry.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+#ifndef TESSEL_LLVM_PREFIX
+#define TESSEL_LLVM_PREFIX "/usr/lib/llvm-22"
+#endif
+
+tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
+  CpuTarget r = target;
+  if (r.triple.empty())
+    r.triple = llvm::sys::getDefaultTargetTriple();
+  if (r.cpu.empty()) {
+    r.cpu = llvm::sys::getHostCPUName().str();
+    if (r.features.empty()) {
+      std::string features;
+      for (const auto &f : llvm::sys::getHostCPUFeatures()) {
+        if (!features.empty())
+          features += ",";
+        features += (f.second ? "+" : "-") + f.first().str();
+      }
+      r.features = features;
+    }
+  }
+  return r;
+}
+
+/// Memref-level lowering before the launch entry points are added, then the conversion to the
+/// LLVM dialect after (pass lists for a module-anchored pass manager).
+static constexpr const char *kBufferizePipeline =
+    "one-shot-bufferize{bufferize-function-boundaries=false "
+    "allow-return-allocs-from-loops=true},"
+    "canonicalize,cse,"
+    "buffer-deallocation-pipeline";
+
+static constexpr const char *kLoopsPipeline =
+    "convert-linalg-to-loops,"
+    "expand-strided-metadata,lower-affine,canonicalize,cse";
+
+static constexpr const char *kToLLVMPipeline =
+    "convert-scf-to-cf,"
+    "finalize-memref-to-llvm,"
+    "convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
+    "convert-cf-to-llvm,convert-func-to-llvm,"
+    "reconcile-unrealized-casts,canonicalize";
+
+static LogicalResult runPipeline(ModuleOp module, StringRef text) {
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(text, pm, os)))
+    return module.emitError() << "internal error: bad CPU pipeline: " << error;
+  return pm.run(module);
+}
+
+/// memref.copy would lower to a call into MLIR's C runner library, which shared objects must
+/// not depend on; as linalg.copy it becomes plain loops.
+static void copiesToLinalg(ModuleOp module) {
+  module.walk([](memref::CopyOp copy) {
+    OpBuilder b(copy);
+    linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+    copy.erase();
+  });
+}
+
+LogicalResult tessel::lowerToLLVMDialect(ModuleOp module) {
+  if (failed(runPipeline(module, kBufferizePipeline)))
+    return failure();
+  copiesToLinalg(module);
+  if (failed(runPipeline(module, kLoopsPipeline)) || failed(addLaunchEntryPoints(module)) ||
+      failed(runPipeline(module, kToLLVMPipeline)))
+    return failure();
+  return success();
+}
+
+static void initializeNativeTargetOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string tessel::emitCpuCode(ModuleOp module, const CpuTarget &requested, CpuEmitKind kind,
+                                std::string &error) {
+  initializeNativeTargetOnce();
+  CpuTarget target = resolveCpuTarget(requested);
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return "";
+  }
+  llvm::Triple triple(target.triple);
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return "";
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      triple, target.cpu, target.features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt,
+      target.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+      : target.optLevel == 0 ? llvm::CodeGenOptLevel::None
+                             : llvm::CodeGenOptLevel::Default));
+  if (!machine) {
+    error = "cannot create a target machine for " + target.triple + " / " + target.cpu;
+    return "";
+  }
+  llvmModule->setTargetTriple(triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  if (llvm::Error e = makeOptimizingTransformer(target.optLevel, 0, machine.get())(
+          llvmModule.get())) {
+    error = llvm::toString(std::move(e));
+    return "";
+  }
+  std::string out;
+  if (kind == CpuEmitKind::LLVMIR) {
+    llvm::raw_string_ostream os(out);
+    llvmModule->print(os, nullptr);
+    return out;
+  }
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  auto fileType = kind == CpuEmitKind::Assembly ? llvm::CodeGenFileType::AssemblyFile
+                                                : llvm::CodeGenFileType::ObjectFile;
+  if (machine->addPassesToEmitFile(pm, os, nullptr, fileType)) {
+    error = "the target machine cannot emit this file type";
+    return "";
+  }
+  pm.run(*llvmModule);
+  return std::string(buffer.str());
+}
+
+std::string tessel::linkSharedObject(const std::string &objectBytes,
+                                     const std::string &outputPath) {
+  llvm::SmallString<128> objPath, tmpOut;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("tessel", "o", objPath))
+    return "cannot create a temporary object file: " + ec.message();
+  auto removeObj = llvm::make_scope_exit([&] { llvm::sys::fs::remove(objPath); });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objPath, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return "cannot write " + objPath.str().str() + ": " + ec.message();
+    os << objectBytes;
+  }
+  // Link next to the destination, then rename: readers never see a partial file.
+  tmpOut = outputPath;
+  tmpOut += ".tmp-%%%%%%";
+  llvm::SmallString<128> uniqueOut;
+  llvm::sys::fs::createUniquePath(tmpOut, uniqueOut, /*MakeAbsolute=*/false);
+  std::string lld = std::string(TESSEL_LLVM_PREFIX) + "/bin/ld.lld";
+  std::string linker = llvm::sys::fs::can_execute(lld) ? lld : "";
+  if (linker.empty()) {
+    llvm::ErrorOr<std::string> ld = llvm::sys::findProgramByName("ld");
+    if (!ld)
+      return "no linker found: neither " + lld + " nor ld on PATH";
+    linker = *ld;
+  }
+  llvm::SmallVector<llvm::StringRef> args{linker, "-shared", "-o", uniqueOut, objPath};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0) {
+    llvm::sys::fs::remove(uniqueOut);
+    return "linking " + outputPath + " failed (" + linker + " exited with " +
+           std::to_string(rc) + ")" + (message.empty() ? "" : ": " + message);
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(uniqueOut, outputPath)) {
+    llvm::sys::fs::remove(uniqueOut);
+    return "cannot move the shared object to " + outputPath + ": " + ec.message();
+  }
+  return "";
+}

@@ -1,0 +1,58 @@
+//===- CpuBackend.h - memref/linalg IR to native code for the host -*- C++ -*-===//
+//
+// Takes the structured pipeline's output (func.func kernels over memrefs and tensors),
+// bufferizes it, lowers it to the LLVM dialect with a launch entry point per kernel, and emits
+// LLVM IR, assembly, an object file or a shared object.
+//
+// Kernel ABI: for a kernel `k`, the shared object exports
+//   void k__tessel_launch(const uint64_t *args, int32_t begin, int32_t end,
+//                         int32_t gridX, int32_t gridY, int32_t gridZ);
+// which runs programs begin..end-1 (linear ids; x fastest). `args` holds one 8-byte slot per
+// kernel argument: a pointer, or a scalar in the slot's low bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_BACKEND_CPU_CPUBACKEND_H
+#define TESSEL_COMPILER_BACKEND_CPU_CPUBACKEND_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace tessel {
+
+/// Suffix of the exported launch entry point of every kernel.
+inline constexpr const char *kLaunchSuffix = "__tessel_launch";
+
+/// Where and how to generate code. Empty fields mean "this machine".
+struct CpuTarget {
+  std::string triple;
+  /// LLVM CPU name (e.g. "skylake-avx512", "znver3", "x86-64-v3"); empty: the host CPU.
+  std::string cpu;
+  /// LLVM feature string (e.g. "+avx2,+fma"); empty: the host's features when `cpu` is empty.
+  std::string features;
+  /// LLVM optimization level, 0..3.
+  unsigned optLevel = 3;
+};
+
+/// The target with empty fields filled in from the host.
+CpuTarget resolveCpuTarget(const CpuTarget &target);
+
+/// Lowers `module` (structured pipeline output) to the LLVM dialect, adding a launch entry
+/// point per public kernel. Diagnostics go to the context's handler.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module);
+
+/// Translates an LLVM-dialect module to LLVM IR, optimizes it for `target` and returns
+/// textual IR (`emitIR`), assembly or an object file. On failure returns an empty string and
+/// sets `error`.
+enum class CpuEmitKind { LLVMIR, Assembly, Object };
+std::string emitCpuCode(mlir::ModuleOp module, const CpuTarget &target, CpuEmitKind kind,
+                        std::string &error);
+
+/// Links an object file into a shared object at `outputPath` (written atomically); returns an
+/// empty string or an error message.
+std::string linkSharedObject(const std::string &objectBytes, const std::string &outputPath);
+
+} // namespace tessel
+
+#endif // TESSEL_COMPILER_BACKEND_CPU_CPUBACKEND_H

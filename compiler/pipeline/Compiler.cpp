@@ -1,0 +1,169 @@
+//===- Compiler.cpp - compile a kernel from TTIR to any stage -----*- C++ -*-===//
+
+#include "compiler/pipeline/Compiler.h"
+
+#include "compiler/conversion/Passes.h"
+#include "compiler/dialect/structured/StructuredDialect.h"
+#include "compiler/dialect/triton/TritonDialect.h"
+#include "compiler/pipeline/StructuredPipeline.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+absl::StatusOr<tessel::EmitKind> tessel::parseEmitKind(const std::string &name) {
+  if (name == "ttir")
+    return EmitKind::TTIR;
+  if (name == "structured")
+    return EmitKind::Structured;
+  if (name == "linalg")
+    return EmitKind::Linalg;
+  if (name == "llvm")
+    return EmitKind::LLVMIR;
+  if (name == "asm")
+    return EmitKind::Assembly;
+  if (name == "obj")
+    return EmitKind::Object;
+  if (name == "so")
+    return EmitKind::SharedObject;
+  return absl::InvalidArgumentError("unknown --emit '" + name +
+                                    "' (expected ttir, structured, linalg, llvm, asm, obj or so)");
+}
+
+namespace {
+
+/// Pass registration is process-wide; textual pipelines need it.
+void registerPassesOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllPasses();
+    tessel::registerConversionPasses();
+  });
+}
+
+std::string printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+/// Collects every diagnostic of a context as "file:line:col: error: message" lines.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &ctx)
+      : handler(&ctx, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          os << diag.getLocation() << ": ";
+          switch (diag.getSeverity()) {
+          case DiagnosticSeverity::Error:
+            os << "error: ";
+            break;
+          case DiagnosticSeverity::Warning:
+            os << "warning: ";
+            break;
+          case DiagnosticSeverity::Note:
+            os << "note: ";
+            break;
+          case DiagnosticSeverity::Remark:
+            return success(); // remarks (left unstructured, ...) are not failures
+          }
+          os << diag << "\n";
+          return success();
+        }) {}
+
+  absl::Status error(const std::string &what) const {
+    return absl::InvalidArgumentError(what + (text.empty() ? "" : ":\n" + text));
+  }
+
+private:
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+
+} // namespace
+
+absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
+                                                const std::string &filename,
+                                                const CompileOptions &options) {
+  registerPassesOnce();
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registry.insert<tt::TritonDialect, tts::StructuredDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  DiagnosticCollector diagnostics(context);
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, filename),
+                               llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return diagnostics.error("cannot parse " + filename);
+
+  // Keep the entry kernel public; every other function becomes private.
+  bool found = false;
+  std::string kernels;
+  for (Operation &op : module->getOps()) {
+    auto fn = dyn_cast<FunctionOpInterface>(op);
+    if (!fn)
+      continue;
+    auto symbol = cast<SymbolOpInterface>(op);
+    if (symbol.isPublic())
+      kernels += (kernels.empty() ? "" : ", ") + fn.getName().str();
+    if (fn.getName() == options.entry)
+      found = true;
+    else if (symbol.isPublic())
+      symbol.setPrivate();
+  }
+  if (!found)
+    return absl::NotFoundError("no kernel named '" + options.entry + "' in " + filename +
+                               " (public functions: " + (kernels.empty() ? "none" : kernels) +
+                               ")");
+  if (options.emit == EmitKind::TTIR)
+    return printModule(*module);
+
+  if (options.emit == EmitKind::Structured) {
+    PassManager pm(&context, ModuleOp::getOperationName());
+    pm.addPass(createInlinerPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createTritonToStructured());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return diagnostics.error("triton-to-structured failed on " + filename);
+    return printModule(*module);
+  }
+  if (failed(runStructuredPipeline(*module)))
+    return diagnostics.error("the structured lowering failed on " + filename);
+  if (options.emit == EmitKind::Linalg)
+    return printModule(*module);
+
+  if (failed(lowerToLLVMDialect(*module)))
+    return diagnostics.error("the CPU backend failed on " + filename);
+  std::string error;
+  CpuEmitKind kind = options.emit == EmitKind::LLVMIR     ? CpuEmitKind::LLVMIR
+                     : options.emit == EmitKind::Assembly ? CpuEmitKind::Assembly
+                                                          : CpuEmitKind::Object;
+  std::string code = emitCpuCode(*module, options.target, kind, error);
+  if (code.empty())
+    return diagnostics.error("code generation failed: " + error);
+  if (options.emit != EmitKind::SharedObject)
+    return code;
+  if (options.outputPath.empty())
+    return absl::InvalidArgumentError("a shared object needs an output path");
+  if (std::string linkError = linkSharedObject(code, options.outputPath); !linkError.empty())
+    return absl::InternalError(linkError);
+  return options.outputPath;
+}

@@ -1,0 +1,68 @@
+//===- tessel-compile.cpp - compile a kernel to any stage ---------*- C++ -*-===//
+//
+// tessel-compile INPUT.ttir --entry NAME [--target cpu[:cpu-name]] [--features +a,-b]
+//                --emit ttir|structured|linalg|llvm|asm|obj|so -o OUT
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/pipeline/Compiler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> input(cl::Positional, cl::desc("<input .ttir/.mlir>"), cl::Required);
+static cl::opt<std::string> entry("entry", cl::desc("kernel to compile"), cl::Required);
+static cl::opt<std::string> target("target", cl::desc("cpu or cpu:<llvm-cpu-name>"),
+                                   cl::init("cpu"));
+static cl::opt<std::string> features("features", cl::desc("LLVM target features (+avx2,...)"));
+static cl::opt<std::string> triple("triple", cl::desc("target triple (default: this machine)"));
+static cl::opt<std::string> emit("emit", cl::desc("ttir|structured|linalg|llvm|asm|obj|so"),
+                                 cl::init("so"));
+static cl::opt<std::string> output("o", cl::desc("output file"), cl::Required);
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv, "tessel kernel compiler\n");
+  auto fail = [](const std::string &message) {
+    llvm::errs() << "tessel-compile: " << message << "\n";
+    return 1;
+  };
+  if (llvm::StringRef(input).ends_with(".py"))
+    return fail(input + ": Triton-language (.py) input needs tessel's frontend, which is not "
+                        "available yet; pass the kernel's TTIR (.ttir)");
+  tessel::CompileOptions options;
+  options.entry = entry;
+  if (target != "cpu") {
+    if (!llvm::StringRef(target).starts_with("cpu:"))
+      return fail("unknown --target '" + target + "' (expected cpu or cpu:<name>)");
+    options.target.cpu = target.substr(4);
+  }
+  options.target.features = features;
+  options.target.triple = triple;
+  absl::StatusOr<tessel::EmitKind> kind = tessel::parseEmitKind(emit);
+  if (!kind.ok())
+    return fail(std::string(kind.status().message()));
+  options.emit = *kind;
+  options.outputPath = output;
+
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(input);
+  if (!file)
+    return fail("cannot read " + input + ": " + file.getError().message());
+  absl::StatusOr<std::string> artifact =
+      tessel::compileTTIR((*file)->getBuffer().str(), input, options);
+  if (!artifact.ok())
+    return fail(std::string(artifact.status().message()));
+  if (options.emit == tessel::EmitKind::SharedObject)
+    return 0;
+  std::error_code ec;
+  llvm::ToolOutputFile out(output, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return fail("cannot write " + output + ": " + ec.message());
+  out.os() << *artifact;
+  out.keep();
+  return 0;
+}
