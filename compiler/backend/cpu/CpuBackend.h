@@ -8,7 +8,8 @@
 //   void k__tessel_launch(const uint64_t *args, int32_t begin, int32_t end,
 //                         int32_t gridX, int32_t gridY, int32_t gridZ);
 // which runs programs begin..end-1 (linear ids; x fastest). `args` holds one 8-byte slot per
-// kernel argument: a pointer, or a scalar in the slot's low bytes.
+// kernel argument: a pointer, or a scalar in the slot's low bytes. `k__tessel_signature` names
+// the argument types so that the runtime can check a launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,9 @@ namespace tessel {
 
 /// Suffix of the exported launch entry point of every kernel.
 inline constexpr const char *kLaunchSuffix = "__tessel_launch";
+/// Suffix of the exported NUL-terminated argument signature of every kernel, e.g.
+/// "ptr:f32,ptr:f32,i32".
+inline constexpr const char *kSignatureSuffix = "__tessel_signature";
 
 /// Where and how to generate code. Empty fields mean "this machine".
 struct CpuTarget {

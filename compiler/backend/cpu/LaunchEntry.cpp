@@ -61,6 +61,19 @@ FailureOr<Value> unpackArgument(OpBuilder &b, Location loc, Value args, unsigned
   return failure();
 }
 
+/// How the runtime names an argument type: "ptr:f32", "i32", "f16", ...
+std::string signatureOf(Type type) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    os << "ptr:";
+    memref.getElementType().print(os);
+  } else {
+    type.print(os);
+  }
+  return out;
+}
+
 } // namespace
 
 LogicalResult tessel::addLaunchEntryPoints(ModuleOp module) {
@@ -87,6 +100,20 @@ LogicalResult tessel::addLaunchEntryPoints(ModuleOp module) {
 
     ArrayRef<Type> inputs = kernel.getFunctionType().getInputs();
     unsigned numUser = inputs.size() - 6;
+
+    // `k__tessel_signature`: the argument types, comma-separated, for the runtime to check.
+    std::string signature;
+    for (unsigned i = 0; i < numUser; ++i)
+      signature += (i ? "," : "") + signatureOf(inputs[i]);
+    {
+      OpBuilder gb(module.getBodyRegion());
+      gb.setInsertionPoint(entry);
+      signature.push_back('\0');
+      auto arrayType = LLVM::LLVMArrayType::get(gb.getI8Type(), signature.size());
+      LLVM::GlobalOp::create(gb, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::External,
+                             (kernel.getName() + kSignatureSuffix).str(),
+                             gb.getStringAttr(signature));
+    }
     SmallVector<Value> operands;
     for (unsigned i = 0; i < numUser; ++i) {
       FailureOr<Value> v = unpackArgument(b, loc, args, i, inputs[i]);

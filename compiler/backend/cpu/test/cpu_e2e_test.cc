@@ -1,0 +1,376 @@
+//===- cpu_e2e_test.cc - Triton-printed kernels run natively and correctly -*- C++ -*-===//
+//
+// Each test compiles a kernel's TTIR (as Triton 3.6 printed it) to a shared object, loads it
+// with the runtime, runs it on fresh random inputs with outputs poisoned (NaN / sentinel), at
+// sizes that are not multiples of the block (masks on), with 1 thread and with all threads,
+// and compares with a C++ reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/pipeline/Compiler.h"
+#include "runtime/Launch.h"
+#include "runtime/Module.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace {
+
+using tessel::runtime::Arg;
+using tessel::runtime::Grid;
+using tessel::runtime::Kernel;
+using tessel::runtime::ThreadPool;
+
+std::string corpusPath(const std::string &name) {
+  return "compiler/dialect/triton/test/triton_printed/" + name + ".ttir";
+}
+
+/// Compiles `name`'s TTIR to a shared object and loads its kernel `entry`.
+struct Loaded {
+  std::unique_ptr<tessel::runtime::Module> module;
+  std::unique_ptr<Kernel> kernel;
+};
+
+Loaded compileAndLoad(const std::string &name, const std::string &entry) {
+  std::ifstream in(corpusPath(name));
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_FALSE(text.str().empty()) << "missing " << corpusPath(name);
+  tessel::CompileOptions options;
+  options.entry = entry;
+  options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" + name + ".so";
+  absl::StatusOr<std::string> so = tessel::compileTTIR(text.str(), name, options);
+  EXPECT_TRUE(so.ok()) << so.status();
+  Loaded loaded;
+  if (!so.ok())
+    return loaded;
+  auto module = tessel::runtime::Module::Open(*so);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok())
+    return loaded;
+  auto kernel = (*module)->GetKernel(entry);
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  loaded.module = *std::move(module);
+  if (kernel.ok())
+    loaded.kernel = std::make_unique<Kernel>(*kernel);
+  return loaded;
+}
+
+/// Fresh randomness every run; the seed is printed so a failure can be replayed.
+std::mt19937 &rng() {
+  static std::mt19937 gen([] {
+    unsigned seed = std::random_device{}();
+    std::printf("random seed %u\n", seed);
+    return seed;
+  }());
+  return gen;
+}
+
+std::vector<float> randomFloats(size_t n, float lo = -1.f, float hi = 1.f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng());
+  return v;
+}
+
+std::vector<float> poisoned(size_t n) {
+  return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
+}
+
+/// IEEE half <-> float (round to nearest even), for f16 kernels.
+uint16_t toHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, mant = x & 0x7fffff;
+  if (exp == 0xff)
+    return sign | 0x7c00 | (mant ? 0x200 : 0);
+  int e = int(exp) - 127 + 15;
+  if (e >= 31)
+    return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10)
+      return sign;
+    mant |= 0x800000;
+    uint32_t shift = 14 - e;
+    uint32_t half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1)))
+      ++half;
+    return sign | half;
+  }
+  uint32_t half = sign | (e << 10) | (mant >> 13), rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+    ++half;
+  return half;
+}
+
+float fromHalf(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  uint32_t x;
+  if (exp == 0) {
+    if (mant == 0) {
+      x = sign;
+    } else {
+      int e = -1;
+      do {
+        mant <<= 1;
+        ++e;
+      } while (!(mant & 0x400));
+      x = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7f800000 | mant << 13;
+  } else {
+    x = sign | (exp - 15 + 127) << 23 | mant << 13;
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+/// Relative-or-absolute closeness; NaN never passes.
+::testing::AssertionResult close(const std::vector<float> &got, const std::vector<float> &want,
+                                 float atol, float rtol) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    float g = got[i], w = want[i];
+    if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w)))
+      return ::testing::AssertionFailure()
+             << "element " << i << ": got " << g << ", want " << w;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+class CpuEndToEnd : public ::testing::TestWithParam<unsigned> {
+protected:
+  ThreadPool &pool() {
+    if (!pool_)
+      pool_ = std::make_unique<ThreadPool>(GetParam());
+    return *pool_;
+  }
+  std::unique_ptr<ThreadPool> pool_;
+};
+
+TEST_P(CpuEndToEnd, VectorAdd) {
+  Loaded k = compileAndLoad("vadd_block128", "vadd");
+  ASSERT_TRUE(k.kernel);
+  for (int n : {1, 127, 1000, 4096 + 3}) {
+    std::vector<float> x = randomFloats(n), y = randomFloats(n), out = poisoned(n + 8);
+    const int blocks = (n + 127) / 128;
+    ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{blocks, 1, 1},
+                                        {x.data(), y.data(), out.data(), int32_t(n)}, pool())
+                    .ok());
+    std::vector<float> want(n);
+    for (int i = 0; i < n; ++i)
+      want[i] = x[i] + y[i];
+    // Exact: one float addition per element.
+    EXPECT_TRUE(close({out.begin(), out.begin() + n}, want, 0, 0)) << "n = " << n;
+    for (int i = n; i < n + 8; ++i)
+      EXPECT_TRUE(std::isnan(out[i])) << "wrote past the end at " << i;
+  }
+}
+
+TEST_P(CpuEndToEnd, FusedSoftmax) {
+  Loaded k = compileAndLoad("softmax_block1024", "softmax_kernel");
+  ASSERT_TRUE(k.kernel);
+  const int rows = 37, cols = 1008, stride = 1024; // cols < BLOCK_SIZE: the mask matters
+  std::vector<float> in = randomFloats(rows * stride, -4, 4), out = poisoned(rows * stride);
+  ASSERT_TRUE(tessel::runtime::Launch(
+                  *k.kernel, Grid{rows, 1, 1},
+                  {out.data(), in.data(), int32_t(stride), int32_t(stride), int32_t(cols)},
+                  pool())
+                  .ok());
+  for (int r = 0; r < rows; ++r) {
+    double m = -INFINITY, s = 0;
+    for (int c = 0; c < cols; ++c)
+      m = std::max<double>(m, in[r * stride + c]);
+    for (int c = 0; c < cols; ++c)
+      s += std::exp(double(in[r * stride + c]) - m);
+    std::vector<float> got(out.begin() + r * stride, out.begin() + r * stride + cols), want;
+    for (int c = 0; c < cols; ++c)
+      want.push_back(float(std::exp(double(in[r * stride + c]) - m) / s));
+    // float exp and a float sum of ~1000 terms: a few ulps of relative error.
+    EXPECT_TRUE(close(got, want, 1e-7f, 1e-4f)) << "row " << r;
+    EXPECT_TRUE(std::isnan(out[r * stride + cols])) << "wrote past n_cols in row " << r;
+  }
+}
+
+TEST_P(CpuEndToEnd, MatmulF16WithF32Accumulation) {
+  Loaded k = compileAndLoad("matmul_128x128x32", "matmul_kernel_base");
+  ASSERT_TRUE(k.kernel);
+  const int M = 144, N = 272, K = 80; // multiples of 16 (the dump's divisibility), not of blocks
+  std::vector<float> af = randomFloats(M * K), bf = randomFloats(K * N);
+  std::vector<uint16_t> a(M * K), b(K * N), c(M * N, 0x7e00 /* NaN */);
+  for (int i = 0; i < M * K; ++i) {
+    a[i] = toHalf(af[i]);
+    af[i] = fromHalf(a[i]);
+  }
+  for (int i = 0; i < K * N; ++i) {
+    b[i] = toHalf(bf[i]);
+    bf[i] = fromHalf(b[i]);
+  }
+  const int programs = ((M + 127) / 128) * ((N + 127) / 128);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{programs, 1, 1},
+                                      {a.data(), b.data(), c.data(), int32_t(M), int32_t(N),
+                                       int32_t(K), int32_t(K), int32_t(N), int32_t(N)},
+                                      pool())
+                  .ok());
+  std::vector<float> got(M * N), want(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double s = 0;
+      for (int l = 0; l < K; ++l)
+        s += double(af[i * K + l]) * bf[l * N + j];
+      want[i * N + j] = fromHalf(toHalf(float(s)));
+      got[i * N + j] = fromHalf(c[i * N + j]);
+    }
+  // f32 accumulation of 80 products, then one rounding to f16 (2^-11 relative).
+  EXPECT_TRUE(close(got, want, 2e-3f, 2e-3f));
+}
+
+TEST_P(CpuEndToEnd, LayerNormForward) {
+  Loaded k = compileAndLoad("layer_norm_block256", "layer_norm_fwd");
+  ASSERT_TRUE(k.kernel);
+  const int rows = 19, n = 1000, stride = 1008;
+  std::vector<float> x = randomFloats(rows * stride, -3, 3), w = randomFloats(n),
+                     bias = randomFloats(n), y = poisoned(rows * stride), mean = poisoned(rows),
+                     rstd = poisoned(rows);
+  const float eps = 1e-5f;
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{rows, 1, 1},
+                                      {x.data(), y.data(), w.data(), bias.data(), mean.data(),
+                                       rstd.data(), int32_t(stride), int32_t(n), eps},
+                                      pool())
+                  .ok());
+  for (int r = 0; r < rows; ++r) {
+    double m = 0, v = 0;
+    for (int c = 0; c < n; ++c)
+      m += x[r * stride + c];
+    m /= n;
+    for (int c = 0; c < n; ++c)
+      v += (x[r * stride + c] - m) * (x[r * stride + c] - m);
+    v /= n;
+    double rs = 1 / std::sqrt(v + eps);
+    EXPECT_TRUE(close({mean[r]}, {float(m)}, 1e-5f, 1e-4f)) << "mean of row " << r;
+    EXPECT_TRUE(close({rstd[r]}, {float(rs)}, 1e-5f, 1e-4f)) << "rstd of row " << r;
+    std::vector<float> got(y.begin() + r * stride, y.begin() + r * stride + n), want;
+    for (int c = 0; c < n; ++c)
+      want.push_back(float((x[r * stride + c] - m) * rs * w[c] + bias[c]));
+    // Float sums of 1000 terms in blocks of 256.
+    EXPECT_TRUE(close(got, want, 1e-4f, 1e-4f)) << "row " << r;
+  }
+}
+
+TEST_P(CpuEndToEnd, RowArgmaxMaxSum) {
+  Loaded k = compileAndLoad("row_argmax_block512", "row_argmax");
+  ASSERT_TRUE(k.kernel);
+  const int rows = 23, n = 300, stride = 304;
+  std::vector<float> x = randomFloats(rows * stride), mx = poisoned(rows), sum = poisoned(rows);
+  std::vector<int32_t> idx(rows, -7);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{rows, 1, 1},
+                                      {x.data(), idx.data(), mx.data(), sum.data(), int32_t(n),
+                                       int32_t(stride)},
+                                      pool())
+                  .ok());
+  for (int r = 0; r < rows; ++r) {
+    int best = 0;
+    double s = 0;
+    for (int c = 0; c < n; ++c) {
+      if (x[r * stride + c] > x[r * stride + best])
+        best = c;
+      s += x[r * stride + c];
+    }
+    EXPECT_EQ(idx[r], best) << "row " << r;
+    EXPECT_EQ(mx[r], x[r * stride + best]) << "row " << r;
+    EXPECT_TRUE(close({sum[r]}, {float(s)}, 1e-4f, 1e-5f)) << "row " << r;
+  }
+}
+
+TEST_P(CpuEndToEnd, RowCumsum) {
+  Loaded k = compileAndLoad("row_cumsum_block512", "row_cumsum");
+  ASSERT_TRUE(k.kernel);
+  const int rows = 9, n = 300, stride = 304;
+  std::vector<float> x = randomFloats(rows * stride), out = poisoned(rows * stride);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{rows, 1, 1},
+                                      {x.data(), out.data(), int32_t(n), int32_t(stride)},
+                                      pool())
+                  .ok());
+  for (int r = 0; r < rows; ++r) {
+    double s = 0;
+    std::vector<float> want;
+    for (int c = 0; c < n; ++c)
+      want.push_back(float(s += x[r * stride + c]));
+    std::vector<float> got(out.begin() + r * stride, out.begin() + r * stride + n);
+    // A sequential float sum of up to 300 terms in [-1, 1].
+    EXPECT_TRUE(close(got, want, 1e-4f, 1e-5f)) << "row " << r;
+    EXPECT_TRUE(std::isnan(out[r * stride + n]));
+  }
+}
+
+TEST_P(CpuEndToEnd, AtomicHistogram) {
+  Loaded k = compileAndLoad("atomic_histogram_block128", "atomic_histogram");
+  ASSERT_TRUE(k.kernel);
+  const int n = 1000, bins = 16;
+  std::uniform_int_distribution<int32_t> dist(0, bins - 1);
+  std::vector<int32_t> x(n), hist(bins, 0), want(bins, 0);
+  for (int32_t &v : x) {
+    v = dist(rng());
+    ++want[v];
+  }
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{(n + 127) / 128, 1, 1},
+                                      {x.data(), hist.data(), int32_t(n)}, pool())
+                  .ok());
+  EXPECT_EQ(hist, want);
+}
+
+TEST_P(CpuEndToEnd, NoinlineCall) {
+  Loaded k = compileAndLoad("noinline_axpy_block128", "noinline_axpy");
+  ASSERT_TRUE(k.kernel);
+  const int n = 999;
+  const float alpha = 1.75f;
+  std::vector<float> x = randomFloats(n), y = randomFloats(n), out = poisoned(n);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{(n + 127) / 128, 1, 1},
+                                      {x.data(), y.data(), out.data(), int32_t(n), alpha},
+                                      pool())
+                  .ok());
+  std::vector<float> want(n);
+  // The noinline callee scale_add(x, y, a) = x * a + y, called as scale_add(alpha, 2.0, 0.5).
+  const float coef = alpha * 0.5f + 2.0f;
+  for (int i = 0; i < n; ++i)
+    want[i] = x[i] * coef + y[i];
+  EXPECT_TRUE(close(out, want, 1e-6f, 1e-6f));
+}
+
+TEST_P(CpuEndToEnd, ColumnSum) {
+  Loaded k = compileAndLoad("col_sum_32x64", "col_sum");
+  ASSERT_TRUE(k.kernel);
+  const int M = 48, N = 300, stride = 304;
+  std::vector<float> x = randomFloats(M * stride), out = poisoned(N);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{(N + 63) / 64, 1, 1},
+                                      {x.data(), out.data(), int32_t(M), int32_t(N),
+                                       int32_t(stride)},
+                                      pool())
+                  .ok());
+  std::vector<float> want(N);
+  for (int c = 0; c < N; ++c) {
+    double s = 0;
+    for (int r = 0; r < M; ++r)
+      s += x[r * stride + c];
+    want[c] = float(s);
+  }
+  EXPECT_TRUE(close(out, want, 1e-5f, 1e-5f));
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, CpuEndToEnd, ::testing::Values(1u, 0u),
+                         [](const ::testing::TestParamInfo<unsigned> &info) {
+                           return info.param == 1 ? std::string("OneThread")
+                                                  : std::string("AllThreads");
+                         });
+
+} // namespace

@@ -1,0 +1,62 @@
+//===- Launch.h - run a kernel over a grid on a thread pool ---------*- C++ -*-===//
+
+#ifndef TESSEL_RUNTIME_LAUNCH_H
+#define TESSEL_RUNTIME_LAUNCH_H
+
+#include "runtime/Module.h"
+
+#include "absl/status/status.h"
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <variant>
+#include <vector>
+
+namespace tessel::runtime {
+
+/// A fixed set of worker threads running index ranges of a job.
+class ThreadPool {
+public:
+  /// `threads` == 0 means one per hardware thread.
+  explicit ThreadPool(unsigned threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+
+  unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+  /// Calls `fn(begin, end)` on disjoint chunks covering [0, n), using every thread (the caller
+  /// included), and returns when all are done.
+  void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &fn);
+
+private:
+  void Work();
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int64_t, int64_t)> *job_ = nullptr;
+  int64_t total_ = 0, next_ = 0, chunk_ = 1;
+  unsigned busy_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+/// One launch argument: a pointer to device (host) memory, or a scalar of the declared type.
+using Arg = std::variant<void *, int32_t, int64_t, float, double>;
+
+struct Grid {
+  int32_t x = 1, y = 1, z = 1;
+  int64_t programs() const { return int64_t(x) * y * z; }
+};
+
+/// Runs `kernel` once per program of `grid`, spread over `pool`. Checks the argument count and
+/// kinds against the kernel's signature first.
+absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args,
+                    ThreadPool &pool);
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_LAUNCH_H

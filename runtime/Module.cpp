@@ -1,0 +1,136 @@
+//===- Module.cpp - kernels loaded from a compiled shared object ---*- C++ -*-===//
+
+#include "runtime/Module.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+#include <cstring>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fstream>
+#include <link.h>
+
+namespace tessel::runtime {
+
+namespace {
+constexpr const char *kLaunchSuffix = "__tessel_launch";
+constexpr const char *kSignatureSuffix = "__tessel_signature";
+
+bool isKnownElement(const std::string &e) {
+  static const char *known[] = {"i1",   "i8",   "i16",  "i32",         "i64",
+                                "f16",  "bf16", "f32",  "f64",         "f8E4M3FN",
+                                "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ"};
+  for (const char *k : known)
+    if (e == k)
+      return true;
+  return false;
+}
+
+/// Checks the file is an ELF shared object for this machine before dlopen sees it, so a
+/// foreign artifact gets a clear message.
+absl::Status checkElf(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  ElfW(Ehdr) header;
+  if (!in.read(reinterpret_cast<char *>(&header), sizeof(header)) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not an ELF shared object"));
+  if (header.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " was built for another word size"));
+#if defined(__x86_64__)
+  constexpr int kMachine = EM_X86_64;
+#elif defined(__aarch64__)
+  constexpr int kMachine = EM_AARCH64;
+#else
+  constexpr int kMachine = header.e_machine;
+#endif
+  if (header.e_machine != kMachine)
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, " was built for another architecture (ELF machine ", header.e_machine, ")"));
+  if (header.e_type != ET_DYN)
+    return absl::InvalidArgumentError(absl::StrCat(path, " is not a shared object"));
+  return absl::OkStatus();
+}
+} // namespace
+
+absl::StatusOr<std::vector<ArgType>> ParseSignature(const std::string &text) {
+  std::vector<ArgType> out;
+  if (text.empty())
+    return out;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    ArgType t;
+    std::string p(part);
+    if (p.rfind("ptr:", 0) == 0) {
+      t.isPointer = true;
+      p = p.substr(4);
+    }
+    if (!isKnownElement(p))
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown argument type '", part, "' in kernel signature '", text, "'"));
+    t.element = p;
+    out.push_back(t);
+  }
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<Module>> Module::Open(const std::string &path) {
+  if (absl::Status s = checkElf(path); !s.ok())
+    return s;
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    return absl::FailedPreconditionError(absl::StrCat("cannot load ", path, ": ", dlerror()));
+  return std::unique_ptr<Module>(new Module(handle, path));
+}
+
+Module::~Module() { dlclose(handle_); }
+
+std::vector<std::string> Module::KernelNames() const {
+  std::vector<std::string> names;
+  link_map *map = nullptr;
+  if (dlinfo(handle_, RTLD_DI_LINKMAP, &map) != 0 || !map)
+    return names;
+  // Walk the dynamic symbol table for `*__tessel_launch`.
+  const ElfW(Sym) *symtab = nullptr;
+  const char *strtab = nullptr;
+  size_t count = 0;
+  for (const ElfW(Dyn) *d = map->l_ld; d->d_tag != DT_NULL; ++d) {
+    if (d->d_tag == DT_SYMTAB)
+      symtab = reinterpret_cast<const ElfW(Sym) *>(d->d_un.d_ptr);
+    else if (d->d_tag == DT_STRTAB)
+      strtab = reinterpret_cast<const char *>(d->d_un.d_ptr);
+    else if (d->d_tag == DT_HASH)
+      count = reinterpret_cast<const uint32_t *>(d->d_un.d_ptr)[1];
+  }
+  if (!symtab || !strtab || count == 0)
+    return names;
+  std::string suffix = kLaunchSuffix;
+  for (size_t i = 0; i < count; ++i) {
+    std::string name = strtab + symtab[i].st_name;
+    if (name.size() > suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      names.push_back(name.substr(0, name.size() - suffix.size()));
+  }
+  return names;
+}
+
+absl::StatusOr<Kernel> Module::GetKernel(const std::string &name) const {
+  void *launch = dlsym(handle_, (name + kLaunchSuffix).c_str());
+  void *signature = dlsym(handle_, (name + kSignatureSuffix).c_str());
+  if (!launch || !signature) {
+    std::vector<std::string> names = KernelNames();
+    return absl::NotFoundError(absl::StrCat(
+        "no kernel '", name, "' in ", path_, " (it has: ",
+        names.empty() ? std::string("none") : absl::StrJoin(names, ", "), ")"));
+  }
+  absl::StatusOr<std::vector<ArgType>> args =
+      ParseSignature(static_cast<const char *>(signature));
+  if (!args.ok())
+    return args.status();
+  return Kernel(name, reinterpret_cast<LaunchFn>(launch), *std::move(args));
+}
+
+} // namespace tessel::runtime
