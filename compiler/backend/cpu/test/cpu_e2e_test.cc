@@ -367,6 +367,65 @@ TEST_P(CpuEndToEnd, ColumnSum) {
   EXPECT_TRUE(close(out, want, 1e-5f, 1e-5f));
 }
 
+/// Flash-attention forward (online softmax) over a [Z, H, S, D] f16 layout; H = 3 and the block
+/// sizes are baked into the dump (BLOCK_M = 64, BLOCK_N = 32).
+void runAttention(ThreadPool &pool, int headDim, bool causal) {
+  std::string name = "attn_fwd_d" + std::to_string(headDim) + (causal ? "_causal" : "_full");
+  Loaded k = compileAndLoad(name, "attn_fwd");
+  ASSERT_TRUE(k.kernel);
+  const int Z = 2, H = 3, S = 200, D = headDim; // S is not a multiple of the blocks
+  const float scale = 1.0f / std::sqrt(float(D));
+  const size_t n = size_t(Z) * H * S * D;
+  auto halves = [&](std::vector<float> &f) {
+    std::vector<uint16_t> h(f.size());
+    for (size_t i = 0; i < f.size(); ++i) {
+      h[i] = toHalf(f[i]);
+      f[i] = fromHalf(h[i]);
+    }
+    return h;
+  };
+  std::vector<float> qf = randomFloats(n), kf = randomFloats(n), vf = randomFloats(n);
+  std::vector<uint16_t> q = halves(qf), kk = halves(kf), v = halves(vf), out(n, 0x7e00);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{(S + 63) / 64, Z * H, 1},
+                                      {q.data(), kk.data(), v.data(), out.data(), scale,
+                                       int32_t(H * S * D), int32_t(S * D), int32_t(D),
+                                       int32_t(S)},
+                                      pool)
+                  .ok());
+  std::vector<float> got(n), want(n);
+  for (int zh = 0; zh < Z * H; ++zh)
+    for (int i = 0; i < S; ++i) {
+      const float *qi = &qf[(size_t(zh) * S + i) * D];
+      int last = causal ? i : S - 1;
+      std::vector<double> p(last + 1);
+      double m = -INFINITY, sum = 0;
+      for (int j = 0; j <= last; ++j) {
+        double dot = 0;
+        for (int d = 0; d < D; ++d)
+          dot += double(qi[d]) * kf[(size_t(zh) * S + j) * D + d];
+        p[j] = dot * scale;
+        m = std::max(m, p[j]);
+      }
+      for (int j = 0; j <= last; ++j)
+        sum += (p[j] = std::exp(p[j] - m));
+      for (int d = 0; d < D; ++d) {
+        double o = 0;
+        for (int j = 0; j <= last; ++j)
+          o += p[j] * vf[(size_t(zh) * S + j) * D + d];
+        size_t at = (size_t(zh) * S + i) * D + d;
+        want[at] = float(o / sum);
+        got[at] = fromHalf(out[at]);
+      }
+    }
+  // The kernel rounds the probabilities to f16 before the second dot and the output to f16.
+  EXPECT_TRUE(close(got, want, 4e-3f, 1e-2f)) << name;
+}
+
+TEST_P(CpuEndToEnd, FlashAttentionHead64) { runAttention(pool(), 64, false); }
+TEST_P(CpuEndToEnd, FlashAttentionHead64Causal) { runAttention(pool(), 64, true); }
+TEST_P(CpuEndToEnd, FlashAttentionHead128) { runAttention(pool(), 128, false); }
+TEST_P(CpuEndToEnd, FlashAttentionHead128Causal) { runAttention(pool(), 128, true); }
+
 INSTANTIATE_TEST_SUITE_P(Threads, CpuEndToEnd, ::testing::Values(1u, 0u),
                          [](const ::testing::TestParamInfo<unsigned> &info) {
                            return info.param == 1 ? std::string("OneThread")
