@@ -53,6 +53,25 @@ absl::Status checkElf(const std::string &path) {
         path, " was built for another architecture (ELF machine ", header.e_machine, ")"));
   if (header.e_type != ET_DYN)
     return absl::InvalidArgumentError(absl::StrCat(path, " is not a shared object"));
+  // dlopen trusts the file; a truncated or corrupt one must be refused before it sees it.
+  in.seekg(0, std::ios::end);
+  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  auto corrupt = [&](const char *what) {
+    return absl::DataLossError(absl::StrCat(path, " is truncated or corrupt (", what, ")"));
+  };
+  if (header.e_phentsize != sizeof(ElfW(Phdr)) ||
+      header.e_phoff + uint64_t(header.e_phnum) * sizeof(ElfW(Phdr)) > size)
+    return corrupt("program headers");
+  if (header.e_shnum != 0 &&
+      header.e_shoff + uint64_t(header.e_shnum) * header.e_shentsize > size)
+    return corrupt("section headers");
+  std::vector<ElfW(Phdr)> phdrs(header.e_phnum);
+  in.seekg(header.e_phoff);
+  if (!in.read(reinterpret_cast<char *>(phdrs.data()), phdrs.size() * sizeof(ElfW(Phdr))))
+    return corrupt("program headers");
+  for (const ElfW(Phdr) &ph : phdrs)
+    if (ph.p_offset + ph.p_filesz > size)
+      return corrupt("a segment extends past the end of the file");
   return absl::OkStatus();
 }
 } // namespace

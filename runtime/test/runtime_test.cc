@@ -1,0 +1,167 @@
+//===- runtime_test.cc - Module, Kernel and Launch, including bad input -*- C++ -*-===//
+//
+// Uses a shared object compiled from Triton's vector-add TTIR (built by the test's genrule
+// through tessel-compile) and deliberately broken files.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Launch.h"
+#include "runtime/Module.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <random>
+
+namespace {
+
+using namespace tessel::runtime;
+
+const char *kVaddSo = "runtime/test/vadd.so";
+
+std::string tmpFile(const std::string &name, const std::string &contents) {
+  std::string path = std::string(getenv("TEST_TMPDIR")) + "/" + name;
+  std::ofstream(path, std::ios::binary) << contents;
+  return path;
+}
+
+TEST(Module, OpensAndFindsKernel) {
+  auto module = Module::Open(kVaddSo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto kernel = (*module)->GetKernel("vadd");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  ASSERT_EQ(kernel->signature().size(), 4u);
+  EXPECT_EQ(kernel->signature()[0].str(), "ptr:f32");
+  EXPECT_EQ(kernel->signature()[3].str(), "i32");
+  EXPECT_EQ((*module)->KernelNames(), std::vector<std::string>{"vadd"});
+}
+
+TEST(Module, MissingKernelNamesTheOnesThere) {
+  auto module = Module::Open(kVaddSo);
+  ASSERT_TRUE(module.ok());
+  auto kernel = (*module)->GetKernel("softmax");
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_EQ(kernel.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(kernel.status().message().find("it has: vadd"), std::string::npos)
+      << kernel.status();
+}
+
+TEST(Module, MissingFile) {
+  auto module = Module::Open("/nonexistent/kernel.so");
+  ASSERT_FALSE(module.ok());
+  EXPECT_NE(module.status().message().find("cannot open /nonexistent/kernel.so"),
+            std::string::npos)
+      << module.status();
+}
+
+TEST(Module, NotAnElfFile) {
+  auto module = Module::Open(tmpFile("garbage.so", "this is not a shared object"));
+  ASSERT_FALSE(module.ok());
+  EXPECT_NE(module.status().message().find("is not an ELF shared object"), std::string::npos)
+      << module.status();
+}
+
+TEST(Module, WrongArchitecture) {
+  // A 64-bit ELF header for AArch64 (or x86-64 when running on AArch64).
+  std::string header(64, '\0');
+  header[0] = 0x7f, header[1] = 'E', header[2] = 'L', header[3] = 'F';
+  header[4] = 2 /* 64-bit */, header[5] = 1 /* little endian */, header[6] = 1;
+  header[16] = 3 /* ET_DYN */;
+#if defined(__x86_64__)
+  header[18] = 183 /* EM_AARCH64 */;
+#else
+  header[18] = 62 /* EM_X86_64 */;
+#endif
+  auto module = Module::Open(tmpFile("foreign.so", header));
+  ASSERT_FALSE(module.ok());
+  EXPECT_EQ(module.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(module.status().message().find("another architecture"), std::string::npos)
+      << module.status();
+}
+
+TEST(Module, TruncatedSharedObject) {
+  std::ifstream in(kVaddSo, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 4096u);
+  auto module = Module::Open(tmpFile("truncated.so", bytes.substr(0, bytes.size() / 3)));
+  EXPECT_FALSE(module.ok());
+}
+
+TEST(Signature, RejectsUnknownTypes) {
+  EXPECT_TRUE(ParseSignature("ptr:f32,i32,f16").ok());
+  auto bad = ParseSignature("ptr:f32,complex");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unknown argument type 'complex'"), std::string::npos);
+}
+
+class LaunchTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    auto m = Module::Open(kVaddSo);
+    ASSERT_TRUE(m.ok()) << m.status();
+    module = *std::move(m);
+    auto k = module->GetKernel("vadd");
+    ASSERT_TRUE(k.ok());
+    kernel = std::make_unique<Kernel>(*k);
+  }
+  std::unique_ptr<Module> module;
+  std::unique_ptr<Kernel> kernel;
+  ThreadPool pool{0};
+};
+
+TEST_F(LaunchTest, RunsOverTheGrid) {
+  std::mt19937 gen(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1, 1);
+  const int n = 777;
+  std::vector<float> x(n), y(n), out(n, std::numeric_limits<float>::quiet_NaN());
+  for (int i = 0; i < n; ++i)
+    x[i] = dist(gen), y[i] = dist(gen);
+  ASSERT_TRUE(Launch(*kernel, Grid{7, 1, 1}, {x.data(), y.data(), out.data(), int32_t(n)}, pool)
+                  .ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], x[i] + y[i]) << i;
+}
+
+TEST_F(LaunchTest, WrongArgumentCount) {
+  float buf[4];
+  absl::Status s = Launch(*kernel, Grid{1, 1, 1}, {buf, buf, buf}, pool);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("takes 4 arguments, got 3"), std::string::npos) << s;
+}
+
+TEST_F(LaunchTest, WrongArgumentKind) {
+  float buf[4];
+  absl::Status s = Launch(*kernel, Grid{1, 1, 1}, {buf, buf, int32_t(3), int32_t(4)}, pool);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("argument #2 of kernel 'vadd' is ptr:f32, got a scalar"),
+            std::string::npos)
+      << s;
+  s = Launch(*kernel, Grid{1, 1, 1}, {buf, buf, buf, 2.5f}, pool);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("is i32, got a floating-point value"), std::string::npos) << s;
+}
+
+TEST_F(LaunchTest, BadGrid) {
+  float buf[4];
+  absl::Status s = Launch(*kernel, Grid{0, 1, 1}, {buf, buf, buf, int32_t(4)}, pool);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("must be positive"), std::string::npos) << s;
+}
+
+TEST(ThreadPool, CoversEveryIndexOnce) {
+  for (unsigned threads : {1u, 2u, 5u}) {
+    ThreadPool pool(threads);
+    std::vector<std::atomic<int>> hits(1001);
+    pool.ParallelFor(1001, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        hits[i]++;
+    });
+    for (size_t i = 0; i < hits.size(); ++i)
+      ASSERT_EQ(hits[i].load(), 1) << "index " << i << " with " << threads << " threads";
+  }
+}
+
+} // namespace
