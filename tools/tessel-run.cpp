@@ -1,0 +1,187 @@
+//===- tessel-run.cpp - run one compiled kernel on .npy inputs ------*- C++ -*-===//
+//
+// tessel-run ARTIFACT.so --entry NAME --grid X[,Y,Z]
+//            --arg in:FILE.npy | inout:FILE.npy | out:SHAPE:DTYPE | scalar:DTYPE:VALUE ...
+//            [--out-dir DIR] [--threads N]
+//
+// Arguments are given in the kernel's order. `out` buffers start poisoned (NaN / 0x5A bytes)
+// and, like `inout` buffers, are written to DIR/arg<i>.npy after the run. Links the runtime
+// only.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Launch.h"
+#include "runtime/Module.h"
+#include "runtime/Npy.h"
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <limits>
+
+using namespace tessel::runtime;
+
+namespace {
+
+int fail(const std::string &message) {
+  std::cerr << "tessel-run: " << message << "\n";
+  return 1;
+}
+
+const char *kUsage =
+    "usage: tessel-run ARTIFACT.so --entry NAME --grid X[,Y,Z] --arg SPEC... [--out-dir DIR] "
+    "[--threads N]\n  SPEC: in:FILE.npy | inout:FILE.npy | out:SHAPE:DTYPE (e.g. "
+    "out:128x64:f32) | scalar:DTYPE:VALUE (e.g. scalar:i32:1000)\n";
+
+struct Buffer {
+  NpyArray array;
+  bool writeBack = false;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string artifact, entry, gridText, outDir = ".";
+  std::vector<std::string> specs;
+  unsigned threads = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char *flag) -> const char * {
+      if (i + 1 >= argc) {
+        std::cerr << "tessel-run: " << flag << " needs a value\n" << kUsage;
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    if (a == "--entry")
+      entry = value("--entry");
+    else if (a == "--grid")
+      gridText = value("--grid");
+    else if (a == "--arg")
+      specs.push_back(value("--arg"));
+    else if (a == "--out-dir")
+      outDir = value("--out-dir");
+    else if (a == "--threads") {
+      if (!absl::SimpleAtoi(value("--threads"), &threads))
+        return fail("--threads needs a non-negative integer");
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a.rfind("--", 0) == 0)
+      return fail("unknown option " + a + "\n" + kUsage);
+    else if (artifact.empty())
+      artifact = a;
+    else
+      return fail("unexpected argument " + a + "\n" + kUsage);
+  }
+  if (artifact.empty() || entry.empty() || gridText.empty())
+    return fail(std::string("ARTIFACT, --entry and --grid are required\n") + kUsage);
+
+  Grid grid;
+  {
+    std::vector<std::string> dims = absl::StrSplit(gridText, ',');
+    int32_t *fields[] = {&grid.x, &grid.y, &grid.z};
+    if (dims.size() > 3)
+      return fail("--grid takes at most three dimensions, got '" + gridText + "'");
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (!absl::SimpleAtoi(dims[d], fields[d]) || *fields[d] <= 0)
+        return fail("bad --grid '" + gridText + "': dimensions are positive integers");
+  }
+
+  auto module = Module::Open(artifact);
+  if (!module.ok())
+    return fail(std::string(module.status().message()));
+  auto kernel = (*module)->GetKernel(entry);
+  if (!kernel.ok())
+    return fail(std::string(kernel.status().message()));
+  const std::vector<ArgType> &sig = kernel->signature();
+  if (specs.size() != sig.size())
+    return fail(absl::StrCat("kernel '", entry, "' takes ", sig.size(), " arguments, got ",
+                             specs.size(), " --arg"));
+
+  std::vector<Buffer> buffers(specs.size());
+  std::vector<Arg> args;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const std::string &spec = specs[i];
+    const ArgType &type = sig[i];
+    std::string where = absl::StrCat("argument #", i, " ('", spec, "', kernel expects ",
+                                     type.str(), ")");
+    size_t colon = spec.find(':');
+    std::string kind = spec.substr(0, colon), rest = colon == std::string::npos
+                                                         ? std::string()
+                                                         : spec.substr(colon + 1);
+    if (kind == "in" || kind == "inout" || kind == "out") {
+      if (!type.isPointer)
+        return fail(where + ": a buffer was given for a scalar");
+      Buffer &b = buffers[i];
+      if (kind == "out") {
+        std::vector<std::string> parts = absl::StrSplit(rest, ':');
+        if (parts.size() != 2)
+          return fail(where + ": expected out:SHAPE:DTYPE");
+        b.array.dtype = parts[1];
+        if (ElementBytes(b.array.dtype) == 0)
+          return fail(where + ": unknown dtype '" + parts[1] + "'");
+        for (absl::string_view d : absl::StrSplit(parts[0], 'x')) {
+          int64_t v;
+          if (!absl::SimpleAtoi(d, &v) || v <= 0)
+            return fail(where + ": bad shape '" + parts[0] + "'");
+          b.array.shape.push_back(v);
+        }
+        b.array.data.assign(b.array.elements() * ElementBytes(b.array.dtype), 0x5A);
+        if (b.array.dtype == "f32") {
+          float nan = std::numeric_limits<float>::quiet_NaN();
+          for (int64_t e = 0; e < b.array.elements(); ++e)
+            std::memcpy(&b.array.data[e * 4], &nan, 4);
+        }
+        b.writeBack = true;
+      } else {
+        absl::StatusOr<NpyArray> array = ReadNpy(rest);
+        if (!array.ok())
+          return fail(where + ": " + std::string(array.status().message()));
+        b.array = *std::move(array);
+        b.writeBack = kind == "inout";
+      }
+      if (b.array.dtype != type.element)
+        return fail(where + ": the array holds " + b.array.dtype);
+      args.push_back(static_cast<void *>(b.array.data.data()));
+      continue;
+    }
+    if (kind != "scalar")
+      return fail(where + ": unknown kind '" + kind + "' (in, inout, out or scalar)\n" + kUsage);
+    if (type.isPointer)
+      return fail(where + ": a scalar was given for a pointer");
+    std::vector<std::string> parts = absl::StrSplit(rest, ':');
+    if (parts.size() != 2)
+      return fail(where + ": expected scalar:DTYPE:VALUE");
+    if (parts[0] != type.element)
+      return fail(where + ": the scalar is " + parts[0]);
+    if (type.element == "f32" || type.element == "f64") {
+      double v;
+      if (!absl::SimpleAtod(parts[1], &v))
+        return fail(where + ": '" + parts[1] + "' is not a number");
+      args.push_back(v);
+    } else {
+      int64_t v;
+      if (!absl::SimpleAtoi(parts[1], &v))
+        return fail(where + ": '" + parts[1] + "' is not an integer");
+      args.push_back(v);
+    }
+  }
+
+  ThreadPool pool(threads);
+  if (absl::Status s = Launch(*kernel, grid, args, pool); !s.ok())
+    return fail(std::string(s.message()));
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!buffers[i].writeBack)
+      continue;
+    std::string path = absl::StrCat(outDir, "/arg", i, ".npy");
+    if (absl::Status s = WriteNpy(path, buffers[i].array); !s.ok())
+      return fail(std::string(s.message()));
+    std::cout << "wrote " << path << "\n";
+  }
+  return 0;
+}
