@@ -1,10 +1,10 @@
 //===- runtime_test.cc - Module, Kernel and Launch, including bad input -*- C++ -*-===//
 //
-// Uses a shared object compiled from Triton's vector-add TTIR (built by the test's genrule
-// through tessel-compile) and deliberately broken files.
+// Uses a shared object compiled from Triton's vector-add TTIR and deliberately broken files.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/pipeline/Compiler.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
 
@@ -20,7 +20,27 @@ namespace {
 
 using namespace tessel::runtime;
 
-const char *kVaddSo = "runtime/test/vadd.so";
+/// Compiles the vector-add TTIR once per test process.
+std::string buildVaddSo() {
+  std::ifstream in("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  tessel::CompileOptions options;
+  options.entry = "vadd";
+  options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/vadd.so";
+  auto so = tessel::compileTTIR(text, "vadd_block128.ttir", options);
+  if (!so.ok()) {
+    // Every test that opens the module then fails with this message's consequences.
+    ADD_FAILURE() << "cannot build the test kernel: " << so.status();
+    return std::string(getenv("TEST_TMPDIR")) + "/vadd-build-failed.so";
+  }
+  return *so;
+}
+
+const std::string &vaddSo() {
+  static const std::string path = buildVaddSo();
+  return path;
+}
+#define kVaddSo vaddSo()
 
 std::string tmpFile(const std::string &name, const std::string &contents) {
   std::string path = std::string(getenv("TEST_TMPDIR")) + "/" + name;

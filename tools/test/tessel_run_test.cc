@@ -26,16 +26,34 @@ NpyArray floats(const std::vector<float> &v) {
   return a;
 }
 
-/// Runs tessel-run with `args`; returns its exit code and fills `output` with stdout+stderr.
-int run(const std::string &args, std::string &output) {
+/// Runs `tool` with `args`; returns its exit code and fills `output` with stdout+stderr.
+int runTool(const std::string &tool, const std::string &args, std::string &output) {
   std::string log = tmp("run.log");
-  std::string cmd = "tools/tessel-run " + args + " > " + log + " 2>&1";
+  std::string cmd = tool + " " + args + " > " + log + " 2>&1";
   int rc = std::system(cmd.c_str());
   std::ifstream in(log);
   std::stringstream ss;
   ss << in.rdbuf();
   output = ss.str();
   return WEXITSTATUS(rc);
+}
+
+/// The vector-add kernel compiled by tessel-compile, once per test process.
+const std::string &vaddSo() {
+  static const std::string path = [] {
+    std::string out, so = tmp("vadd.so");
+    int rc = runTool("tools/tessel-compile",
+                     "compiler/dialect/triton/test/triton_printed/vadd_block128.ttir "
+                     "--entry vadd --emit so -o " + so,
+                     out);
+    EXPECT_EQ(rc, 0) << out;
+    return so;
+  }();
+  return path;
+}
+
+int run(const std::string &args, std::string &output) {
+  return runTool("tools/tessel-run", args, output);
 }
 
 TEST(TesselRun, VectorAddOnNpyFiles) {
@@ -48,7 +66,7 @@ TEST(TesselRun, VectorAddOnNpyFiles) {
   ASSERT_TRUE(tessel::runtime::WriteNpy(tmp("x.npy"), floats(x)).ok());
   ASSERT_TRUE(tessel::runtime::WriteNpy(tmp("y.npy"), floats(y)).ok());
   std::string out;
-  int rc = run("runtime/test/vadd.so --entry vadd --grid 3 --arg in:" + tmp("x.npy") +
+  int rc = run(vaddSo() + " --entry vadd --grid 3 --arg in:" + tmp("x.npy") +
                    " --arg in:" + tmp("y.npy") + " --arg out:300:f32 --arg scalar:i32:300" +
                    " --out-dir " + std::string(getenv("TEST_TMPDIR")),
                out);
@@ -72,22 +90,22 @@ TEST(TesselRun, ClearErrors) {
   struct Case {
     std::string args, message;
   } cases[] = {
-      {"runtime/test/vadd.so --entry vadd --grid 1 --arg in:" + tmp("v.npy"),
+      {vaddSo() + " --entry vadd --grid 1 --arg in:" + tmp("v.npy"),
        "kernel 'vadd' takes 4 arguments, got 1 --arg"},
-      {"runtime/test/vadd.so --entry vadd --grid 1 --arg in:" + tmp("ints.npy") +
+      {vaddSo() + " --entry vadd --grid 1 --arg in:" + tmp("ints.npy") +
            " --arg in:x --arg out:8:f32 --arg scalar:i32:8",
        "the array holds i32"},
-      {"runtime/test/vadd.so --entry vadd --grid 1 --arg in:" + tmp("junk.npy") +
+      {vaddSo() + " --entry vadd --grid 1 --arg in:" + tmp("junk.npy") +
            " --arg in:x --arg out:8:f32 --arg scalar:i32:8",
        "not a valid .npy file"},
-      {"runtime/test/vadd.so --entry vadd --grid 1 --arg in:/missing.npy --arg in:x "
+      {vaddSo() + " --entry vadd --grid 1 --arg in:/missing.npy --arg in:x "
        "--arg out:8:f32 --arg scalar:i32:8",
        "cannot open /missing.npy"},
-      {"runtime/test/vadd.so --entry vadd --grid 1 --arg in:" + tmp("v.npy") + " --arg in:" +
+      {vaddSo() + " --entry vadd --grid 1 --arg in:" + tmp("v.npy") + " --arg in:" +
            tmp("v.npy") + " --arg out:8:f32 --arg scalar:f32:8",
        "the scalar is f32"},
-      {"runtime/test/vadd.so --entry vadd --grid 0 --arg in:x", "bad --grid '0'"},
-      {"runtime/test/vadd.so --entry nope --grid 1", "no kernel 'nope'"},
+      {vaddSo() + " --entry vadd --grid 0 --arg in:x", "bad --grid '0'"},
+      {vaddSo() + " --entry nope --grid 1", "no kernel 'nope'"},
       {"/missing.so --entry vadd --grid 1", "cannot open /missing.so"},
   };
   for (const Case &c : cases) {
