@@ -22,13 +22,24 @@ Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
 }
 
 /// Clones the single block of a combine region with its arguments bound to `args`; returns the
-/// values its terminator yields.
-SmallVector<Value> inlineCombine(OpBuilder &b, Region &combine, ValueRange args) {
+/// values its terminator yields. With `reassociate`, floating-point ops may be reordered:
+/// Triton leaves the order of a reduction unspecified, and vectorizing one needs it.
+SmallVector<Value> inlineCombine(OpBuilder &b, Region &combine, ValueRange args,
+                                 bool reassociate = false) {
   Block &block = combine.front();
   IRMapping mapping;
   mapping.map(block.getArguments(), args);
-  for (Operation &op : block.without_terminator())
-    b.clone(op, mapping);
+  for (Operation &op : block.without_terminator()) {
+    Operation *clone = b.clone(op, mapping);
+    auto fastMath = dyn_cast<arith::ArithFastMathInterface>(clone);
+    if (!reassociate || !fastMath)
+      continue;
+    arith::FastMathFlags flags = arith::FastMathFlags::reassoc;
+    if (arith::FastMathFlagsAttr old = fastMath.getFastMathFlagsAttr())
+      flags = flags | old.getValue();
+    clone->setAttr(fastMath.getFastMathAttrName(),
+                   arith::FastMathFlagsAttr::get(b.getContext(), flags));
+  }
   SmallVector<Value> results;
   for (Value v : block.getTerminator()->getOperands())
     results.push_back(mapping.lookupOrDefault(v));
@@ -110,7 +121,8 @@ struct ReduceToLinalg : public OpRewritePattern<tt::ReduceOp> {
             // (accumulators..., new values...).
             SmallVector<Value> combineArgs(args.drop_front(count));
             combineArgs.append(args.begin(), args.begin() + count);
-            linalg::YieldOp::create(b, l, inlineCombine(b, op.getCombineOp(), combineArgs));
+            linalg::YieldOp::create(
+                b, l, inlineCombine(b, op.getCombineOp(), combineArgs, /*reassociate=*/true));
           });
       results.assign(reduce.getResults().begin(), reduce.getResults().end());
     }

@@ -37,7 +37,8 @@ tt.func @batched_dot(%a: tensor<2x8x4xf32>, %b: tensor<2x4x8xf32>, %c: tensor<2x
 tt.func @row_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
   // CHECK: %[[INIT:.*]] = tensor.extract_slice %{{.*}}[0, 0] [8, 1] [1, 1] : tensor<8x16xf32> to tensor<8xf32>
   // CHECK: %[[REST:.*]] = tensor.extract_slice %{{.*}}[0, 1] [8, 15] [1, 1] : tensor<8x16xf32> to tensor<8x15xf32>
-  // CHECK: linalg.reduce { arith.addf } ins(%[[REST]] : tensor<8x15xf32>) outs(%[[INIT]] : tensor<8xf32>) dimensions = [1]
+  // Reductions may be reordered (Triton leaves their order unspecified): reassoc.
+  // CHECK: linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[REST]] : tensor<8x15xf32>) outs(%[[INIT]] : tensor<8xf32>) dimensions = [1]
   %0 = "tt.reduce"(%x) <{axis = 1 : i32}> ({
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
@@ -52,7 +53,7 @@ tt.func @row_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
 // CHECK-LABEL: func.func @col_max
 tt.func @col_max(%x: tensor<8x16xf32>) -> tensor<16xf32> {
   // CHECK: tensor.extract_slice %{{.*}}[0, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
-  // CHECK: linalg.reduce { arith.maxnumf } ins(%{{.*}} : tensor<7x16xf32>) outs(%{{.*}} : tensor<16xf32>) dimensions = [0]
+  // CHECK: linalg.reduce { arith.maxnumf {fastmath = #arith.fastmath<reassoc>} } ins(%{{.*}} : tensor<7x16xf32>) outs(%{{.*}} : tensor<16xf32>) dimensions = [0]
   %0 = "tt.reduce"(%x) <{axis = 0 : i32}> ({
   ^bb0(%a: f32, %b: f32):
     %m = arith.maxnumf %a, %b : f32
@@ -69,7 +70,7 @@ tt.func @col_max(%x: tensor<8x16xf32>) -> tensor<16xf32> {
 tt.func @argmax(%x: tensor<16xf32>, %i: tensor<16xi32>) -> i32 {
   // CHECK: %[[R:.*]]:2 = linalg.reduce ins(%{{.*}}, %{{.*}} : tensor<15xf32>, tensor<15xi32>) outs(%{{.*}}, %{{.*}} : tensor<f32>, tensor<i32>) dimensions = [0]
   // CHECK: (%[[IN_V:.*]]: f32, %[[IN_I:.*]]: i32, %[[ACC_V:.*]]: f32, %[[ACC_I:.*]]: i32)
-  // CHECK: arith.cmpf ogt, %[[ACC_V]], %[[IN_V]] : f32
+  // CHECK: arith.cmpf ogt, %[[ACC_V]], %[[IN_V]] fastmath<reassoc> : f32
   // CHECK: linalg.yield
   // CHECK: tensor.extract %[[R]]#1[] : tensor<i32>
   %0:2 = "tt.reduce"(%x, %i) <{axis = 0 : i32}> ({
