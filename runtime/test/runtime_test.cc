@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/pipeline/Compiler.h"
+#include "runtime/Device.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
 
@@ -169,6 +170,54 @@ TEST_F(LaunchTest, BadGrid) {
   absl::Status s = Launch(*kernel, Grid{0, 1, 1}, {buf, buf, buf, int32_t(4)}, pool);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("must be positive"), std::string::npos) << s;
+}
+
+TEST(Device, CpuAllocatesLoadsLaunchesAndTimes) {
+  auto device = Device::Create("cpu", DeviceOptions{2});
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ((*device)->name(), "cpu (2 threads)");
+  const int n = 1000;
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  for (int i = 0; i < 3; ++i) {
+    auto b = (*device)->Allocate(n * sizeof(float));
+    ASSERT_TRUE(b.ok()) << b.status();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>((*b)->data()) % 64, 0u);
+    buffers.push_back(*std::move(b));
+  }
+  float *x = static_cast<float *>(buffers[0]->data()), *y = static_cast<float *>(buffers[1]->data()),
+        *out = static_cast<float *>(buffers[2]->data());
+  std::mt19937 gen(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (int i = 0; i < n; ++i)
+    x[i] = dist(gen), y[i] = dist(gen), out[i] = std::numeric_limits<float>::quiet_NaN();
+  auto module = (*device)->Load(kVaddSo);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto kernel = (*module)->GetKernel("vadd");
+  ASSERT_TRUE(kernel.ok());
+  std::vector<Arg> args{x, y, out, int32_t(n)};
+  ASSERT_TRUE((*device)->Launch(*kernel, Grid{8, 1, 1}, args).ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], x[i] + y[i]) << i;
+  TimingOptions options;
+  options.minRuns = 7;
+  options.minSeconds = 0;
+  auto timing = TimeLaunches(**device, *kernel, Grid{8, 1, 1}, args, options);
+  ASSERT_TRUE(timing.ok()) << timing.status();
+  EXPECT_EQ(timing->runs, 7);
+  EXPECT_LE(timing->minSeconds, timing->medianSeconds);
+  EXPECT_LE(timing->medianSeconds, timing->maxSeconds);
+  // Timing a bad launch reports the launch's error.
+  auto bad = TimeLaunches(**device, *kernel, Grid{8, 1, 1}, {x}, options);
+  EXPECT_FALSE(bad.ok());
+}
+
+TEST(Device, UnknownAndUnavailableKinds) {
+  auto unknown = Device::Create("tpu");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("unknown device 'tpu'"), std::string::npos);
+  auto cuda = Device::Create("cuda");
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_EQ(cuda.status().code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(ThreadPool, CoversEveryIndexOnce) {
