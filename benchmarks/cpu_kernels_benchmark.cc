@@ -26,11 +26,14 @@ namespace {
 
 using namespace tessel::runtime;
 
-/// Compiled kernels, built once per process.
-const Kernel &kernel(const std::string &dump, const std::string &entry) {
+/// Compiled kernels, built once per process and lowering configuration.
+const Kernel &kernel(const std::string &dump, const std::string &entry,
+                     const tessel::CpuKnobs &knobs = {}) {
   static std::map<std::string, std::pair<std::unique_ptr<Module>, std::unique_ptr<Kernel>>>
       cache;
-  auto it = cache.find(dump);
+  std::string key = dump + "/" + std::to_string(knobs.matmulTileM) + "x" +
+                    std::to_string(knobs.matmulTileN) + "x" + std::to_string(knobs.matmulTileK);
+  auto it = cache.find(key);
   if (it != cache.end())
     return *it->second.second;
   std::ifstream in("compiler/dialect/triton/test/triton_printed/" + dump + ".ttir");
@@ -38,6 +41,7 @@ const Kernel &kernel(const std::string &dump, const std::string &entry) {
   text << in.rdbuf();
   tessel::CompileOptions options;
   options.entry = entry;
+  options.knobs = knobs;
   char dir[] = "/tmp/tessel-bench-XXXXXX";
   options.outputPath = std::string(mkdtemp(dir)) + "/" + dump + ".so";
   auto so = tessel::compileTTIR(text.str(), dump, options);
@@ -47,7 +51,7 @@ const Kernel &kernel(const std::string &dump, const std::string &entry) {
   }
   auto module = Module::Open(*so);
   auto k = (*module)->GetKernel(entry);
-  auto &slot = cache[dump];
+  auto &slot = cache[key];
   slot.first = *std::move(module);
   slot.second = std::make_unique<Kernel>(*k);
   return *slot.second;
@@ -161,8 +165,13 @@ float fromHalf(uint16_t h) {
   return f;
 }
 
+/// Arguments: the matmul register tile (rows, columns, depth); 0 rows = plain loops.
 void BM_TesselMatmulF16(benchmark::State &state) {
-  const Kernel &k = kernel("matmul_128x128x32", "matmul_kernel_base");
+  tessel::CpuKnobs knobs;
+  knobs.matmulTileM = state.range(0);
+  knobs.matmulTileN = state.range(1);
+  knobs.matmulTileK = state.range(2);
+  const Kernel &k = kernel("matmul_128x128x32", "matmul_kernel_base", knobs);
   std::vector<uint16_t> a(kM * kK), b(kK * kN), c(kM * kN);
   std::vector<float> af = randomFloats(kM * kK), bf = randomFloats(kK * kN);
   for (size_t i = 0; i < a.size(); ++i)
@@ -180,7 +189,18 @@ void BM_TesselMatmulF16(benchmark::State &state) {
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * kM * kN * kK * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_TesselMatmulF16)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TesselMatmulF16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->ArgNames({"tileM", "tileN", "tileK"})
+    ->Args({0, 0, 0})
+    ->Args({4, 32, 1})
+    ->Args({8, 32, 1})
+    ->Args({16, 32, 1})
+    ->Args({8, 64, 1})
+    ->Args({4, 64, 1})
+    ->Args({8, 16, 1})
+    ->Args({8, 32, 2});
 
 void BM_BaselineMatmulF16(benchmark::State &state) {
   std::vector<uint16_t> a(kM * kK), b(kK * kN), c(kM * kN);

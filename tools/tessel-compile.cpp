@@ -24,6 +24,9 @@ static cl::opt<std::string> triple("triple", cl::desc("target triple (default: t
 static cl::opt<std::string> emit("emit", cl::desc("ttir|structured|linalg|llvm|asm|obj|so"),
                                  cl::init("so"));
 static cl::opt<std::string> output("o", cl::desc("output file"), cl::Required);
+static cl::list<int64_t> matmulTile("matmul-tile",
+                                    cl::desc("matmul register tile rows,cols,depth (0 = loops)"),
+                                    cl::CommaSeparated);
 
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "tessel kernel compiler\n");
@@ -48,6 +51,14 @@ int main(int argc, char **argv) {
     return fail(std::string(kind.status().message()));
   options.emit = *kind;
   options.outputPath = output;
+  if (!matmulTile.empty()) {
+    if (matmulTile.size() != 3 || matmulTile[0] < 0 || matmulTile[1] <= 0 ||
+        matmulTile[2] <= 0)
+      return fail("--matmul-tile takes rows,cols,depth (rows 0 for plain loops)");
+    options.knobs.matmulTileM = matmulTile[0];
+    options.knobs.matmulTileN = matmulTile[1];
+    options.knobs.matmulTileK = matmulTile[2];
+  }
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(input);
   if (!file)

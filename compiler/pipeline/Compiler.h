@@ -35,6 +35,7 @@ struct CompileOptions {
   /// The kernel to compile; other public functions become private (and disappear if unused).
   std::string entry;
   CpuTarget target;
+  CpuKnobs knobs;
   EmitKind emit = EmitKind::SharedObject;
   /// Where the shared object goes (EmitKind::SharedObject only).
   std::string outputPath;

@@ -4,6 +4,11 @@
 #include "compiler/backend/cpu/LaunchEntry.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
@@ -62,12 +67,15 @@ static constexpr const char *kBufferizePipeline =
 
 static constexpr const char *kLoopsPipeline =
     "convert-linalg-to-loops,"
+    "convert-vector-to-scf{full-unroll=true},"
     "expand-strided-metadata,lower-affine,canonicalize,cse";
 
 static constexpr const char *kToLLVMPipeline =
     "convert-scf-to-cf,"
     "finalize-memref-to-llvm,"
-    "convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
+    "convert-vector-to-llvm{vector-contract-lowering=outerproduct "
+    "reassociate-fp-reductions=true},"
+    "convert-math-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-ub-to-llvm,"
     "convert-cf-to-llvm,convert-func-to-llvm,"
     "reconcile-unrealized-casts,canonicalize";
 
@@ -90,7 +98,63 @@ static void copiesToLinalg(ModuleOp module) {
   });
 }
 
-LogicalResult tessel::lowerToLLVMDialect(ModuleOp module) {
+/// Tiles every static linalg.matmul by the register tile (each dimension halved until it
+/// divides the block) and vectorizes the tiles into vector.contract ops, lowered to outer
+/// products: rows of FMAs on vectors of tileN elements.
+static void tileAndVectorizeMatmuls(ModuleOp module, const tessel::CpuKnobs &knobs) {
+  if (knobs.matmulTileM <= 0)
+    return;
+  MLIRContext *ctx = module.getContext();
+  SmallVector<int64_t> tile{knobs.matmulTileM, knobs.matmulTileN, knobs.matmulTileK};
+  SmallVector<linalg::MatmulOp> matmuls;
+  module.walk([&](linalg::MatmulOp op) { matmuls.push_back(op); });
+  IRRewriter rewriter(ctx);
+  for (linalg::MatmulOp matmul : matmuls) {
+    if (!matmul.hasPureTensorSemantics())
+      continue;
+    SmallVector<int64_t> bounds = matmul.getStaticLoopRanges();
+    if (bounds.size() != 3 || llvm::any_of(bounds, ShapedType::isDynamic))
+      continue;
+    // Halve a tile dimension until it divides the block (a 32-wide block under a 64-wide
+    // tile gets 32).
+    SmallVector<int64_t> fitted(tile);
+    for (size_t d = 0; d < 3; ++d)
+      while (fitted[d] > 1 && bounds[d] % fitted[d] != 0)
+        fitted[d] /= 2;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(ctx, fitted));
+    rewriter.setInsertionPoint(matmul);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(matmul.getOperation()), options);
+    if (failed(tiled))
+      continue;
+    rewriter.replaceOp(matmul, tiled->replacements);
+    for (Operation *op : tiled->tiledOps) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::VectorizationResult> vectorized =
+          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{}, /*scalableDims=*/{},
+                            /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+                            /*assumeDynamicDimsMatchVecSizes=*/false,
+                            /*createNamedContraction=*/true);
+      if (succeeded(vectorized))
+        rewriter.replaceOp(op, vectorized->replacements);
+    }
+  }
+}
+
+/// Drops the tt.* argument attributes (analysis hints) that LLVM IR has no meaning for.
+static void dropTritonArgumentAttributes(ModuleOp module) {
+  module.walk([](FunctionOpInterface fn) {
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      for (NamedAttribute attr : fn.getArgAttrs(i))
+        if (attr.getName().getValue().starts_with("tt."))
+          fn.removeArgAttr(i, attr.getName());
+  });
+}
+
+LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs) {
+  dropTritonArgumentAttributes(module);
+  tileAndVectorizeMatmuls(module, knobs);
   if (failed(runPipeline(module, kBufferizePipeline)))
     return failure();
   copiesToLinalg(module);

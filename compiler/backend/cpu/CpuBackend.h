@@ -39,12 +39,22 @@ struct CpuTarget {
   unsigned optLevel = 3;
 };
 
+/// Lowering knobs that matter for speed; the autotuner sweeps them.
+struct CpuKnobs {
+  /// Register tile of the matmul micro-kernel: rows (1..16), columns (vector elements,
+  /// 8..128) and reduction depth (1..4) of the tile one vectorized step computes; a dimension
+  /// that does not divide the block is halved until it does. 0 rows: no tiling (loops that
+  /// LLVM vectorizes on its own). Default: the best of a sweep on an AVX-512 machine (see
+  /// benchmarks/cpu_kernels_benchmark).
+  int64_t matmulTileM = 8, matmulTileN = 64, matmulTileK = 1;
+};
+
 /// The target with empty fields filled in from the host.
 CpuTarget resolveCpuTarget(const CpuTarget &target);
 
 /// Lowers `module` (structured pipeline output) to the LLVM dialect, adding a launch entry
 /// point per public kernel. Diagnostics go to the context's handler.
-mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module);
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, const CpuKnobs &knobs = {});
 
 /// Translates an LLVM-dialect module to LLVM IR, optimizes it for `target` and returns
 /// textual IR (`emitIR`), assembly or an object file. On failure returns an empty string and
