@@ -46,7 +46,7 @@ struct CpuKnobs {
   /// that does not divide the block is halved until it does. 0 rows: no tiling (loops that
   /// LLVM vectorizes on its own). Default: the best of a sweep on an AVX-512 machine (see
   /// benchmarks/cpu_kernels_benchmark).
-  int64_t matmulTileM = 8, matmulTileN = 64, matmulTileK = 1;
+  int64_t matmulTileM = 4, matmulTileN = 64, matmulTileK = 1;
 };
 
 /// The target with empty fields filled in from the host.
