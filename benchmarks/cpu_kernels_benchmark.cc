@@ -32,7 +32,8 @@ const Kernel &kernel(const std::string &dump, const std::string &entry,
   static std::map<std::string, std::pair<std::unique_ptr<Module>, std::unique_ptr<Kernel>>>
       cache;
   std::string key = dump + "/" + std::to_string(knobs.matmulTileM) + "x" +
-                    std::to_string(knobs.matmulTileN) + "x" + std::to_string(knobs.matmulTileK);
+                    std::to_string(knobs.matmulTileN) + "x" + std::to_string(knobs.matmulTileK) +
+                    "/" + std::to_string(knobs.vectorWidth) + "x" + std::to_string(knobs.unroll);
   auto it = cache.find(key);
   if (it != cache.end())
     return *it->second.second;
@@ -75,8 +76,11 @@ ThreadPool &pool() {
 
 constexpr int kVaddN = 1 << 20;
 
+/// Argument: the elementwise vector width (0 = LLVM's loop vectorizer).
 void BM_TesselVectorAdd(benchmark::State &state) {
-  const Kernel &k = kernel("vadd_block128", "vadd");
+  tessel::CpuKnobs knobs;
+  knobs.vectorWidth = state.range(0);
+  const Kernel &k = kernel("vadd_block128", "vadd", knobs);
   std::vector<float> x = randomFloats(kVaddN), y = randomFloats(kVaddN), out(kVaddN);
   for (auto _ : state) {
     auto s = Launch(k, Grid{kVaddN / 128, 1, 1}, {x.data(), y.data(), out.data(), kVaddN},
@@ -87,7 +91,7 @@ void BM_TesselVectorAdd(benchmark::State &state) {
   }
   state.SetBytesProcessed(state.iterations() * int64_t(kVaddN) * 12);
 }
-BENCHMARK(BM_TesselVectorAdd)->UseRealTime();
+BENCHMARK(BM_TesselVectorAdd)->UseRealTime()->ArgName("width")->Arg(0)->Arg(16)->Arg(64);
 
 void BM_BaselineVectorAdd(benchmark::State &state) {
   std::vector<float> x = randomFloats(kVaddN), y = randomFloats(kVaddN), out(kVaddN);
@@ -107,7 +111,9 @@ BENCHMARK(BM_BaselineVectorAdd)->UseRealTime();
 constexpr int kRows = 512, kCols = 1000, kStride = 1024;
 
 void BM_TesselSoftmax(benchmark::State &state) {
-  const Kernel &k = kernel("softmax_block1024", "softmax_kernel");
+  tessel::CpuKnobs knobs;
+  knobs.vectorWidth = state.range(0);
+  const Kernel &k = kernel("softmax_block1024", "softmax_kernel", knobs);
   std::vector<float> in = randomFloats(kRows * kStride), out(kRows * kStride);
   for (auto _ : state) {
     auto s = Launch(k, Grid{kRows, 1, 1}, {out.data(), in.data(), kStride, kStride, kCols},
@@ -118,7 +124,7 @@ void BM_TesselSoftmax(benchmark::State &state) {
   }
   state.SetBytesProcessed(state.iterations() * int64_t(kRows) * kCols * 8);
 }
-BENCHMARK(BM_TesselSoftmax)->UseRealTime();
+BENCHMARK(BM_TesselSoftmax)->UseRealTime()->ArgName("width")->Arg(0)->Arg(16)->Arg(64);
 
 void BM_BaselineSoftmax(benchmark::State &state) {
   std::vector<float> in = randomFloats(kRows * kStride), out(kRows * kStride);

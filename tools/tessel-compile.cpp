@@ -1,6 +1,7 @@
 //===- tessel-compile.cpp - compile a kernel to any stage ---------*- C++ -*-===//
 //
 // tessel-compile INPUT.ttir --entry NAME [--target cpu[:cpu-name]] [--features +a,-b]
+//                [--matmul-tile M,N,K] [--vector-width W] [--unroll U]
 //                --emit ttir|structured|linalg|llvm|asm|obj|so -o OUT
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +25,11 @@ static cl::opt<std::string> triple("triple", cl::desc("target triple (default: t
 static cl::opt<std::string> emit("emit", cl::desc("ttir|structured|linalg|llvm|asm|obj|so"),
                                  cl::init("so"));
 static cl::opt<std::string> output("o", cl::desc("output file"), cl::Required);
+static cl::opt<int64_t> vectorWidth(
+    "vector-width", cl::desc("elementwise vector width in elements (0 = LLVM's vectorizer)"),
+    cl::init(0));
+static cl::opt<int64_t> unroll("unroll", cl::desc("elementwise rows per vector step"),
+                               cl::init(1));
 static cl::list<int64_t> matmulTile("matmul-tile",
                                     cl::desc("matmul register tile rows,cols,depth (0 = loops)"),
                                     cl::CommaSeparated);
@@ -51,6 +57,10 @@ int main(int argc, char **argv) {
     return fail(std::string(kind.status().message()));
   options.emit = *kind;
   options.outputPath = output;
+  if (vectorWidth < 0 || unroll < 1)
+    return fail("--vector-width must be >= 0 and --unroll >= 1");
+  options.knobs.vectorWidth = vectorWidth;
+  options.knobs.unroll = unroll;
   if (!matmulTile.empty()) {
     if (matmulTile.size() != 3 || matmulTile[0] < 0 || matmulTile[1] <= 0 ||
         matmulTile[2] <= 0)

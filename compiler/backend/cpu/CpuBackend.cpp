@@ -8,7 +8,9 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
@@ -152,9 +154,68 @@ static void dropTritonArgumentAttributes(ModuleOp module) {
   });
 }
 
+/// Tiles every static all-parallel linalg op to `unroll` x `vectorWidth` along its two
+/// innermost loops and vectorizes the tiles.
+static void tileAndVectorizeElementwise(ModuleOp module, const tessel::CpuKnobs &knobs) {
+  if (knobs.vectorWidth <= 0)
+    return;
+  MLIRContext *ctx = module.getContext();
+  SmallVector<linalg::LinalgOp> ops;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
+        !op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
+        op.getNumLoops() != op.getNumParallelLoops() ||
+        op->getParentOfType<linalg::LinalgOp>())
+      return;
+    // i1 vectors are bit-packed in memory while scalar i1 accesses use bytes: keep boolean
+    // tensors scalar.
+    for (Value v : op->getOperands())
+      if (getElementTypeOrSelf(v.getType()).isInteger(1))
+        return;
+    // Only pure arithmetic bodies: gathers (tensor.extract) and per-element memory accesses
+    // (loads, atomics, scf.if) stay scalar.
+    for (Operation &inner : op.getBlock()->without_terminator())
+      if (inner.getNumRegions() != 0 || !isMemoryEffectFree(&inner) ||
+          isa<tensor::ExtractOp>(inner))
+        return;
+    ops.push_back(op);
+  });
+  IRRewriter rewriter(ctx);
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+    if (llvm::any_of(bounds, ShapedType::isDynamic))
+      continue;
+    size_t rank = bounds.size();
+    SmallVector<int64_t> tile(rank, 1);
+    tile[rank - 1] = knobs.vectorWidth;
+    if (rank > 1)
+      tile[rank - 2] = std::max<int64_t>(1, knobs.unroll);
+    for (size_t d = 0; d < rank; ++d)
+      while (tile[d] > 1 && bounds[d] % tile[d] != 0)
+        tile[d] /= 2;
+    if (tile[rank - 1] < 4)
+      continue; // too narrow to be worth vectors
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(ctx, tile));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      continue;
+    rewriter.replaceOp(op, tiled->replacements);
+    for (Operation *t : tiled->tiledOps) {
+      rewriter.setInsertionPoint(t);
+      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(rewriter, t);
+      if (succeeded(vectorized))
+        rewriter.replaceOp(t, vectorized->replacements);
+    }
+  }
+}
+
 LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs) {
   dropTritonArgumentAttributes(module);
   tileAndVectorizeMatmuls(module, knobs);
+  tileAndVectorizeElementwise(module, knobs);
   if (failed(runPipeline(module, kBufferizePipeline)))
     return failure();
   copiesToLinalg(module);

@@ -47,6 +47,11 @@ struct CpuKnobs {
   /// LLVM vectorizes on its own). Default: the best of a sweep on an AVX-512 machine (see
   /// benchmarks/cpu_kernels_benchmark).
   int64_t matmulTileM = 4, matmulTileN = 64, matmulTileK = 1;
+  /// Elementwise ops (linalg ops with only parallel loops): vector width along the innermost
+  /// dimension (elements, 4..64) and unroll factor along the next one (rows, 1..8); halved
+  /// until they divide the tile. 0 width (the default: no faster in the benchmark sweep):
+  /// leave them to LLVM's loop vectorizer.
+  int64_t vectorWidth = 0, unroll = 1;
 };
 
 /// The target with empty fields filled in from the host.

@@ -37,6 +37,9 @@ struct Loaded {
   std::unique_ptr<Kernel> kernel;
 };
 
+/// Lowering knobs of the current test (set by the fixture).
+tessel::CpuKnobs currentKnobs;
+
 Loaded compileAndLoad(const std::string &name, const std::string &entry) {
   std::ifstream in(corpusPath(name));
   std::stringstream text;
@@ -44,6 +47,7 @@ Loaded compileAndLoad(const std::string &name, const std::string &entry) {
   EXPECT_FALSE(text.str().empty()) << "missing " << corpusPath(name);
   tessel::CompileOptions options;
   options.entry = entry;
+  options.knobs = currentKnobs;
   options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" + name + ".so";
   absl::StatusOr<std::string> so = tessel::compileTTIR(text.str(), name, options);
   EXPECT_TRUE(so.ok()) << so.status();
@@ -148,11 +152,19 @@ float fromHalf(uint16_t h) {
   return ::testing::AssertionSuccess();
 }
 
-class CpuEndToEnd : public ::testing::TestWithParam<unsigned> {
+/// Threads and lowering knobs of one instantiation.
+struct Config {
+  unsigned threads;
+  tessel::CpuKnobs knobs;
+  std::string name;
+};
+
+class CpuEndToEnd : public ::testing::TestWithParam<Config> {
 protected:
+  void SetUp() override { currentKnobs = GetParam().knobs; }
   ThreadPool &pool() {
     if (!pool_)
-      pool_ = std::make_unique<ThreadPool>(GetParam());
+      pool_ = std::make_unique<ThreadPool>(GetParam().threads);
     return *pool_;
   }
   std::unique_ptr<ThreadPool> pool_;
@@ -426,10 +438,24 @@ TEST_P(CpuEndToEnd, FlashAttentionHead64Causal) { runAttention(pool(), 64, true)
 TEST_P(CpuEndToEnd, FlashAttentionHead128) { runAttention(pool(), 128, false); }
 TEST_P(CpuEndToEnd, FlashAttentionHead128Causal) { runAttention(pool(), 128, true); }
 
-INSTANTIATE_TEST_SUITE_P(Threads, CpuEndToEnd, ::testing::Values(1u, 0u),
-                         [](const ::testing::TestParamInfo<unsigned> &info) {
-                           return info.param == 1 ? std::string("OneThread")
-                                                  : std::string("AllThreads");
+tessel::CpuKnobs otherKnobs() {
+  // Every lowering knob away from its default: another register tile, explicit vectors for
+  // elementwise ops, unrolled rows.
+  tessel::CpuKnobs k;
+  k.matmulTileM = 2;
+  k.matmulTileN = 16;
+  k.matmulTileK = 2;
+  k.vectorWidth = 16;
+  k.unroll = 2;
+  return k;
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, CpuEndToEnd,
+                         ::testing::Values(Config{1, {}, "OneThread"},
+                                           Config{0, {}, "AllThreads"},
+                                           Config{0, otherKnobs(), "AllThreadsOtherKnobs"}),
+                         [](const ::testing::TestParamInfo<Config> &info) {
+                           return info.param.name;
                          });
 
 } // namespace

@@ -4,12 +4,14 @@
 // RUN: tessel-compile %s --entry mm --matmul-tile=4,16,1 --emit llvm -o - | FileCheck %s --check-prefix=TILE16
 // RUN: tessel-compile %s --entry mm --matmul-tile=0,1,1 --emit llvm -o - | FileCheck %s --check-prefix=LOOPS
 // RUN: not tessel-compile %s --entry mm --matmul-tile=8,0,1 --emit llvm -o - 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not tessel-compile %s --entry mm --unroll=0 --emit llvm -o - 2>&1 | FileCheck %s --check-prefix=BADUNROLL
 // TILED: define void @mm__tessel_launch(
 // TILED: call <64 x float> @llvm.fmuladd.v64f32
 // TILE16: call <16 x float> @llvm.fmuladd.v16f32
 // LOOPS-NOT: @llvm.fmuladd.v64f32
 // LOOPS-NOT: @llvm.fmuladd.v16f32
 // BAD: tessel-compile: --matmul-tile takes rows,cols,depth
+// BADUNROLL: tessel-compile: --vector-width must be >= 0 and --unroll >= 1
 module {
   tt.func public @mm(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %c: !tt.ptr<f32>) {
     %zero = arith.constant dense<0.0> : tensor<32x64xf32>
