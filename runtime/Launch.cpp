@@ -47,10 +47,11 @@ void ThreadPool::Work() {
   }
 }
 
-void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &fn) {
+void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
+                             int64_t chunk) {
   if (n <= 0)
     return;
-  if (workers_.empty()) {
+  if (workers_.empty() && chunk <= 0) {
     fn(0, n);
     return;
   }
@@ -58,8 +59,8 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_
   job_ = &fn;
   total_ = n;
   next_ = 0;
-  // A few chunks per thread balance uneven programs without one call per program.
-  chunk_ = std::max<int64_t>(1, n / (int64_t(size()) * 4));
+  // By default a few chunks per thread balance uneven programs without one call per program.
+  chunk_ = chunk > 0 ? chunk : std::max<int64_t>(1, n / (int64_t(size()) * 4));
   ++generation_;
   wake_.notify_all();
   while (next_ < total_) {
@@ -81,7 +82,7 @@ bool isFloatType(const std::string &e) { return e == "f32" || e == "f64"; }
 } // namespace
 
 absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args,
-                    ThreadPool &pool) {
+                    ThreadPool &pool, const LaunchOptions &options) {
   const std::vector<ArgType> &sig = kernel.signature();
   if (args.size() != sig.size())
     return absl::InvalidArgumentError(absl::StrCat("kernel '", kernel.name(), "' takes ",
@@ -138,9 +139,14 @@ absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &arg
   }
   LaunchFn fn = kernel.entry();
   const uint64_t *data = slots.data();
-  pool.ParallelFor(grid.programs(), [&](int64_t begin, int64_t end) {
-    fn(data, static_cast<int32_t>(begin), static_cast<int32_t>(end), grid.x, grid.y, grid.z);
-  });
+  if (options.programsPerTask < 0)
+    return absl::InvalidArgumentError("programsPerTask must be >= 0");
+  pool.ParallelFor(
+      grid.programs(),
+      [&](int64_t begin, int64_t end) {
+        fn(data, static_cast<int32_t>(begin), static_cast<int32_t>(end), grid.x, grid.y, grid.z);
+      },
+      options.programsPerTask);
   return absl::OkStatus();
 }
 

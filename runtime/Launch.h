@@ -28,9 +28,11 @@ public:
   ThreadPool &operator=(const ThreadPool &) = delete;
 
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
-  /// Calls `fn(begin, end)` on disjoint chunks covering [0, n), using every thread (the caller
-  /// included), and returns when all are done.
-  void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &fn);
+  /// Calls `fn(begin, end)` on disjoint chunks of at most `chunk` indices covering [0, n),
+  /// using every thread (the caller included), and returns when all are done. `chunk` 0:
+  /// about four chunks per thread.
+  void ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)> &fn,
+                   int64_t chunk = 0);
 
 private:
   void Work();
@@ -52,10 +54,18 @@ struct Grid {
   int64_t programs() const { return int64_t(x) * y * z; }
 };
 
+/// How programs are split across threads (a knob the autotuner sweeps).
+struct LaunchOptions {
+  /// Programs each thread takes at a time (consecutive linear ids, x fastest); 0: about four
+  /// batches per thread. Small batches balance uneven programs, large ones keep neighbouring
+  /// programs (which share data) on one core.
+  int64_t programsPerTask = 0;
+};
+
 /// Runs `kernel` once per program of `grid`, spread over `pool`. Checks the argument count and
 /// kinds against the kernel's signature first.
 absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args,
-                    ThreadPool &pool);
+                    ThreadPool &pool, const LaunchOptions &options = {});
 
 } // namespace tessel::runtime
 

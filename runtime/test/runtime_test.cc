@@ -11,7 +11,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -221,16 +223,44 @@ TEST(Device, UnknownAndUnavailableKinds) {
 }
 
 TEST(ThreadPool, CoversEveryIndexOnce) {
-  for (unsigned threads : {1u, 2u, 5u}) {
-    ThreadPool pool(threads);
-    std::vector<std::atomic<int>> hits(1001);
-    pool.ParallelFor(1001, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        hits[i]++;
-    });
-    for (size_t i = 0; i < hits.size(); ++i)
-      ASSERT_EQ(hits[i].load(), 1) << "index " << i << " with " << threads << " threads";
+  for (unsigned threads : {1u, 2u, 5u})
+    for (int64_t chunk : {0, 1, 7, 5000}) {
+      ThreadPool pool(threads);
+      std::vector<std::atomic<int>> hits(1001);
+      int64_t largest = 0;
+      std::mutex mu;
+      pool.ParallelFor(
+          1001,
+          [&](int64_t b, int64_t e) {
+            {
+              std::lock_guard<std::mutex> lock(mu);
+              largest = std::max(largest, e - b);
+            }
+            for (int64_t i = b; i < e; ++i)
+              hits[i]++;
+          },
+          chunk);
+      for (size_t i = 0; i < hits.size(); ++i)
+        ASSERT_EQ(hits[i].load(), 1)
+            << "index " << i << " with " << threads << " threads, chunk " << chunk;
+      if (chunk > 0)
+        EXPECT_LE(largest, chunk);
+    }
+}
+
+TEST_F(LaunchTest, ProgramsPerTaskKnob) {
+  const int n = 1000;
+  std::vector<float> x(n, 1.5f), y(n, 2.0f), out(n, std::numeric_limits<float>::quiet_NaN());
+  for (int64_t perTask : {1, 3, 8}) {
+    ASSERT_TRUE(Launch(*kernel, Grid{8, 1, 1}, {x.data(), y.data(), out.data(), int32_t(n)},
+                       pool, LaunchOptions{perTask})
+                    .ok());
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(out[i], 3.5f) << i;
   }
+  EXPECT_FALSE(Launch(*kernel, Grid{8, 1, 1}, {x.data(), y.data(), out.data(), int32_t(n)},
+                      pool, LaunchOptions{-1})
+                   .ok());
 }
 
 } // namespace
