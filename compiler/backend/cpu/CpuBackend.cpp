@@ -100,6 +100,38 @@ static void copiesToLinalg(ModuleOp module) {
   });
 }
 
+/// Tiles `op` by `tile` and vectorizes the tiles; an op that cannot be tiled stays as it is
+/// (and becomes loops), a tile that cannot be vectorized stays a tiled linalg op.
+static void tileAndVectorize(IRRewriter &rewriter, Operation *op, ArrayRef<int64_t> tile,
+                             bool namedContraction) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), tile));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled =
+      scf::tileUsingSCF(rewriter, cast<TilingInterface>(op), options);
+  if (failed(tiled))
+    return;
+  rewriter.replaceOp(op, tiled->replacements);
+  for (Operation *t : tiled->tiledOps) {
+    rewriter.setInsertionPoint(t);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, t, /*inputVectorSizes=*/{}, /*scalableDims=*/{},
+                          /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
+                          /*assumeDynamicDimsMatchVecSizes=*/false, namedContraction);
+    if (succeeded(vectorized))
+      rewriter.replaceOp(t, vectorized->replacements);
+  }
+}
+
+/// Halves each tile dimension until it divides the static loop bound.
+static SmallVector<int64_t> fitTile(ArrayRef<int64_t> tile, ArrayRef<int64_t> bounds) {
+  SmallVector<int64_t> fitted(tile);
+  for (size_t d = 0; d < fitted.size(); ++d)
+    while (fitted[d] > 1 && bounds[d] % fitted[d] != 0)
+      fitted[d] /= 2;
+  return fitted;
+}
+
 /// Tiles every static linalg.matmul by the register tile (each dimension halved until it
 /// divides the block) and vectorizes the tiles into vector.contract ops, lowered to outer
 /// products: rows of FMAs on vectors of tileN elements.
@@ -117,41 +149,8 @@ static void tileAndVectorizeMatmuls(ModuleOp module, const tessel::CpuKnobs &kno
     SmallVector<int64_t> bounds = matmul.getStaticLoopRanges();
     if (bounds.size() != 3 || llvm::any_of(bounds, ShapedType::isDynamic))
       continue;
-    // Halve a tile dimension until it divides the block (a 32-wide block under a 64-wide
-    // tile gets 32).
-    SmallVector<int64_t> fitted(tile);
-    for (size_t d = 0; d < 3; ++d)
-      while (fitted[d] > 1 && bounds[d] % fitted[d] != 0)
-        fitted[d] /= 2;
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(ctx, fitted));
-    rewriter.setInsertionPoint(matmul);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(matmul.getOperation()), options);
-    if (failed(tiled))
-      continue;
-    rewriter.replaceOp(matmul, tiled->replacements);
-    for (Operation *op : tiled->tiledOps) {
-      rewriter.setInsertionPoint(op);
-      FailureOr<linalg::VectorizationResult> vectorized =
-          linalg::vectorize(rewriter, op, /*inputVectorSizes=*/{}, /*scalableDims=*/{},
-                            /*vectorizeNDExtract=*/false, /*flatten1DDepthwiseConv=*/false,
-                            /*assumeDynamicDimsMatchVecSizes=*/false,
-                            /*createNamedContraction=*/true);
-      if (succeeded(vectorized))
-        rewriter.replaceOp(op, vectorized->replacements);
-    }
+    tileAndVectorize(rewriter, matmul, fitTile(tile, bounds), /*namedContraction=*/true);
   }
-}
-
-/// Drops the tt.* argument attributes (analysis hints) that LLVM IR has no meaning for.
-static void dropTritonArgumentAttributes(ModuleOp module) {
-  module.walk([](FunctionOpInterface fn) {
-    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-      for (NamedAttribute attr : fn.getArgAttrs(i))
-        if (attr.getName().getValue().starts_with("tt."))
-          fn.removeArgAttr(i, attr.getName());
-  });
 }
 
 /// Tiles every static all-parallel linalg op to `unroll` x `vectorWidth` along its two
@@ -190,26 +189,21 @@ static void tileAndVectorizeElementwise(ModuleOp module, const tessel::CpuKnobs 
     tile[rank - 1] = knobs.vectorWidth;
     if (rank > 1)
       tile[rank - 2] = std::max<int64_t>(1, knobs.unroll);
-    for (size_t d = 0; d < rank; ++d)
-      while (tile[d] > 1 && bounds[d] % tile[d] != 0)
-        tile[d] /= 2;
+    tile = fitTile(tile, bounds);
     if (tile[rank - 1] < 4)
       continue; // too narrow to be worth vectors
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(ctx, tile));
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled =
-        scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
-    if (failed(tiled))
-      continue;
-    rewriter.replaceOp(op, tiled->replacements);
-    for (Operation *t : tiled->tiledOps) {
-      rewriter.setInsertionPoint(t);
-      FailureOr<linalg::VectorizationResult> vectorized = linalg::vectorize(rewriter, t);
-      if (succeeded(vectorized))
-        rewriter.replaceOp(t, vectorized->replacements);
-    }
+    tileAndVectorize(rewriter, op, tile, /*namedContraction=*/false);
   }
+}
+
+/// Drops the tt.* argument attributes (analysis hints) that LLVM IR has no meaning for.
+static void dropTritonArgumentAttributes(ModuleOp module) {
+  module.walk([](FunctionOpInterface fn) {
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      for (NamedAttribute attr : fn.getArgAttrs(i))
+        if (attr.getName().getValue().starts_with("tt."))
+          fn.removeArgAttr(i, attr.getName());
+  });
 }
 
 LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs) {

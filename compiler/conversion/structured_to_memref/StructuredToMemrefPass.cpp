@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/conversion/Passes.h"
+#include "compiler/conversion/shape/ShapeBuilders.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -323,40 +324,11 @@ private:
       return failure();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     auto indexType = RankedTensorType::get(resultType.getShape(), b.getIndexType());
-    Value offsets;
-    if (auto expand = dyn_cast<tt::ExpandDimsOp>(op)) {
-      int64_t rank = indexType.getRank(), axis = expand.getAxis();
-      SmallVector<ReassociationIndices> groups;
-      for (int64_t d = 0; d < rank; ++d) {
-        if (d == axis && axis == rank - 1 && !groups.empty()) {
-          groups.back().push_back(d);
-        } else if (d == axis) {
-          groups.push_back({d, d + 1});
-          ++d;
-        } else {
-          groups.push_back({d});
-        }
-      }
-      offsets = tensor::ExpandShapeOp::create(b, loc, indexType, src->offset, groups);
-    } else {
-      auto srcType = cast<RankedTensorType>(src->offset.getType());
-      int64_t rank = indexType.getRank();
-      SmallVector<AffineExpr> exprs;
-      for (int64_t d = 0; d < rank; ++d)
-        exprs.push_back(srcType.getDimSize(d) == 1 && indexType.getDimSize(d) != 1
-                            ? b.getAffineConstantExpr(0)
-                            : b.getAffineDimExpr(d));
-      Value init = tensor::EmptyOp::create(b, loc, indexType.getShape(), b.getIndexType());
-      offsets = linalg::GenericOp::create(
-                    b, loc, TypeRange{indexType}, ValueRange{src->offset}, ValueRange{init},
-                    ArrayRef<AffineMap>{AffineMap::get(rank, 0, exprs, b.getContext()),
-                                        b.getMultiDimIdentityMap(rank)},
-                    SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-                    [](OpBuilder &nb, Location l, ValueRange args) {
-                      linalg::YieldOp::create(nb, l, ValueRange{args[0]});
-                    })
-                    .getResult(0);
-    }
+    Value offsets =
+        isa<tt::ExpandDimsOp>(op)
+            ? tessel::buildExpandDims(b, loc, src->offset, indexType,
+                                      cast<tt::ExpandDimsOp>(op).getAxis())
+            : tessel::buildBroadcast(b, loc, src->offset, indexType);
     addresses[op->getResult(0)] = {src->root, offsets};
     dead.push_back(op);
     return success();

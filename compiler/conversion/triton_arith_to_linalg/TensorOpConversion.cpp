@@ -7,6 +7,7 @@
 
 #include "compiler/conversion/triton_arith_to_linalg/TritonArithToLinalg.h"
 
+#include "compiler/conversion/shape/ShapeBuilders.h"
 #include "compiler/dialect/triton/TritonDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,55 +109,21 @@ struct MakeRangeToGeneric : public OpRewritePattern<tt::MakeRangeOp> {
 struct BroadcastToGeneric : public OpRewritePattern<tt::BroadcastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tt::BroadcastOp op, PatternRewriter &rewriter) const override {
-    RankedTensorType srcType = op.getSrc().getType(), type = op.getType();
-    if (hasPointerElements(type))
+    if (hasPointerElements(op.getType()))
       return failure();
-    int64_t rank = type.getRank();
-    SmallVector<AffineExpr> exprs;
-    for (int64_t d = 0; d < rank; ++d)
-      exprs.push_back(srcType.getDimSize(d) == 1 && type.getDimSize(d) != 1
-                          ? rewriter.getAffineConstantExpr(0)
-                          : rewriter.getAffineDimExpr(d));
-    AffineMap inMap = AffineMap::get(rank, 0, exprs, rewriter.getContext());
-    Value empty = emptyLike(rewriter, op.getLoc(), type);
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), TypeRange{type}, ValueRange{op.getSrc()}, ValueRange{empty},
-        ArrayRef<AffineMap>{inMap, rewriter.getMultiDimIdentityMap(rank)},
-        parallelIterators(rank), [](OpBuilder &b, Location loc, ValueRange args) {
-          linalg::YieldOp::create(b, loc, ValueRange{args[0]});
-        });
-    rewriter.replaceOp(op, generic.getResults());
+    rewriter.replaceOp(op, tessel::buildBroadcast(rewriter, op.getLoc(), op.getSrc(),
+                                                  op.getType()));
     return success();
   }
 };
 
-/// Reassociation that groups the unit dimension `axis` of a rank-(r+1) tensor with a
-/// neighbour, giving the rank-r shape without it.
-SmallVector<ReassociationIndices> unitDimReassociation(int64_t rank, int64_t axis) {
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d == axis && !groups.empty() && axis == rank - 1) {
-      groups.back().push_back(d);
-      continue;
-    }
-    if (d == axis) {
-      groups.push_back({d, d + 1});
-      ++d;
-      continue;
-    }
-    groups.push_back({d});
-  }
-  return groups;
-}
-
 struct ExpandDimsToExpandShape : public OpRewritePattern<tt::ExpandDimsOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tt::ExpandDimsOp op, PatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    if (hasPointerElements(type))
+    if (hasPointerElements(op.getType()))
       return failure();
-    auto groups = unitDimReassociation(type.getRank(), op.getAxis());
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type, op.getSrc(), groups);
+    rewriter.replaceOp(op, tessel::buildExpandDims(rewriter, op.getLoc(), op.getSrc(),
+                                                   op.getType(), op.getAxis()));
     return success();
   }
 };

@@ -119,31 +119,29 @@ void PtrAnalysis::placeAfter(Value value) {
     builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
 }
 
-std::optional<OffsetState> PtrAnalysis::getOffset(Value value) {
-  if (auto it = offsets.find(value); it != offsets.end())
+/// Looks `value` up in `cache`, computing and remembering it on a miss (failures are not
+/// remembered: their reason must be reported again).
+template <typename State, typename Compute>
+static std::optional<State> memoized(DenseMap<Value, State> &cache, Value value,
+                                     Compute compute) {
+  if (auto it = cache.find(value); it != cache.end())
     return it->second;
-  std::optional<OffsetState> state = computeOffset(value);
+  std::optional<State> state = compute(value);
   if (state)
-    offsets[value] = *state;
+    cache[value] = *state;
   return state;
+}
+
+std::optional<OffsetState> PtrAnalysis::getOffset(Value value) {
+  return memoized(offsets, value, [this](Value v) { return computeOffset(v); });
 }
 
 std::optional<PtrState> PtrAnalysis::getPtr(Value value) {
-  if (auto it = ptrs.find(value); it != ptrs.end())
-    return it->second;
-  std::optional<PtrState> state = computePtr(value);
-  if (state)
-    ptrs[value] = *state;
-  return state;
+  return memoized(ptrs, value, [this](Value v) { return computePtr(v); });
 }
 
 std::optional<MaskState> PtrAnalysis::getMask(Value value) {
-  if (auto it = masks.find(value); it != masks.end())
-    return it->second;
-  std::optional<MaskState> state = computeMask(value);
-  if (state)
-    masks[value] = *state;
-  return state;
+  return memoized(masks, value, [this](Value v) { return computeMask(v); });
 }
 
 static SmallVector<int64_t> shapeOf(Type type) {
