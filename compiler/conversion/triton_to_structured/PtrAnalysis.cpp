@@ -20,6 +20,18 @@ bool OffsetState::isUniform() const {
   return !hasWrap() && llvm::all_of(strides, PtrAnalysis::isZero);
 }
 
+int64_t OffsetState::unitStrideDim() const {
+  int64_t varying = kNoVaryingDim;
+  for (int64_t d = 0; d < rank(); ++d) {
+    if (PtrAnalysis::isZero(strides[d]))
+      continue;
+    if (varying != kNoVaryingDim || !isConstantIntValue(strides[d], 1))
+      return kNotARange;
+    varying = d;
+  }
+  return varying;
+}
+
 //===----------------------------------------------------------------------===//
 // Index arithmetic
 //===----------------------------------------------------------------------===//
@@ -300,15 +312,10 @@ std::optional<OffsetState> PtrAnalysis::computeOffset(Value value) {
     // Remainder by a uniform size: wrap-around along the one dimension that varies.
     if (!rhs->isUniform() || lhs->hasWrap())
       return fail("remainder of a varying divisor or of a wrapped offset");
-    int64_t varying = -1;
-    for (int64_t d = 0; d < lhs->rank(); ++d) {
-      if (isZero(lhs->strides[d]))
-        continue;
-      if (varying >= 0 || !isConstantIntValue(lhs->strides[d], 1))
-        return fail("remainder of an offset that is not a unit-stride range");
-      varying = d;
-    }
-    if (varying < 0)
+    int64_t varying = lhs->unitStrideDim();
+    if (varying == OffsetState::kNotARange)
+      return fail("remainder of an offset that is not a unit-stride range");
+    if (varying == OffsetState::kNoVaryingDim)
       return fail("remainder of a uniform offset");
     OffsetState r = *lhs;
     r.wraps[varying] = rhs->scalar;
@@ -519,15 +526,10 @@ std::optional<MaskState> PtrAnalysis::computeMask(Value value) {
     return std::nullopt;
   if (!rhs->isUniform() || lhs->hasWrap())
     return fail("mask compares against a varying bound or a wrapped range");
-  int64_t varying = -1;
-  for (int64_t d = 0; d < lhs->rank(); ++d) {
-    if (isZero(lhs->strides[d]))
-      continue;
-    if (varying >= 0 || !isConstantIntValue(lhs->strides[d], 1))
-      return fail("mask compares a range that is not unit-stride along one dimension");
-    varying = d;
-  }
-  if (varying < 0)
+  int64_t varying = lhs->unitStrideDim();
+  if (varying == OffsetState::kNotARange)
+    return fail("mask compares a range that is not unit-stride along one dimension");
+  if (varying == OffsetState::kNoVaryingDim)
     return fail("mask compares two uniform values");
   builder.setInsertionPointAfter(def);
   MaskState m = full();

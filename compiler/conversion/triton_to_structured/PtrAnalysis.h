@@ -37,6 +37,10 @@ struct OffsetState {
   bool hasWrap() const;
   /// True when no dimension contributes: the same value everywhere.
   bool isUniform() const;
+  /// The one dimension along which the offset varies, by a stride of exactly 1 (a shifted
+  /// range); kNoVaryingDim when none varies, kNotARange when several or another stride do.
+  static constexpr int64_t kNoVaryingDim = -1, kNotARange = -2;
+  int64_t unitStrideDim() const;
 };
 
 /// A tensor of pointers (or a scalar pointer, rank 0) as base + offset; or a block pointer
