@@ -28,6 +28,8 @@ using tessel::runtime::Kernel;
 using tessel::runtime::ThreadPool;
 
 std::string corpusPath(const std::string &name) {
+  if (name.find('/') != std::string::npos)
+    return name; // a path of its own (hand-written TTIR)
   return "compiler/dialect/triton/test/triton_printed/" + name + ".ttir";
 }
 
@@ -48,7 +50,8 @@ Loaded compileAndLoad(const std::string &name, const std::string &entry) {
   tessel::CompileOptions options;
   options.entry = entry;
   options.knobs = currentKnobs;
-  options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" + name + ".so";
+  options.outputPath =
+      std::string(getenv("TEST_TMPDIR")) + "/" + std::to_string(std::hash<std::string>()(name)) + ".so";
   absl::StatusOr<std::string> so = tessel::compileTTIR(text.str(), name, options);
   EXPECT_TRUE(so.ok()) << so.status();
   Loaded loaded;
@@ -133,6 +136,23 @@ float fromHalf(uint16_t h) {
   } else {
     x = sign | (exp - 15 + 127) << 23 | mant << 13;
   }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+/// bfloat16 <-> float (round to nearest even).
+uint16_t toBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return uint16_t(x >> 16) | 0x40;
+  x += 0x7fff + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+
+float fromBf16(uint16_t h) {
+  uint32_t x = uint32_t(h) << 16;
   float f;
   std::memcpy(&f, &x, 4);
   return f;
@@ -244,6 +264,77 @@ TEST_P(CpuEndToEnd, MatmulF16WithF32Accumulation) {
       got[i * N + j] = fromHalf(c[i * N + j]);
     }
   // f32 accumulation of 80 products, then one rounding to f16 (2^-11 relative).
+  EXPECT_TRUE(close(got, want, 2e-3f, 2e-3f));
+}
+
+/// The grouped-ordering matmul dumped with 64x64x32 blocks for f32 or bf16 inputs (f32
+/// accumulation; the result stored in the input type).
+template <typename Elem>
+void runGroupedMatmul(ThreadPool &pool, const std::string &dump, float (*load)(Elem),
+                      Elem (*store)(float), float atol, float rtol) {
+  Loaded k = compileAndLoad(dump, "matmul_kernel");
+  ASSERT_TRUE(k.kernel);
+  const int M = 112, N = 144, K = 80; // multiples of 16, not of the 64x64x32 blocks
+  std::vector<float> af = randomFloats(M * K), bf = randomFloats(K * N);
+  std::vector<Elem> a(M * K), b(K * N), c(M * N, store(std::numeric_limits<float>::quiet_NaN()));
+  for (int i = 0; i < M * K; ++i)
+    af[i] = load(a[i] = store(af[i]));
+  for (int i = 0; i < K * N; ++i)
+    bf[i] = load(b[i] = store(bf[i]));
+  const int programs = ((M + 63) / 64) * ((N + 63) / 64);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{programs, 1, 1},
+                                      {a.data(), b.data(), c.data(), int32_t(M), int32_t(N),
+                                       int32_t(K), int32_t(K), int32_t(N), int32_t(N)},
+                                      pool)
+                  .ok());
+  std::vector<float> got(M * N), want(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double sum = 0;
+      for (int l = 0; l < K; ++l)
+        sum += double(af[i * K + l]) * bf[l * N + j];
+      want[i * N + j] = load(store(float(sum)));
+      got[i * N + j] = load(c[i * N + j]);
+    }
+  EXPECT_TRUE(close(got, want, atol, rtol)) << dump;
+}
+
+TEST_P(CpuEndToEnd, MatmulF32) {
+  // f32 products accumulated in f32 over K = 80 (the CPU computes full f32, not tf32).
+  runGroupedMatmul<float>(pool(), "matmul_f32_64x64x32", [](float x) { return x; },
+                          [](float x) { return x; }, 1e-4f, 1e-4f);
+}
+
+TEST_P(CpuEndToEnd, MatmulBF16WithF32Accumulation) {
+  // One final rounding to bf16: 2^-8 relative.
+  runGroupedMatmul<uint16_t>(pool(), "matmul_bf16_64x64x32", fromBf16, toBf16, 1e-2f, 8e-3f);
+}
+
+TEST_P(CpuEndToEnd, BlockPointerMatmul) {
+  // tt.make_tensor_ptr / tt.advance with boundary checks (hand-written TTIR in Triton's form).
+  Loaded k = compileAndLoad("compiler/pipeline/test/block_pointer_matmul.mlir", "block_matmul");
+  ASSERT_TRUE(k.kernel);
+  const int M = 100, N = 90, K = 70; // not multiples of the 64x64x32 blocks: checks on
+  std::vector<float> af = randomFloats(M * K), bf = randomFloats(K * N);
+  std::vector<uint16_t> a(M * K), b(K * N), c(M * N, 0x7e00);
+  for (int i = 0; i < M * K; ++i)
+    af[i] = fromHalf(a[i] = toHalf(af[i]));
+  for (int i = 0; i < K * N; ++i)
+    bf[i] = fromHalf(b[i] = toHalf(bf[i]));
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{(M + 63) / 64, (N + 63) / 64, 1},
+                                      {a.data(), b.data(), c.data(), int32_t(M), int32_t(N),
+                                       int32_t(K), int32_t(K), int32_t(N), int32_t(N)},
+                                      pool())
+                  .ok());
+  std::vector<float> got(M * N), want(M * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double sum = 0;
+      for (int l = 0; l < K; ++l)
+        sum += double(af[i * K + l]) * bf[l * N + j];
+      want[i * N + j] = fromHalf(toHalf(float(sum)));
+      got[i * N + j] = fromHalf(c[i * N + j]);
+    }
   EXPECT_TRUE(close(got, want, 2e-3f, 2e-3f));
 }
 
