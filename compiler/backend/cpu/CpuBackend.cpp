@@ -11,11 +11,13 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -196,6 +198,14 @@ static void tileAndVectorizeElementwise(ModuleOp module, const tessel::CpuKnobs 
   }
 }
 
+/// exp, log, tanh, erf, ... become polynomial approximations in arith ops: no libm calls in the
+/// loops, so LLVM vectorizes them (softmax's exp, layer norm's rsqrt).
+static void approximateMath(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  populateMathPolynomialApproximationPatterns(patterns);
+  (void)applyPatternsGreedily(module, std::move(patterns));
+}
+
 /// Drops the tt.* argument attributes (analysis hints) that LLVM IR has no meaning for.
 static void dropTritonArgumentAttributes(ModuleOp module) {
   module.walk([](FunctionOpInterface fn) {
@@ -213,7 +223,10 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs)
   if (failed(runPipeline(module, kBufferizePipeline)))
     return failure();
   copiesToLinalg(module);
-  if (failed(runPipeline(module, kLoopsPipeline)) || failed(addLaunchEntryPoints(module)) ||
+  if (failed(runPipeline(module, kLoopsPipeline)))
+    return failure();
+  approximateMath(module);
+  if (failed(addLaunchEntryPoints(module)) ||
       failed(runPipeline(module, kToLLVMPipeline)))
     return failure();
   return success();
