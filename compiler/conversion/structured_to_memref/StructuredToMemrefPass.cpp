@@ -408,6 +408,12 @@ private:
       if (d < 0)
         break;
     }
+    // triton-to-structured's AxisInfo-proven alignment of the tile's first element; only a
+    // single view starts there.
+    if (auto alignment = make->getAttrOfType<IntegerAttr>("tessel.alignment");
+        alignment && pieces.size() == 1)
+      pieces[0].view = memref::AssumeAlignmentOp::create(
+          b, loc, pieces[0].view, b.getI32IntegerAttr(alignment.getInt()));
     return pieces;
   }
 

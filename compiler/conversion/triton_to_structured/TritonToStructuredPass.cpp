@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/analysis/AxisInfo.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/conversion/triton_to_structured/PtrAnalysis.h"
 
@@ -82,6 +83,22 @@ public:
   explicit Structurer(ModuleOp module) : module(module), analysis(module.getContext()) {}
 
   void run() {
+    // What AxisInfo proves about the pointers of each access, taken before the rewriting
+    // replaces loop-carried values: the byte alignment of the tile's first element.
+    {
+      ModuleAxisInfo axis(module);
+      if (axis.succeeded())
+        module.walk([&](Operation *op) {
+          if (!isa<tt::LoadOp, tt::StoreOp>(op))
+            return;
+          AxisInfo info = axis.lookup(op->getOperand(0));
+          int64_t alignment = AxisInfo::kMaxDivisibility;
+          for (int64_t d : info.getDivisibility())
+            alignment = std::min(alignment, d);
+          if (alignment >= kMinUsefulAlignment)
+            alignments[op] = std::min<int64_t>(alignment, kMaxAlignment);
+        });
+    }
     // Outer control flow first, so inner ops see the structured states of outer values.
     SmallVector<Operation *> controlFlow;
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -257,6 +274,15 @@ private:
     return tt::AddPtrOp::create(b, loc, s.base.getType(), s.base, off);
   }
 
+  /// The tile pointer for access `op`, carrying `tessel.alignment` (bytes) when AxisInfo
+  /// proved the first element aligned.
+  Value makeTilePointer(OpBuilder &b, Operation *op, const PtrState &s, Type resultType) {
+    Value tile = makeTilePointer(b, op->getLoc(), s, resultType);
+    if (auto it = alignments.find(op); it != alignments.end())
+      tile.getDefiningOp()->setAttr("tessel.alignment", b.getI64IntegerAttr(it->second));
+    return tile;
+  }
+
   Value makeTilePointer(OpBuilder &b, Location loc, const PtrState &s, Type resultType) {
     Value base = offsetBase(b, loc, s);
     SmallVector<OpFoldResult> offsets, parents;
@@ -352,7 +378,7 @@ private:
           other = *scalar;
         }
       }
-      Value tptr = makeTilePointer(b, loc, *state, ptr.getType());
+      Value tptr = makeTilePointer(b, op, *state, ptr.getType());
       SmallVector<Value> dynMask;
       SmallVector<int64_t> staticMask;
       dispatchIndexOpFoldResults(maskDims, dynMask, staticMask);
@@ -373,7 +399,7 @@ private:
       }
       maskDims = m->bounds;
     }
-    Value tptr = makeTilePointer(b, loc, *state, ptr.getType());
+    Value tptr = makeTilePointer(b, op, *state, ptr.getType());
     SmallVector<Value> dynMask;
     SmallVector<int64_t> staticMask;
     dispatchIndexOpFoldResults(maskDims, dynMask, staticMask);
@@ -382,8 +408,12 @@ private:
     store.erase();
   }
 
+  /// Alignments worth telling the backend about (bytes), and the most it can use.
+  static constexpr int64_t kMinUsefulAlignment = 16, kMaxAlignment = 64;
+
   ModuleOp module;
   PtrAnalysis analysis;
+  DenseMap<Operation *, int64_t> alignments;
 };
 
 /// Breaks the cycle that keeps a loop-carried pointer alive once nothing reads it: the yield
