@@ -486,6 +486,35 @@ std::optional<MaskState> PtrAnalysis::computeMask(Value value) {
       lhs->bounds[d] = minimum(builder, loc, lhs->bounds[d], rhs->bounds[d]);
     return lhs;
   }
+  if (auto orOp = dyn_cast<arith::OrIOp>(def)) {
+    // The union of two leading boxes is a box when they differ along at most one dimension:
+    // there it reaches the larger bound.
+    std::optional<MaskState> lhs = getMask(orOp.getLhs());
+    if (!lhs)
+      return std::nullopt;
+    std::optional<MaskState> rhs = getMask(orOp.getRhs());
+    if (!rhs)
+      return std::nullopt;
+    int64_t differing = -1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (same(lhs->bounds[d], rhs->bounds[d]))
+        continue;
+      if (differing >= 0)
+        return fail("'or' of masks that differ along two dimensions is not a box");
+      differing = d;
+    }
+    if (differing < 0)
+      return lhs;
+    builder.setInsertionPointAfter(def);
+    OpFoldResult a = lhs->bounds[differing], b = rhs->bounds[differing];
+    std::optional<int64_t> ca = getConstantIntValue(a), cb = getConstantIntValue(b);
+    lhs->bounds[differing] =
+        ca && cb ? OpFoldResult(builder.getIndexAttr(std::max(*ca, *cb)))
+                 : OpFoldResult(arith::MaxSIOp::create(builder, loc, materialize(builder, loc, a),
+                                                       materialize(builder, loc, b))
+                                    .getResult());
+    return lhs;
+  }
   auto cmp = dyn_cast<arith::CmpIOp>(def);
   if (!cmp)
     return fail(Twine("mask computed by '") + def->getName().getStringRef() +

@@ -55,21 +55,53 @@ tt.func @gather_falls_back(%table: !tt.ptr<f32>, %idx: !tt.ptr<i32>) -> tensor<8
 
 // -----
 
-// A mask that is not a box (an `or`) keeps the access unstructured.
-// CHECK-LABEL: tt.func @or_mask_falls_back
-tt.func @or_mask_falls_back(%p: !tt.ptr<f32>, %a: i32, %b: i32) -> tensor<16xf32> {
+// An `or` of two row bounds on the same columns is a box (the larger bound).
+// CHECK-LABEL: tt.func @or_mask_box
+tt.func @or_mask_box(%p: !tt.ptr<f32>, %a: i32, %b: i32) -> tensor<16xf32> {
   %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
   %sa = tt.splat %a : i32 -> tensor<16xi32>
   %sb = tt.splat %b : i32 -> tensor<16xi32>
   %m1 = arith.cmpi slt, %r, %sa : tensor<16xi32>
-  %m2 = arith.cmpi sgt, %r, %sb : tensor<16xi32>
+  %m2 = arith.cmpi slt, %r, %sb : tensor<16xi32>
   %m = arith.ori %m1, %m2 : tensor<16xi1>
   %ps = tt.splat %p : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
   %pp = tt.addptr %ps, %r : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
-  // CHECK: tt.load %{{.*}}, %{{.*}} : tensor<16x!tt.ptr<f32>>
-  // expected-remark @+1 {{left unstructured: mask computed by 'arith.ori' has no structured form}}
+  // The union: the larger of the two clamped bounds (not a clamp against %c0).
+  // CHECK: %[[U:.*]] = arith.maxsi %{{[0-9]+}}, %{{[0-9]+}} : index
+  // CHECK-NEXT: tts.make_tptr
+  // CHECK-NEXT: tts.load %{{.*}} mask: [%[[U]]]
   %v = tt.load %pp, %m : tensor<16x!tt.ptr<f32>>
   tt.return %v : tensor<16xf32>
+}
+
+// -----
+
+// An `or` of boxes that differ along two dimensions is not a box: the access stays
+// unstructured.
+// CHECK-LABEL: tt.func @or_mask_falls_back
+tt.func @or_mask_falls_back(%p: !tt.ptr<f32>, %a: i32, %b: i32) -> tensor<4x8xf32> {
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %c = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %r2 = tt.expand_dims %r {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %c2 = tt.expand_dims %c {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
+  %sa = tt.splat %a : i32 -> tensor<4x1xi32>
+  %sb = tt.splat %b : i32 -> tensor<1x8xi32>
+  %m1 = arith.cmpi slt, %r2, %sa : tensor<4x1xi32>
+  %m2 = arith.cmpi slt, %c2, %sb : tensor<1x8xi32>
+  %m1b = tt.broadcast %m1 : tensor<4x1xi1> -> tensor<4x8xi1>
+  %m2b = tt.broadcast %m2 : tensor<1x8xi1> -> tensor<4x8xi1>
+  %m = arith.ori %m1b, %m2b : tensor<4x8xi1>
+  %rb = tt.broadcast %r2 : tensor<4x1xi32> -> tensor<4x8xi32>
+  %cb = tt.broadcast %c2 : tensor<1x8xi32> -> tensor<4x8xi32>
+  %c8 = arith.constant dense<8> : tensor<4x8xi32>
+  %rs = arith.muli %rb, %c8 : tensor<4x8xi32>
+  %offs = arith.addi %rs, %cb : tensor<4x8xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<4x8x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %offs : tensor<4x8x!tt.ptr<f32>>, tensor<4x8xi32>
+  // CHECK: tt.load %{{.*}}, %{{.*}} : tensor<4x8x!tt.ptr<f32>>
+  // expected-remark @+1 {{left unstructured: 'or' of masks that differ along two dimensions is not a box}}
+  %v = tt.load %pp, %m : tensor<4x8x!tt.ptr<f32>>
+  tt.return %v : tensor<4x8xf32>
 }
 
 // -----
