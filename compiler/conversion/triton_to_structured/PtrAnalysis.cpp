@@ -234,6 +234,43 @@ static std::optional<OffsetState> broadcastState(OpBuilder &b, const OffsetState
   return r;
 }
 
+/// The state of `x` viewed in `shape` (tt.reshape): dropping or inserting size-1 dimensions
+/// keeps the strides; a 1-D range reshaped to several dimensions gets the row-major strides.
+static std::optional<OffsetState> reshapeState(OpBuilder &b, Location loc, const OffsetState &x,
+                                               ArrayRef<int64_t> shape) {
+  if (x.hasWrap())
+    return std::nullopt;
+  SmallVector<int64_t> srcNonUnit, dstNonUnit;
+  SmallVector<OpFoldResult> srcStrides;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (x.shape[d] != 1) {
+      srcNonUnit.push_back(x.shape[d]);
+      srcStrides.push_back(x.strides[d]);
+    }
+  for (int64_t s : shape)
+    if (s != 1)
+      dstNonUnit.push_back(s);
+  OffsetState r = uniform(b, shape, x.scalar);
+  if (srcNonUnit == dstNonUnit) {
+    size_t k = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] != 1)
+        r.strides[d] = srcStrides[k++];
+    return r;
+  }
+  if (srcNonUnit.size() == 1) {
+    // Element k of the range sits at row-major position k of the new shape.
+    OpFoldResult stride = srcStrides[0];
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      if (shape[d] != 1)
+        r.strides[d] = stride;
+      stride = PtrAnalysis::mul(b, loc, stride, b.getIndexAttr(shape[d]));
+    }
+    return r;
+  }
+  return std::nullopt;
+}
+
 std::optional<OffsetState> PtrAnalysis::computeOffset(Value value) {
   Type type = value.getType();
   if (!isa<IntegerType, IndexType>(getElementTypeOrSelf(type)))
@@ -279,6 +316,16 @@ std::optional<OffsetState> PtrAnalysis::computeOffset(Value value) {
     std::optional<OffsetState> r = broadcastState(builder, *src, shape);
     if (!r)
       return fail("broadcast of a wrap-around dimension");
+    return r;
+  }
+  if (auto reshape = dyn_cast<tt::ReshapeOp>(def)) {
+    std::optional<OffsetState> src = getOffset(reshape.getSrc());
+    if (!src)
+      return std::nullopt;
+    builder.setInsertionPointAfter(def);
+    std::optional<OffsetState> r = reshapeState(builder, loc, *src, shape);
+    if (!r)
+      return fail("reshape of a multi-dimensional or wrapped offset");
     return r;
   }
   if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(def))
@@ -414,6 +461,17 @@ std::optional<PtrState> PtrAnalysis::computePtr(Value value) {
     if (!ptr)
       return std::nullopt;
     ptr->offset = expandState(builder, ptr->offset, expand.getAxis());
+    return ptr;
+  }
+  if (auto reshape = dyn_cast<tt::ReshapeOp>(def)) {
+    std::optional<PtrState> ptr = getPtr(reshape.getSrc());
+    if (!ptr)
+      return std::nullopt;
+    builder.setInsertionPointAfter(def);
+    std::optional<OffsetState> r = reshapeState(builder, loc, ptr->offset, shape);
+    if (!r)
+      return fail("reshape of multi-dimensional or wrapped pointers");
+    ptr->offset = *r;
     return ptr;
   }
   if (auto bcast = dyn_cast<tt::BroadcastOp>(def)) {

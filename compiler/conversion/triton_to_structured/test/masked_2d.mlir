@@ -111,3 +111,24 @@ tt.func @store_le_mask(%p: !tt.ptr<f32>, %last: i32, %ld: i32, %v: tensor<8x4xf3
   tt.store %pp, %v, %mb : tensor<8x4x!tt.ptr<f32>>
   tt.return
 }
+
+// -----
+
+// tt.reshape of a 1-D range into rows: row-major strides; of pointers: the same.
+// CHECK-LABEL: tt.func @reshaped_range
+tt.func @reshaped_range(%p: !tt.ptr<f32>, %q: !tt.ptr<f32>) -> (tensor<8x16xf32>, tensor<4x32xf32>) {
+  %r = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+  %c2 = arith.constant dense<2> : tensor<128xi32>
+  %r2 = arith.muli %r, %c2 : tensor<128xi32>
+  %grid = tt.reshape %r2 : tensor<128xi32> -> tensor<8x16xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<8x16x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %grid : tensor<8x16x!tt.ptr<f32>>, tensor<8x16xi32>
+  // CHECK: tts.make_tptr %{{.*}} to sizes: [8, 16], strides: [32, 2], offsets: [0, 0], parent_sizes: [0, 0]
+  %v = tt.load %pp : tensor<8x16x!tt.ptr<f32>>
+  %qs = tt.splat %q : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+  %qp = tt.addptr %qs, %r : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+  %qr = tt.reshape %qp : tensor<128x!tt.ptr<f32>> -> tensor<4x32x!tt.ptr<f32>>
+  // CHECK: tts.make_tptr %{{.*}} to sizes: [4, 32], strides: [32, 1], offsets: [0, 0], parent_sizes: [0, 0]
+  %w = tt.load %qr : tensor<4x32x!tt.ptr<f32>>
+  tt.return %v, %w : tensor<8x16xf32>, tensor<4x32xf32>
+}
