@@ -24,6 +24,8 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   nlohmann-json3-dev
+  # OpenBLAS: the matmul baseline of benchmarks/.
+  libopenblas-dev
 )
 
 if [ "$(id -u)" -eq 0 ]; then

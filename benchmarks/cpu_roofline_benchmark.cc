@@ -1,0 +1,208 @@
+//===- cpu_roofline_benchmark.cc - tessel against OpenBLAS and memcpy -*- C++ -*-===//
+//
+// In one run: tessel's f32 matmul (Triton's grouped matmul, 64x64x32 blocks, default CPU
+// knobs) against OpenBLAS cblas_sgemm at n = 512, 1024, 2048; tessel's softmax and row sum
+// against a plain copy of the same bytes. Counters: GFLOP/s or GB/s, and the ratio to the
+// baseline measured in the same process.
+//
+//   bazel run //benchmarks:cpu_roofline_benchmark
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/pipeline/Compiler.h"
+#include "runtime/Device.h"
+
+#include "benchmark/benchmark.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+namespace {
+
+using namespace tessel::runtime;
+
+Device &device() {
+  static std::unique_ptr<Device> d = *Device::Create("cpu");
+  return *d;
+}
+
+const Kernel &kernel(const std::string &path, const std::string &entry) {
+  static std::map<std::string, std::pair<std::unique_ptr<Module>, std::unique_ptr<Kernel>>>
+      cache;
+  auto it = cache.find(path);
+  if (it != cache.end())
+    return *it->second.second;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  tessel::CompileOptions options;
+  options.entry = entry;
+  char dir[] = "/tmp/tessel-roofline-XXXXXX";
+  options.outputPath = std::string(mkdtemp(dir)) + "/" + entry + ".so";
+  auto so = tessel::compileTTIR(text.str(), path, options);
+  if (!so.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(so.status().message()).c_str());
+    std::exit(1);
+  }
+  auto module = device().Load(*so);
+  auto k = (*module)->GetKernel(entry);
+  auto &slot = cache[path];
+  slot.first = *std::move(module);
+  slot.second = std::make_unique<Kernel>(*k);
+  return *slot.second;
+}
+
+std::vector<float> randomFloats(size_t n) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(gen);
+  return v;
+}
+
+/// Times `fn` the way Google Benchmark does and returns the median seconds of a few runs, so
+/// the ratio counter compares like with like.
+template <typename Fn>
+double medianSeconds(Fn fn) {
+  std::vector<double> t;
+  for (int i = 0; i < 7; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// ---- matmul f32 --------------------------------------------------------------------------
+
+const char *kMatmul = "compiler/dialect/triton/test/triton_printed/matmul_f32_64x64x32.ttir";
+
+struct MatmulData {
+  int n;
+  std::vector<float> a, b, c;
+  explicit MatmulData(int n) : n(n), a(randomFloats(size_t(n) * n)), b(randomFloats(size_t(n) * n)), c(size_t(n) * n) {}
+};
+
+void tesselMatmul(MatmulData &d) {
+  const Kernel &k = kernel(kMatmul, "matmul_kernel");
+  int n = d.n;
+  auto s = device().Launch(k, Grid{(n / 64) * (n / 64), 1, 1},
+                           {d.a.data(), d.b.data(), d.c.data(), n, n, n, n, n, n});
+  if (!s.ok())
+    std::abort();
+}
+
+void blasMatmul(MatmulData &d) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, d.n, d.n, d.n, 1.0f, d.a.data(), d.n,
+              d.b.data(), d.n, 0.0f, d.c.data(), d.n);
+}
+
+void BM_TesselMatmulF32(benchmark::State &state) {
+  MatmulData d(state.range(0));
+  double flops = 2.0 * d.n * d.n * d.n;
+  for (auto _ : state) {
+    tesselMatmul(d);
+    benchmark::DoNotOptimize(d.c.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  double tessel = medianSeconds([&] { tesselMatmul(d); });
+  double blas = medianSeconds([&] { blasMatmul(d); });
+  state.counters["vs_openblas"] = blas / tessel;
+}
+BENCHMARK(BM_TesselMatmulF32)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_OpenBlasSgemm(benchmark::State &state) {
+  MatmulData d(state.range(0));
+  double flops = 2.0 * d.n * d.n * d.n;
+  for (auto _ : state) {
+    blasMatmul(d);
+    benchmark::DoNotOptimize(d.c.data());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_OpenBlasSgemm)->Arg(512)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// ---- softmax and row sum against a copy of the same bytes ---------------------------------
+
+constexpr int kRows = 4096, kCols = 1000, kStride = 1024;
+
+struct RowData {
+  std::vector<float> in = randomFloats(size_t(kRows) * kStride), out = std::vector<float>(size_t(kRows) * kStride);
+};
+
+void copyRows(RowData &d) {
+  device(); // same threads as the kernels: copy rows in parallel chunks
+  static ThreadPool pool(0);
+  pool.ParallelFor(kRows, [&](int64_t b, int64_t e) {
+    std::memcpy(&d.out[b * kStride], &d.in[b * kStride], size_t(e - b) * kStride * sizeof(float));
+  });
+}
+
+void BM_Copy(benchmark::State &state) {
+  RowData d;
+  for (auto _ : state) {
+    copyRows(d);
+    benchmark::DoNotOptimize(d.out.data());
+  }
+  // Bytes moved: read and written.
+  state.counters["GB/s"] = benchmark::Counter(2.0 * kRows * kStride * 4 * state.iterations() / 1e9,
+                                              benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Copy)->UseRealTime();
+
+void BM_TesselSoftmax(benchmark::State &state) {
+  RowData d;
+  const Kernel &k = kernel("compiler/dialect/triton/test/triton_printed/softmax_block1024.ttir",
+                           "softmax_kernel");
+  auto run = [&] {
+    if (!device().Launch(k, Grid{kRows, 1, 1}, {d.out.data(), d.in.data(), kStride, kStride, kCols}).ok())
+      std::abort();
+  };
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(d.out.data());
+  }
+  double bytes = 2.0 * kRows * kCols * 4; // each element read once and written once
+  state.counters["GB/s"] =
+      benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  double kernelRate = bytes / medianSeconds(run);
+  double copyRate = 2.0 * kRows * kStride * 4 / medianSeconds([&] { copyRows(d); });
+  state.counters["vs_copy"] = kernelRate / copyRate;
+}
+BENCHMARK(BM_TesselSoftmax)->UseRealTime();
+
+void BM_TesselRowSum(benchmark::State &state) {
+  RowData d;
+  const Kernel &k = kernel("benchmarks/ttir/row_sum_block1024.ttir", "row_sum");
+  auto run = [&] {
+    if (!device().Launch(k, Grid{kRows, 1, 1}, {d.in.data(), d.out.data(), kStride, kCols}).ok())
+      std::abort();
+  };
+  for (auto _ : state) {
+    run();
+    benchmark::DoNotOptimize(d.out.data());
+  }
+  double bytes = double(kRows) * kCols * 4 + kRows * 4; // read once, one float per row written
+  state.counters["GB/s"] =
+      benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+  double kernelRate = bytes / medianSeconds(run);
+  double copyRate = 2.0 * kRows * kStride * 4 / medianSeconds([&] { copyRows(d); });
+  state.counters["vs_copy"] = kernelRate / copyRate;
+}
+BENCHMARK(BM_TesselRowSum)->UseRealTime();
+
+} // namespace
+
+BENCHMARK_MAIN();
