@@ -67,6 +67,9 @@ static constexpr const char *kBufferizePipeline =
     "one-shot-bufferize{bufferize-function-boundaries=false "
     "allow-return-allocs-from-loops=true},"
     "canonicalize,cse,"
+    // Tile buffers: out of loops, then onto the stack (no malloc per program) up to 64 KiB.
+    "func.func(buffer-hoisting,buffer-loop-hoisting,"
+    "promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
     "buffer-deallocation-pipeline";
 
 static constexpr const char *kLoopsPipeline =
