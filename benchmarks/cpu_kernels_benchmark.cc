@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/pipeline/Compiler.h"
+#include "benchmarks/CompiledKernels.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
 
@@ -26,36 +26,10 @@ namespace {
 
 using namespace tessel::runtime;
 
-/// Compiled kernels, built once per process and lowering configuration.
 const Kernel &kernel(const std::string &dump, const std::string &entry,
                      const tessel::CpuKnobs &knobs = {}) {
-  static std::map<std::string, std::pair<std::unique_ptr<Module>, std::unique_ptr<Kernel>>>
-      cache;
-  std::string key = dump + "/" + std::to_string(knobs.matmulTileM) + "x" +
-                    std::to_string(knobs.matmulTileN) + "x" + std::to_string(knobs.matmulTileK) +
-                    "/" + std::to_string(knobs.vectorWidth) + "x" + std::to_string(knobs.unroll);
-  auto it = cache.find(key);
-  if (it != cache.end())
-    return *it->second.second;
-  std::ifstream in("compiler/dialect/triton/test/triton_printed/" + dump + ".ttir");
-  std::stringstream text;
-  text << in.rdbuf();
-  tessel::CompileOptions options;
-  options.entry = entry;
-  options.knobs = knobs;
-  char dir[] = "/tmp/tessel-bench-XXXXXX";
-  options.outputPath = std::string(mkdtemp(dir)) + "/" + dump + ".so";
-  auto so = tessel::compileTTIR(text.str(), dump, options);
-  if (!so.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(so.status().message()).c_str());
-    std::exit(1);
-  }
-  auto module = Module::Open(*so);
-  auto k = (*module)->GetKernel(entry);
-  auto &slot = cache[key];
-  slot.first = *std::move(module);
-  slot.second = std::make_unique<Kernel>(*k);
-  return *slot.second;
+  return tessel::bench::CompiledKernel(
+      "compiler/dialect/triton/test/triton_printed/" + dump + ".ttir", entry, knobs);
 }
 
 std::vector<float> randomFloats(size_t n) {

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/pipeline/Compiler.h"
+#include "benchmarks/CompiledKernels.h"
 #include "runtime/Device.h"
 
 #include "benchmark/benchmark.h"
@@ -35,29 +35,7 @@ Device &device() {
 }
 
 const Kernel &kernel(const std::string &path, const std::string &entry) {
-  static std::map<std::string, std::pair<std::unique_ptr<Module>, std::unique_ptr<Kernel>>>
-      cache;
-  auto it = cache.find(path);
-  if (it != cache.end())
-    return *it->second.second;
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  tessel::CompileOptions options;
-  options.entry = entry;
-  char dir[] = "/tmp/tessel-roofline-XXXXXX";
-  options.outputPath = std::string(mkdtemp(dir)) + "/" + entry + ".so";
-  auto so = tessel::compileTTIR(text.str(), path, options);
-  if (!so.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(so.status().message()).c_str());
-    std::exit(1);
-  }
-  auto module = device().Load(*so);
-  auto k = (*module)->GetKernel(entry);
-  auto &slot = cache[path];
-  slot.first = *std::move(module);
-  slot.second = std::make_unique<Kernel>(*k);
-  return *slot.second;
+  return tessel::bench::CompiledKernel(path, entry);
 }
 
 std::vector<float> randomFloats(size_t n) {

@@ -234,55 +234,28 @@ TEST_P(CpuEndToEnd, FusedSoftmax) {
   }
 }
 
-TEST_P(CpuEndToEnd, MatmulF16WithF32Accumulation) {
-  Loaded k = compileAndLoad("matmul_128x128x32", "matmul_kernel_base");
-  ASSERT_TRUE(k.kernel);
-  const int M = 144, N = 272, K = 80; // multiples of 16 (the dump's divisibility), not of blocks
-  std::vector<float> af = randomFloats(M * K), bf = randomFloats(K * N);
-  std::vector<uint16_t> a(M * K), b(K * N), c(M * N, 0x7e00 /* NaN */);
-  for (int i = 0; i < M * K; ++i) {
-    a[i] = toHalf(af[i]);
-    af[i] = fromHalf(a[i]);
-  }
-  for (int i = 0; i < K * N; ++i) {
-    b[i] = toHalf(bf[i]);
-    bf[i] = fromHalf(b[i]);
-  }
-  const int programs = ((M + 127) / 128) * ((N + 127) / 128);
-  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{programs, 1, 1},
-                                      {a.data(), b.data(), c.data(), int32_t(M), int32_t(N),
-                                       int32_t(K), int32_t(K), int32_t(N), int32_t(N)},
-                                      pool())
-                  .ok());
-  std::vector<float> got(M * N), want(M * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double s = 0;
-      for (int l = 0; l < K; ++l)
-        s += double(af[i * K + l]) * bf[l * N + j];
-      want[i * N + j] = fromHalf(toHalf(float(s)));
-      got[i * N + j] = fromHalf(c[i * N + j]);
-    }
-  // f32 accumulation of 80 products, then one rounding to f16 (2^-11 relative).
-  EXPECT_TRUE(close(got, want, 2e-3f, 2e-3f));
-}
+/// One matmul kernel run: C = A(MxK) * B(KxN) in element type Elem with f32 accumulation,
+/// all row-major and contiguous; the kernel takes (a, b, c, M, N, K, lda, ldb, ldc).
+struct MatmulCase {
+  std::string dump, entry;
+  int M, N, K;
+  Grid grid;
+  float atol, rtol;
+};
 
-/// The grouped-ordering matmul dumped with 64x64x32 blocks for f32 or bf16 inputs (f32
-/// accumulation; the result stored in the input type).
 template <typename Elem>
-void runGroupedMatmul(ThreadPool &pool, const std::string &dump, float (*load)(Elem),
-                      Elem (*store)(float), float atol, float rtol) {
-  Loaded k = compileAndLoad(dump, "matmul_kernel");
+void runMatmul(ThreadPool &pool, const MatmulCase &mc, float (*load)(Elem),
+               Elem (*store)(float)) {
+  Loaded k = compileAndLoad(mc.dump, mc.entry);
   ASSERT_TRUE(k.kernel);
-  const int M = 112, N = 144, K = 80; // multiples of 16, not of the 64x64x32 blocks
+  const int M = mc.M, N = mc.N, K = mc.K;
   std::vector<float> af = randomFloats(M * K), bf = randomFloats(K * N);
   std::vector<Elem> a(M * K), b(K * N), c(M * N, store(std::numeric_limits<float>::quiet_NaN()));
   for (int i = 0; i < M * K; ++i)
     af[i] = load(a[i] = store(af[i]));
   for (int i = 0; i < K * N; ++i)
     bf[i] = load(b[i] = store(bf[i]));
-  const int programs = ((M + 63) / 64) * ((N + 63) / 64);
-  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{programs, 1, 1},
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, mc.grid,
                                       {a.data(), b.data(), c.data(), int32_t(M), int32_t(N),
                                        int32_t(K), int32_t(K), int32_t(N), int32_t(N)},
                                       pool)
@@ -296,46 +269,44 @@ void runGroupedMatmul(ThreadPool &pool, const std::string &dump, float (*load)(E
       want[i * N + j] = load(store(float(sum)));
       got[i * N + j] = load(c[i * N + j]);
     }
-  EXPECT_TRUE(close(got, want, atol, rtol)) << dump;
+  EXPECT_TRUE(close(got, want, mc.atol, mc.rtol)) << mc.dump;
+}
+
+float identity(float x) { return x; }
+
+TEST_P(CpuEndToEnd, MatmulF16WithF32Accumulation) {
+  // Triton's sample (128x128x32 blocks); sizes are multiples of 16 (the dump's divisibility)
+  // but not of the blocks. f32 accumulation of 80 products, then one rounding to f16
+  // (2^-11 relative).
+  runMatmul<uint16_t>(pool(),
+                      {"matmul_128x128x32", "matmul_kernel_base", 144, 272, 80,
+                       Grid{2 * 3, 1, 1}, 2e-3f, 2e-3f},
+                      fromHalf, toHalf);
 }
 
 TEST_P(CpuEndToEnd, MatmulF32) {
   // f32 products accumulated in f32 over K = 80 (the CPU computes full f32, not tf32).
-  runGroupedMatmul<float>(pool(), "matmul_f32_64x64x32", [](float x) { return x; },
-                          [](float x) { return x; }, 1e-4f, 1e-4f);
+  runMatmul<float>(pool(),
+                   {"matmul_f32_64x64x32", "matmul_kernel", 112, 144, 80, Grid{2 * 3, 1, 1},
+                    1e-4f, 1e-4f},
+                   identity, identity);
 }
 
 TEST_P(CpuEndToEnd, MatmulBF16WithF32Accumulation) {
   // One final rounding to bf16: 2^-8 relative.
-  runGroupedMatmul<uint16_t>(pool(), "matmul_bf16_64x64x32", fromBf16, toBf16, 1e-2f, 8e-3f);
+  runMatmul<uint16_t>(pool(),
+                      {"matmul_bf16_64x64x32", "matmul_kernel", 112, 144, 80,
+                       Grid{2 * 3, 1, 1}, 1e-2f, 8e-3f},
+                      fromBf16, toBf16);
 }
 
 TEST_P(CpuEndToEnd, BlockPointerMatmul) {
-  // tt.make_tensor_ptr / tt.advance with boundary checks (hand-written TTIR in Triton's form).
-  Loaded k = compileAndLoad("compiler/pipeline/test/block_pointer_matmul.mlir", "block_matmul");
-  ASSERT_TRUE(k.kernel);
-  const int M = 100, N = 90, K = 70; // not multiples of the 64x64x32 blocks: checks on
-  std::vector<float> af = randomFloats(M * K), bf = randomFloats(K * N);
-  std::vector<uint16_t> a(M * K), b(K * N), c(M * N, 0x7e00);
-  for (int i = 0; i < M * K; ++i)
-    af[i] = fromHalf(a[i] = toHalf(af[i]));
-  for (int i = 0; i < K * N; ++i)
-    bf[i] = fromHalf(b[i] = toHalf(bf[i]));
-  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, Grid{(M + 63) / 64, (N + 63) / 64, 1},
-                                      {a.data(), b.data(), c.data(), int32_t(M), int32_t(N),
-                                       int32_t(K), int32_t(K), int32_t(N), int32_t(N)},
-                                      pool())
-                  .ok());
-  std::vector<float> got(M * N), want(M * N);
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      double sum = 0;
-      for (int l = 0; l < K; ++l)
-        sum += double(af[i * K + l]) * bf[l * N + j];
-      want[i * N + j] = fromHalf(toHalf(float(sum)));
-      got[i * N + j] = fromHalf(c[i * N + j]);
-    }
-  EXPECT_TRUE(close(got, want, 2e-3f, 2e-3f));
+  // tt.make_tensor_ptr / tt.advance with boundary checks (hand-written TTIR in Triton's
+  // form); sizes not multiples of the 64x64x32 blocks, so the checks matter.
+  runMatmul<uint16_t>(pool(),
+                      {"compiler/pipeline/test/block_pointer_matmul.mlir", "block_matmul", 100,
+                       90, 70, Grid{2, 2, 1}, 2e-3f, 2e-3f},
+                      fromHalf, toHalf);
 }
 
 TEST_P(CpuEndToEnd, LayerNormForward) {

@@ -1,0 +1,59 @@
+//===- CompiledKernels.cc - kernels compiled once per benchmark process -*- C++ -*-===//
+
+#include "benchmarks/CompiledKernels.h"
+
+#include "compiler/pipeline/Compiler.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace tessel::bench {
+
+const runtime::Kernel &CompiledKernel(const std::string &path, const std::string &entry,
+                                      const CpuKnobs &knobs) {
+  static std::map<std::string, std::pair<std::unique_ptr<runtime::Module>,
+                                         std::unique_ptr<runtime::Kernel>>>
+      cache;
+  std::string key = path + "|" + entry + "|" + std::to_string(knobs.matmulTileM) + "x" +
+                    std::to_string(knobs.matmulTileN) + "x" + std::to_string(knobs.matmulTileK) +
+                    "|" + std::to_string(knobs.vectorWidth) + "x" + std::to_string(knobs.unroll);
+  if (auto it = cache.find(key); it != cache.end())
+    return *it->second.second;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  CompileOptions options;
+  options.entry = entry;
+  options.knobs = knobs;
+  char dir[] = "/tmp/tessel-bench-XXXXXX";
+  if (!mkdtemp(dir)) {
+    std::perror("mkdtemp");
+    std::exit(1);
+  }
+  options.outputPath = std::string(dir) + "/" + entry + ".so";
+  auto so = compileTTIR(text.str(), path, options);
+  if (!so.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(so.status().message()).c_str());
+    std::exit(1);
+  }
+  auto module = runtime::Module::Open(*so);
+  if (!module.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
+    std::exit(1);
+  }
+  auto kernel = (*module)->GetKernel(entry);
+  if (!kernel.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(kernel.status().message()).c_str());
+    std::exit(1);
+  }
+  auto &slot = cache[key];
+  slot.first = *std::move(module);
+  slot.second = std::make_unique<runtime::Kernel>(*kernel);
+  return *slot.second;
+}
+
+} // namespace tessel::bench

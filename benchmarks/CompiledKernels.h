@@ -1,0 +1,20 @@
+//===- CompiledKernels.h - kernels compiled once per benchmark process -*- C++ -*-===//
+
+#ifndef TESSEL_BENCHMARKS_COMPILEDKERNELS_H
+#define TESSEL_BENCHMARKS_COMPILEDKERNELS_H
+
+#include "compiler/backend/cpu/CpuBackend.h"
+#include "runtime/Module.h"
+
+#include <string>
+
+namespace tessel::bench {
+
+/// The kernel `entry` of the TTIR file at `path` compiled with `knobs`, loaded once per
+/// process and configuration. Exits with the compiler's message if it does not compile.
+const runtime::Kernel &CompiledKernel(const std::string &path, const std::string &entry,
+                                      const CpuKnobs &knobs = {});
+
+} // namespace tessel::bench
+
+#endif // TESSEL_BENCHMARKS_COMPILEDKERNELS_H
