@@ -64,6 +64,9 @@ tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
 /// Memref-level lowering before the launch entry points are added, then the conversion to the
 /// LLVM dialect after (pass lists for a module-anchored pass manager).
 static constexpr const char *kBufferizePipeline =
+    // Elementwise producers (splats, sub, exp, ...) fuse into their consumers: one pass over
+    // a tile instead of one per op.
+    "linalg-fuse-elementwise-ops,canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries=false "
     "allow-return-allocs-from-loops=true},"
     "canonicalize,cse,"
