@@ -55,6 +55,10 @@ tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
           features += ",";
         features += (f.second ? "+" : "-") + f.first().str();
       }
+      // LLVM's tuning for AVX-512 server parts keeps vectors at 256 bits; the tile kernels are
+      // all vector work, so use the full width.
+      if (features.find("+avx512f") != std::string::npos)
+        features += ",-prefer-256-bit";
       r.features = features;
     }
   }
