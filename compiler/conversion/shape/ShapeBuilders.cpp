@@ -7,6 +7,20 @@
 
 using namespace mlir;
 
+Value tessel::emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+}
+
+tessel::AxisSlice::AxisSlice(OpBuilder &b, ArrayRef<int64_t> shape, int64_t axis,
+                             int64_t offset, int64_t size) {
+  for (auto [d, extent] : llvm::enumerate(shape)) {
+    bool onAxis = static_cast<int64_t>(d) == axis;
+    offsets.push_back(b.getIndexAttr(onAxis ? offset : 0));
+    sizes.push_back(b.getIndexAttr(onAxis ? size : extent));
+    strides.push_back(b.getIndexAttr(1));
+  }
+}
+
 SmallVector<ReassociationIndices> tessel::unitDimReassociation(int64_t rank, int64_t axis) {
   SmallVector<ReassociationIndices> groups;
   for (int64_t d = 0; d < rank; ++d) {
@@ -39,10 +53,9 @@ Value tessel::buildBroadcast(OpBuilder &b, Location loc, Value src,
     exprs.push_back(srcType.getDimSize(d) == 1 && resultType.getDimSize(d) != 1
                         ? b.getAffineConstantExpr(0)
                         : b.getAffineDimExpr(d));
-  Value init =
-      tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
   return linalg::GenericOp::create(
-             b, loc, TypeRange{resultType}, ValueRange{src}, ValueRange{init},
+             b, loc, TypeRange{resultType}, ValueRange{src},
+             ValueRange{emptyLike(b, loc, resultType)},
              ArrayRef<AffineMap>{AffineMap::get(rank, 0, exprs, b.getContext()),
                                  b.getMultiDimIdentityMap(rank)},
              SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),

@@ -13,6 +13,17 @@
 
 namespace tessel {
 
+/// tensor.empty of `type`'s shape and element type (a destination for linalg ops).
+mlir::Value emptyLike(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type);
+
+/// Offsets, sizes and unit strides selecting `size` elements at `offset` along `axis` of
+/// `shape` and everything along the other dimensions.
+struct AxisSlice {
+  llvm::SmallVector<mlir::OpFoldResult> offsets, sizes, strides;
+  AxisSlice(mlir::OpBuilder &b, llvm::ArrayRef<int64_t> shape, int64_t axis, int64_t offset,
+            int64_t size);
+};
+
 /// Reassociation grouping the unit dimension `axis` of a rank-`rank` tensor with a neighbour:
 /// expands a rank-(rank-1) tensor by a size-1 dimension at `axis`.
 llvm::SmallVector<mlir::ReassociationIndices> unitDimReassociation(int64_t rank, int64_t axis);

@@ -41,9 +41,7 @@ MemRefType rootType(Type pointee) {
   return MemRefType::get({ShapedType::kDynamic}, pointee, layout);
 }
 
-bool hasPointers(Type type) {
-  return isa<tt::PointerType>(getElementTypeOrSelf(type));
-}
+using tt::hasPointerElements;
 
 Value indexValue(OpBuilder &b, Location loc, OpFoldResult v) {
   return getValueOrCreateConstantIndexOp(b, loc, v);
@@ -53,7 +51,7 @@ Value indexValue(OpBuilder &b, Location loc, OpFoldResult v) {
 Value mapElements(OpBuilder &b, Location loc, ValueRange inputs, RankedTensorType resultType,
                   function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
   int64_t rank = resultType.getRank();
-  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), resultType.getElementType());
+  Value init = tessel::emptyLike(b, loc, resultType);
   SmallVector<AffineMap> maps(inputs.size() + 1, b.getMultiDimIdentityMap(rank));
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
@@ -178,7 +176,7 @@ private:
       dead.push_back(op);
       return success();
     }
-    if (auto splat = dyn_cast<tt::SplatOp>(op); splat && hasPointers(splat.getType())) {
+    if (auto splat = dyn_cast<tt::SplatOp>(op); splat && hasPointerElements(splat.getType())) {
       std::optional<Address> base = addressOf(op, splat.getSrc());
       if (!base)
         return failure();
@@ -190,7 +188,7 @@ private:
       dead.push_back(op);
       return success();
     }
-    if (isa<tt::BroadcastOp, tt::ExpandDimsOp>(op) && hasPointers(op->getResult(0).getType()))
+    if (isa<tt::BroadcastOp, tt::ExpandDimsOp>(op) && hasPointerElements(op->getResult(0).getType()))
       return lowerPointerShapeOp(op);
     if (auto make = dyn_cast<tts::MakeTensorPtrOp>(op)) {
       dead.push_back(op);
@@ -213,7 +211,7 @@ private:
                                  "' is not supported here");
     // Arguments were already rewritten to memrefs, so look at what flows in and out.
     auto isPointerValue = [&](Value v) {
-      return hasPointers(v.getType()) || addresses.count(v);
+      return hasPointerElements(v.getType()) || addresses.count(v);
     };
     if (llvm::any_of(op->getOperands(), isPointerValue) ||
         llvm::any_of(op->getResults(), isPointerValue))
@@ -294,7 +292,7 @@ private:
     SmallVector<Value> operands;
     for (Value v : call.getOperands()) {
       if (!tt::isScalarPointer(v.getType())) {
-        if (hasPointers(v.getType()))
+        if (hasPointerElements(v.getType()))
           return unsupported(call, "tensors of pointers cannot be passed to a call");
         operands.push_back(v);
         continue;
@@ -658,7 +656,7 @@ private:
     };
     Value result;
     if (auto type = dyn_cast<RankedTensorType>(resultType)) {
-      Value init = tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+      Value init = tessel::emptyLike(b, loc, type);
       SmallVector<Value> out = forEachElement(
           b, loc, type.getShape(), ValueRange{init},
           [&](OpBuilder &nb, ValueRange ivs, ValueRange iters) -> SmallVector<Value> {

@@ -2,6 +2,7 @@
 
 #include "compiler/conversion/triton_arith_to_linalg/TritonArithToLinalg.h"
 
+#include "compiler/conversion/shape/ShapeBuilders.h"
 #include "compiler/dialect/triton/TritonDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,9 +18,7 @@ namespace tt = tessel::tt;
 
 namespace {
 
-Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-}
+using tessel::emptyLike;
 
 /// Clones the single block of a combine region with its arguments bound to `args`; returns the
 /// values its terminator yields. With `reassociate`, floating-point ops may be reordered:
@@ -90,14 +89,9 @@ struct ReduceToLinalg : public OpRewritePattern<tt::ReduceOp> {
     reducedShape.erase(reducedShape.begin() + axis);
 
     auto slice = [&](Value src, int64_t offset, int64_t size, Type resultType) {
-      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0)), sizes, strides;
-      for (int64_t d = 0; d < rank; ++d) {
-        sizes.push_back(rewriter.getIndexAttr(d == axis ? size : shape[d]));
-        strides.push_back(rewriter.getIndexAttr(1));
-      }
-      offsets[axis] = rewriter.getIndexAttr(offset);
+      tessel::AxisSlice s(rewriter, shape, axis, offset, size);
       return tensor::ExtractSliceOp::create(rewriter, loc, cast<RankedTensorType>(resultType),
-                                            src, offsets, sizes, strides)
+                                            src, s.offsets, s.sizes, s.strides)
           .getResult();
     };
 

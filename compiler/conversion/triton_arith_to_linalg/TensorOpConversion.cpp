@@ -22,13 +22,8 @@ namespace tt = tessel::tt;
 
 namespace {
 
-bool hasPointerElements(Type type) {
-  return isa<tt::PointerType>(getElementTypeOrSelf(type));
-}
-
-Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-}
+using tessel::emptyLike;
+using tt::hasPointerElements;
 
 SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
   return SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel);
@@ -168,18 +163,6 @@ struct TransToTranspose : public OpRewritePattern<tt::TransOp> {
   }
 };
 
-/// Offsets/sizes/strides selecting `size` elements at `offset` along `dim` of `shape`.
-struct Slice {
-  SmallVector<OpFoldResult> offsets, sizes, strides;
-  Slice(OpBuilder &b, ArrayRef<int64_t> shape, int64_t dim, int64_t offset, int64_t size) {
-    for (auto [d, s] : llvm::enumerate(shape)) {
-      offsets.push_back(b.getIndexAttr(static_cast<int64_t>(d) == dim ? offset : 0));
-      sizes.push_back(b.getIndexAttr(static_cast<int64_t>(d) == dim ? size : s));
-      strides.push_back(b.getIndexAttr(1));
-    }
-  }
-};
-
 struct JoinToInsertSlices : public OpRewritePattern<tt::JoinOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tt::JoinOp op, PatternRewriter &rewriter) const override {
@@ -189,7 +172,7 @@ struct JoinToInsertSlices : public OpRewritePattern<tt::JoinOp> {
     int64_t last = type.getRank() - 1;
     Value result = emptyLike(rewriter, op.getLoc(), type);
     for (auto [i, part] : llvm::enumerate(ValueRange{op.getLhs(), op.getRhs()})) {
-      Slice s(rewriter, type.getShape(), last, i, 1);
+      tessel::AxisSlice s(rewriter, type.getShape(), last, i, 1);
       result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), part, result, s.offsets,
                                              s.sizes, s.strides);
     }
@@ -207,7 +190,7 @@ struct SplitToExtractSlices : public OpRewritePattern<tt::SplitOp> {
     int64_t last = srcType.getRank() - 1;
     SmallVector<Value> parts;
     for (int64_t i = 0; i < 2; ++i) {
-      Slice s(rewriter, srcType.getShape(), last, i, 1);
+      tessel::AxisSlice s(rewriter, srcType.getShape(), last, i, 1);
       parts.push_back(tensor::ExtractSliceOp::create(rewriter, op.getLoc(),
                                                      op.getOutLHS().getType(), op.getSrc(),
                                                      s.offsets, s.sizes, s.strides));
@@ -227,7 +210,7 @@ struct CatToInsertSlices : public OpRewritePattern<tt::CatOp> {
     Value result = emptyLike(rewriter, op.getLoc(), type);
     int64_t rows = partType.getDimSize(0);
     for (auto [i, part] : llvm::enumerate(ValueRange{op.getLhs(), op.getRhs()})) {
-      Slice s(rewriter, type.getShape(), 0, i * rows, rows);
+      tessel::AxisSlice s(rewriter, type.getShape(), 0, i * rows, rows);
       result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), part, result, s.offsets,
                                              s.sizes, s.strides);
     }

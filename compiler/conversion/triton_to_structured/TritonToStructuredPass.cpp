@@ -74,9 +74,7 @@ SmallVector<Value> materialize(OpBuilder &b, Location loc, ArrayRef<OpFoldResult
   return out;
 }
 
-bool isPointer(Type type) {
-  return isa<tt::PointerType>(getElementTypeOrSelf(type));
-}
+using tt::hasPointerElements;
 
 class Structurer {
 public:
@@ -127,7 +125,7 @@ private:
     SmallVector<unsigned> positions;
     SmallVector<PtrState, 2> inits;
     for (auto [i, init] : llvm::enumerate(loop.getInitArgs())) {
-      if (!isPointer(init.getType()))
+      if (!hasPointerElements(init.getType()))
         continue;
       std::optional<PtrState> state = analysis.getPtr(init);
       if (!state) {
@@ -203,7 +201,7 @@ private:
     SmallVector<unsigned> positions;
     SmallVector<PtrState, 2> thenStates, elseStates;
     for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
-      if (!isPointer(result.getType()))
+      if (!hasPointerElements(result.getType()))
         continue;
       std::optional<PtrState> t = analysis.getPtr(thenYield.getOperand(i));
       std::optional<PtrState> e = t ? analysis.getPtr(elseYield.getOperand(i)) : std::nullopt;
@@ -424,7 +422,7 @@ bool releaseDeadCarriedPointers(ModuleOp module) {
   module.walk([&](scf::ForOp loop) {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
-      if (!isPointer(arg.getType()) || !loop.getResult(i).use_empty())
+      if (!hasPointerElements(arg.getType()) || !loop.getResult(i).use_empty())
         continue;
       // Every transitive user must be side-effect free and end in this yield operand.
       SmallVector<Value> worklist{arg};

@@ -132,6 +132,10 @@ bool tessel::tt::isPointerLike(Type type) {
   return isScalarPointer(type);
 }
 
+bool tessel::tt::hasPointerElements(Type type) {
+  return isa<PointerType>(getElementTypeOrSelf(type));
+}
+
 Type tessel::tt::getLoadedType(Type ptrLike) {
   if (auto tensor = dyn_cast<RankedTensorType>(ptrLike)) {
     auto ptr = dyn_cast<PointerType>(tensor.getElementType());

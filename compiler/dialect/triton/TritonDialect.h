@@ -41,6 +41,8 @@ bool isScalarPointer(mlir::Type type);
 bool isBlockPointer(mlir::Type type);
 /// True for a scalar pointer or a ranked tensor of them.
 bool isPointerLike(mlir::Type type);
+/// True when `type`, or its element type, is any `!tt.ptr` (block pointers included).
+bool hasPointerElements(mlir::Type type);
 
 /// The type tt.load yields from `ptrLike`: `T` for `!tt.ptr<T>`, `tensor<S x T>` for
 /// `tensor<S x !tt.ptr<T>>` and for `!tt.ptr<tensor<S x T>>`. Null for anything else.
