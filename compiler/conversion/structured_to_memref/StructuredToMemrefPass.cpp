@@ -301,11 +301,14 @@ private:
       if (!a)
         return failure();
       auto type = cast<MemRefType>(a->root.getType());
-      // The callee sees its pointer as a root of its own, starting at the offset.
-      Value view = memref::SubViewOp::create(
-          b, call.getLoc(), a->root, ArrayRef<OpFoldResult>{a->offset},
-          ArrayRef<OpFoldResult>{memref::DimOp::create(b, call.getLoc(), a->root, 0).getResult()},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      // The callee sees its pointer as a root of its own: the rest of the caller's root from
+      // the offset on.
+      Value extent = memref::DimOp::create(b, call.getLoc(), a->root, 0);
+      Value rest = arith::SubIOp::create(b, call.getLoc(), extent, a->offset);
+      Value view = memref::SubViewOp::create(b, call.getLoc(), a->root,
+                                             ArrayRef<OpFoldResult>{a->offset},
+                                             ArrayRef<OpFoldResult>{rest},
+                                             ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
       if (view.getType() != type)
         view = memref::CastOp::create(b, call.getLoc(), type, view);
       operands.push_back(view);

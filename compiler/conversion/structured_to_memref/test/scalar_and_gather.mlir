@@ -74,7 +74,11 @@ func.func private @callee(%p: !tt.ptr<f32>) -> f32 attributes {noinline = true} 
 // CHECK-LABEL: func.func @caller
 func.func @caller(%p: !tt.ptr<f32>, %i: i32) -> f32 {
   %q = tt.addptr %p, %i : !tt.ptr<f32>, i32
-  // CHECK: %[[SV:.*]] = memref.subview %{{.*}}[%{{.*}}] [%{{.*}}] [1]
+  // The view runs from the offset to the end of the caller's memref, not past it.
+  // CHECK: %[[OFF:.*]] = arith.addi
+  // CHECK: %[[DIM:.*]] = memref.dim %{{.*}}, %c0
+  // CHECK: %[[REST:.*]] = arith.subi %[[DIM]], %[[OFF]] : index
+  // CHECK: %[[SV:.*]] = memref.subview %{{.*}}[%[[OFF]]] [%[[REST]]] [1]
   // CHECK: call @callee(%[[SV]])
   %v = call @callee(%q) : (!tt.ptr<f32>) -> f32
   return %v : f32
