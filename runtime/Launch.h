@@ -7,7 +7,6 @@
 
 #include "absl/status/status.h"
 
-#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>

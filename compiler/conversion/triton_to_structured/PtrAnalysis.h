@@ -76,10 +76,6 @@ public:
 
   /// Records the state of a value the caller defines (loop-carried pointers).
   void setPtr(mlir::Value value, PtrState state) { ptrs[value] = std::move(state); }
-  void forget(mlir::Value value) {
-    ptrs.erase(value);
-    offsets.erase(value);
-  }
 
   /// Why the last query failed, for remarks.
   const std::string &lastFailure() const { return failure; }
