@@ -50,15 +50,33 @@ std::vector<float> randomFloats(size_t n) {
 /// Times `fn` the way Google Benchmark does and returns the median seconds of a few runs, so
 /// the ratio counter compares like with like.
 template <typename Fn>
+double secondsOf(Fn &fn) {
+  auto start = std::chrono::steady_clock::now();
+  fn();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template <typename Fn>
 double medianSeconds(Fn fn) {
   std::vector<double> t;
-  for (int i = 0; i < 7; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
+  for (int i = 0; i < 7; ++i)
+    t.push_back(secondsOf(fn));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+/// Median times of `a` and `b` run alternately (21 each), so that drift on a shared machine
+/// affects both alike.
+template <typename A, typename B>
+std::pair<double, double> interleavedMedians(A a, B b) {
+  std::vector<double> ta, tb;
+  for (int i = 0; i < 21; ++i) {
+    ta.push_back(secondsOf(a));
+    tb.push_back(secondsOf(b));
+  }
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
 }
 
 // ---- matmul f32 --------------------------------------------------------------------------
@@ -156,9 +174,8 @@ void BM_TesselSoftmax(benchmark::State &state) {
   double bytes = 2.0 * kRows * kCols * 4; // each element read once and written once
   state.counters["GB/s"] =
       benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
-  double kernelRate = bytes / medianSeconds(run);
-  double copyRate = 2.0 * kRows * kStride * 4 / medianSeconds([&] { copyRows(d); });
-  state.counters["vs_copy"] = kernelRate / copyRate;
+  auto [kernelSeconds, copySeconds] = interleavedMedians(run, [&] { copyRows(d); });
+  state.counters["vs_copy"] = (bytes / kernelSeconds) / (2.0 * kRows * kStride * 4 / copySeconds);
 }
 BENCHMARK(BM_TesselSoftmax)->UseRealTime();
 
@@ -176,9 +193,8 @@ void BM_TesselRowSum(benchmark::State &state) {
   double bytes = double(kRows) * kCols * 4 + kRows * 4; // read once, one float per row written
   state.counters["GB/s"] =
       benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
-  double kernelRate = bytes / medianSeconds(run);
-  double copyRate = 2.0 * kRows * kStride * 4 / medianSeconds([&] { copyRows(d); });
-  state.counters["vs_copy"] = kernelRate / copyRate;
+  auto [kernelSeconds, copySeconds] = interleavedMedians(run, [&] { copyRows(d); });
+  state.counters["vs_copy"] = (bytes / kernelSeconds) / (2.0 * kRows * kStride * 4 / copySeconds);
 }
 BENCHMARK(BM_TesselRowSum)->UseRealTime();
 

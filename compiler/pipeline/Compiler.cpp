@@ -150,7 +150,7 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
   if (options.emit == EmitKind::Linalg)
     return printModule(*module);
 
-  if (failed(lowerToLLVMDialect(*module, options.knobs)))
+  if (failed(lowerToLLVMDialect(*module, options.knobs, options.target)))
     return diagnostics.error("the CPU backend failed on " + filename);
   std::string error;
   CpuEmitKind kind = options.emit == EmitKind::LLVMIR     ? CpuEmitKind::LLVMIR

@@ -22,8 +22,12 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -67,10 +71,11 @@ tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
 
 /// Memref-level lowering before the launch entry points are added, then the conversion to the
 /// LLVM dialect after (pass lists for a module-anchored pass manager).
+// Elementwise producers (splats, sub, exp, ...) fuse into their consumers: one pass over a
+// tile instead of one per op.
+static constexpr const char *kFusePipeline = "linalg-fuse-elementwise-ops,canonicalize";
+
 static constexpr const char *kBufferizePipeline =
-    // Elementwise producers (splats, sub, exp, ...) fuse into their consumers: one pass over
-    // a tile instead of one per op.
-    "linalg-fuse-elementwise-ops,canonicalize,"
     "one-shot-bufferize{bufferize-function-boundaries=false "
     "allow-return-allocs-from-loops=true},"
     "canonicalize,cse,"
@@ -100,6 +105,36 @@ static LogicalResult runPipeline(ModuleOp module, StringRef text) {
   if (failed(parsePassPipeline(text, pm, os)))
     return module.emitError() << "internal error: bad CPU pipeline: " << error;
   return pm.run(module);
+}
+
+/// An elementwise linalg.generic writing a fresh tensor (tensor.empty) whose result has the
+/// type of one of its identity-mapped inputs, read by nothing after it, writes into that input
+/// instead: bufferization then updates the input's buffer in place rather than allocating a
+/// second tile buffer (softmax's exp and division reuse the loaded row). Fewer buffers also
+/// means no 4 KiB-aliased pairs of stack buffers, which stall loads behind unrelated stores.
+static void reuseDeadInputsAsOutputs(ModuleOp module) {
+  module.walk([](linalg::GenericOp op) {
+    if (op.getNumDpsInits() != 1 || !op.isAllParallelLoops() ||
+        !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
+        op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)) || !op.hasPureTensorSemantics())
+      return;
+    Type resultType = op.getResult(0).getType();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value value = input->get();
+      if (value.getType() != resultType || !op.getMatchingIndexingMap(input).isIdentity() ||
+          !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+        continue;
+      // Every other reader must come before `op` in its block (or the buffer would be
+      // needed afterwards and bufferization would copy it).
+      bool deadAfter = llvm::all_of(value.getUsers(), [&](Operation *user) {
+        return user == op || (user->getBlock() == op->getBlock() && user->isBeforeInBlock(op));
+      });
+      if (!deadAfter || llvm::count(op->getOperands(), value) != 1)
+        continue;
+      op.getDpsInitOperand(0)->set(value);
+      return;
+    }
+  });
 }
 
 /// memref.copy would lower to a call into MLIR's C runner library, which shared objects must
@@ -210,8 +245,12 @@ static void tileAndVectorizeElementwise(ModuleOp module, const tessel::CpuKnobs 
 
 /// exp, log, tanh, erf, ... become polynomial approximations in arith ops: no libm calls in the
 /// loops, so LLVM vectorizes them (softmax's exp, layer norm's rsqrt).
-static void approximateMath(ModuleOp module) {
+/// Where ldexp is one instruction (AVX-512), exp/exp2 on f32 use a shorter sequence built on
+/// it.
+static void approximateMath(ModuleOp module, bool fastExp) {
   RewritePatternSet patterns(module.getContext());
+  if (fastExp)
+    tessel::populateFastExpPatterns(patterns);
   populateMathPolynomialApproximationPatterns(patterns);
   (void)applyPatternsGreedily(module, std::move(patterns));
 }
@@ -226,16 +265,26 @@ static void dropTritonArgumentAttributes(ModuleOp module) {
   });
 }
 
-LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs) {
+LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
+                                         const CpuTarget &target) {
   dropTritonArgumentAttributes(module);
   tileAndVectorizeMatmuls(module, knobs);
   tileAndVectorizeElementwise(module, knobs);
+  if (failed(runPipeline(module, kFusePipeline)))
+    return failure();
+  reuseDeadInputsAsOutputs(module);
   if (failed(runPipeline(module, kBufferizePipeline)))
     return failure();
   copiesToLinalg(module);
+  // Tile buffers on the stack start on a cache line: unaligned 64-byte vector accesses split
+  // across two lines.
+  module.walk([](memref::AllocaOp alloca) {
+    if (!alloca.getAlignment())
+      alloca.setAlignment(64);
+  });
   if (failed(runPipeline(module, kLoopsPipeline)))
     return failure();
-  approximateMath(module);
+  approximateMath(module, cpuTargetHasFeature(target, "avx512f"));
   if (failed(addLaunchEntryPoints(module)) ||
       failed(runPipeline(module, kToLLVMPipeline)))
     return failure();
@@ -249,6 +298,75 @@ static void initializeNativeTargetOnce() {
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
   });
+}
+
+bool tessel::cpuTargetHasFeature(const CpuTarget &requested, const std::string &feature) {
+  initializeNativeTargetOnce();
+  CpuTarget target = resolveCpuTarget(requested);
+  llvm::Triple triple(target.triple);
+  std::string error;
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      llvmTarget->createMCSubtargetInfo(triple, target.cpu, target.features));
+  return info && info->checkFeatures("+" + feature);
+}
+
+/// LLVM expands a horizontal min/max of a vector (llvm.vector.reduce.fmax and friends, left
+/// after the loop vectorizer turns a max reduction into vector accumulators) into one scalar
+/// step per lane unless NaNs are ruled out; maxnum/minnum/maximum/minimum are associative and
+/// commutative with NaNs too, so a tree of vector ops on halves gives the same result in
+/// log2(lanes) steps (16 serial scalar steps -> 4 vector steps for a row max on AVX-512).
+static void treeMinMaxReductions(llvm::Module &module) {
+  llvm::SmallVector<llvm::IntrinsicInst *> reductions;
+  for (llvm::Function &f : module)
+    for (llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+        switch (intrinsic->getIntrinsicID()) {
+        case llvm::Intrinsic::vector_reduce_fmax:
+        case llvm::Intrinsic::vector_reduce_fmin:
+        case llvm::Intrinsic::vector_reduce_fmaximum:
+        case llvm::Intrinsic::vector_reduce_fminimum:
+          reductions.push_back(intrinsic);
+          break;
+        default:
+          break;
+        }
+  for (llvm::IntrinsicInst *reduction : reductions) {
+    llvm::Intrinsic::ID elementwise;
+    switch (reduction->getIntrinsicID()) {
+    case llvm::Intrinsic::vector_reduce_fmax:
+      elementwise = llvm::Intrinsic::maxnum;
+      break;
+    case llvm::Intrinsic::vector_reduce_fmin:
+      elementwise = llvm::Intrinsic::minnum;
+      break;
+    case llvm::Intrinsic::vector_reduce_fmaximum:
+      elementwise = llvm::Intrinsic::maximum;
+      break;
+    default:
+      elementwise = llvm::Intrinsic::minimum;
+      break;
+    }
+    auto *type = llvm::dyn_cast<llvm::FixedVectorType>(reduction->getArgOperand(0)->getType());
+    if (!type || !llvm::isPowerOf2_32(type->getNumElements()))
+      continue;
+    llvm::IRBuilder<> b(reduction);
+    b.setFastMathFlags(reduction->getFastMathFlags());
+    llvm::Value *v = reduction->getArgOperand(0);
+    for (unsigned width = type->getNumElements(); width > 1; width /= 2) {
+      llvm::SmallVector<int> low, high;
+      for (unsigned i = 0; i < width / 2; ++i) {
+        low.push_back(i);
+        high.push_back(i + width / 2);
+      }
+      llvm::Value *a = b.CreateShuffleVector(v, low), *c = b.CreateShuffleVector(v, high);
+      v = b.CreateBinaryIntrinsic(elementwise, a, c);
+    }
+    reduction->replaceAllUsesWith(b.CreateExtractElement(v, uint64_t(0)));
+    reduction->eraseFromParent();
+  }
 }
 
 std::string tessel::emitCpuCode(ModuleOp module, const CpuTarget &requested, CpuEmitKind kind,
@@ -287,6 +405,7 @@ std::string tessel::emitCpuCode(ModuleOp module, const CpuTarget &requested, Cpu
     error = llvm::toString(std::move(e));
     return "";
   }
+  treeMinMaxReductions(*llvmModule);
   std::string out;
   if (kind == CpuEmitKind::LLVMIR) {
     llvm::raw_string_ostream os(out);
@@ -333,6 +452,18 @@ std::string tessel::linkSharedObject(const std::string &objectBytes,
     linker = *ld;
   }
   llvm::SmallVector<llvm::StringRef> args{linker, "-shared", "-o", uniqueOut, objPath};
+  // LLVM turns copy loops into memcpy/memset calls. Linked against the C library, they bind to
+  // its current versions (memcpy@GLIBC_2.14: the CPU-tuned implementation); an unversioned
+  // reference binds to the oldest one (memcpy@GLIBC_2.2.5, plain SSE2), several times slower
+  // for tile-sized copies. Without a C library to link against, the references stay
+  // unversioned, which is still correct.
+  for (const char *libc : {"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6",
+                           "/lib64/libc.so.6", "/usr/lib64/libc.so.6"})
+    if (llvm::sys::fs::exists(libc)) {
+      args.push_back("--as-needed");
+      args.push_back(libc);
+      break;
+    }
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, {}, 0, 0, &message);
   if (rc != 0) {

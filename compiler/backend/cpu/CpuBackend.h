@@ -17,6 +17,7 @@
 #define TESSEL_COMPILER_BACKEND_CPU_CPUBACKEND_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <string>
 
@@ -57,9 +58,17 @@ struct CpuKnobs {
 /// The target with empty fields filled in from the host.
 CpuTarget resolveCpuTarget(const CpuTarget &target);
 
-/// Lowers `module` (structured pipeline output) to the LLVM dialect, adding a launch entry
-/// point per public kernel. Diagnostics go to the context's handler.
-mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, const CpuKnobs &knobs = {});
+/// Lowers `module` (structured pipeline output) to the LLVM dialect for `target`, adding a
+/// launch entry point per public kernel. Diagnostics go to the context's handler.
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, const CpuKnobs &knobs = {},
+                                       const CpuTarget &target = {});
+
+/// Whether `target` (empty fields: the host) has an LLVM feature such as "avx512f".
+bool cpuTargetHasFeature(const CpuTarget &target, const std::string &feature);
+
+/// exp/exp2 on f32 as a polynomial and llvm.ldexp (FastExp.cpp): for targets where ldexp is
+/// one instruction (AVX-512's vscalefps).
+void populateFastExpPatterns(mlir::RewritePatternSet &patterns);
 
 /// Translates an LLVM-dialect module to LLVM IR, optimizes it for `target` and returns
 /// textual IR (`emitIR`), assembly or an object file. On failure returns an empty string and

@@ -448,6 +448,39 @@ private:
     return SmallVector<OpFoldResult>(n, b.getIndexAttr(0));
   }
 
+  /// Fills the tile buffer with `other` where the masked copies will not write. One piece at
+  /// the tile origin (no wrap-around) copies a box [0, size_d) per dimension; its complement
+  /// is filled as one slab per dimension d (earlier dimensions inside the box, d past it,
+  /// later ones whole), so no element is written twice. Otherwise the whole buffer is filled.
+  void fillOutsideMask(OpBuilder &b, Location loc, Value other, Value buffer,
+                       ArrayRef<Piece> pieces, ArrayRef<OpFoldResult> mask) {
+    auto bufType = cast<MemRefType>(buffer.getType());
+    size_t rank = bufType.getRank();
+    bool atOrigin = pieces.size() == 1 && llvm::all_of(pieces.front().tileOffsets, [](auto o) {
+                      return isConstantIntValue(o, 0);
+                    });
+    if (!atOrigin) {
+      linalg::FillOp::create(b, loc, ValueRange{other}, ValueRange{buffer});
+      return;
+    }
+    SmallVector<OpFoldResult> box = maskedSizes(b, loc, pieces.front(), mask);
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t extent = bufType.getDimSize(d);
+      if (isConstantIntValue(box[d], extent))
+        continue; // nothing past the box along d
+      SmallVector<OpFoldResult> offsets = zeros(b, rank), sizes;
+      for (size_t e = 0; e < rank; ++e)
+        sizes.push_back(e < d ? box[e] : b.getIndexAttr(bufType.getDimSize(e)));
+      offsets[d] = box[d];
+      Value start = getValueOrCreateConstantIndexOp(b, loc, box[d]);
+      sizes[d] = arith::SubIOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, extent),
+                                       start)
+                     .getResult();
+      Value slab = memref::SubViewOp::create(b, loc, buffer, offsets, sizes, ones(b, rank));
+      linalg::FillOp::create(b, loc, ValueRange{other}, ValueRange{slab});
+    }
+  }
+
   LogicalResult lowerTileLoad(tts::LoadOp load) {
     OpBuilder b(load);
     Location loc = load.getLoc();
@@ -461,9 +494,9 @@ private:
     auto bufType = MemRefType::get(type.getShape(), type.getElementType());
     Value buffer = memref::AllocOp::create(b, loc, bufType);
     SmallVector<OpFoldResult> mask = load.getMixedMaskDims();
-    if (load.hasMask() && load.getOther())
-      linalg::FillOp::create(b, loc, ValueRange{load.getOther()}, ValueRange{buffer});
     size_t rank = type.getRank();
+    if (load.hasMask() && load.getOther())
+      fillOutsideMask(b, loc, load.getOther(), buffer, *pieces, mask);
     for (const Piece &piece : *pieces) {
       SmallVector<OpFoldResult> sizes = maskedSizes(b, loc, piece, mask);
       Value src = memref::SubViewOp::create(b, loc, piece.view, zeros(b, rank), sizes,

@@ -75,8 +75,31 @@ struct DotToMatmul : public OpRewritePattern<tt::DotOp> {
   }
 };
 
-/// tt.reduce -> linalg.reduce. The combine region has no known identity, so the first slice
-/// along the axis initializes the accumulators and the rest is reduced into them.
+/// The neutral element of a combine region that is a single arith op applied to its two
+/// block arguments (`add`, `max`, ...), or none for anything else.
+std::optional<TypedAttr> combineIdentity(Region &combine) {
+  Block &block = combine.front();
+  if (block.getNumArguments() != 2 || !llvm::hasSingleElement(block.without_terminator()))
+    return std::nullopt;
+  Operation &op = block.front();
+  Operation *terminator = block.getTerminator();
+  if (op.getNumOperands() != 2 || op.getNumResults() != 1 || terminator->getNumOperands() != 1 ||
+      terminator->getOperand(0) != op.getResult(0))
+    return std::nullopt;
+  Value a = block.getArgument(0), b = block.getArgument(1);
+  if (!((op.getOperand(0) == a && op.getOperand(1) == b) ||
+        (op.getOperand(0) == b && op.getOperand(1) == a)))
+    return std::nullopt;
+  // x + -0.0 == x for every x (also -0.0); +0.0 would turn a sum of -0.0s into +0.0.
+  if (auto add = dyn_cast<arith::AddFOp>(op))
+    return TypedAttr(FloatAttr::get(add.getType(), -0.0));
+  return arith::getNeutralElement(&op);
+}
+
+/// tt.reduce -> linalg.reduce. When the combine region is one arith op with a neutral element
+/// (sum, max, ...), accumulators start at that element and the whole axis is reduced, keeping
+/// the reduced run aligned for vectorization. Otherwise the first slice along the axis
+/// initializes the accumulators and the rest is reduced into them.
 struct ReduceToLinalg : public OpRewritePattern<tt::ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tt::ReduceOp op, PatternRewriter &rewriter) const override {
@@ -96,7 +119,22 @@ struct ReduceToLinalg : public OpRewritePattern<tt::ReduceOp> {
     };
 
     SmallVector<Value> inits, rests;
-    for (Value src : op.getSrcs()) {
+    std::optional<TypedAttr> identity;
+    if (op.getSrcs().size() == 1)
+      identity = combineIdentity(op.getCombineOp());
+    if (identity && n > 1) {
+      Value src = op.getSrcs().front();
+      auto accType = RankedTensorType::get(reducedShape, srcType.getElementType());
+      Value neutral = arith::ConstantOp::create(rewriter, loc, *identity);
+      inits.push_back(linalg::FillOp::create(rewriter, loc, ValueRange{neutral},
+                                             ValueRange{emptyLike(rewriter, loc, accType)})
+                          .getResult(0));
+      rests.push_back(src);
+    }
+    ValueRange sliced = op.getSrcs();
+    if (!inits.empty())
+      sliced = ValueRange{};
+    for (Value src : sliced) {
       Type elem = cast<RankedTensorType>(src.getType()).getElementType();
       inits.push_back(slice(src, 0, 1, RankedTensorType::get(reducedShape, elem)));
       if (n > 1) {
@@ -309,9 +347,41 @@ struct AssertToCf : public OpRewritePattern<tt::AssertOp> {
   }
 };
 
+/// `x / splat(s)` and `x / broadcast(t)` on f32 (or narrower) tensors -> the reciprocal of the
+/// small operand, splatted or broadcast, times x: one division per row instead of one per
+/// element. Triton's `/` on f32 is its approximate division (NVIDIA: div.full.f32, <= 2 ulp);
+/// x * (1/y) stays within that. IEEE division (tl.div_rn, fdiv(ieee_rounding=True)) is
+/// tt.precise_divf and is not touched; neither is f64.
+struct DivideByBroadcastToReciprocal : public OpRewritePattern<arith::DivFOp> {
+  DivideByBroadcastToReciprocal(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(arith::DivFOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || !type.getElementType().isF32() && !type.getElementType().isF16() &&
+                     !type.getElementType().isBF16())
+      return failure();
+    Operation *divisor = op.getRhs().getDefiningOp();
+    if (!divisor || !isa<tt::SplatOp, tt::BroadcastOp>(divisor))
+      return failure();
+    Location loc = op.getLoc();
+    Value small = divisor->getOperand(0);
+    Value one = arith::ConstantOp::create(
+        rewriter, loc, small.getType(),
+        isa<RankedTensorType>(small.getType())
+            ? TypedAttr(DenseElementsAttr::get(cast<ShapedType>(small.getType()),
+                                               rewriter.getFloatAttr(type.getElementType(), 1.0)))
+            : TypedAttr(rewriter.getFloatAttr(type.getElementType(), 1.0)));
+    Value reciprocal = arith::DivFOp::create(rewriter, loc, one, small, op.getFastmathAttr());
+    Operation *spread = rewriter.clone(*divisor);
+    spread->setOperand(0, reciprocal);
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, op.getLhs(), spread->getResult(0),
+                                               op.getFastmathAttr());
+    return success();
+  }
+};
+
 } // namespace
 
 void tessel::populateComputeOpConversionPatterns(RewritePatternSet &patterns) {
   patterns.add<DotToMatmul, ReduceToLinalg, ScanToLoops, HistogramToLoop, GatherToGeneric,
-               AssertToCf>(patterns.getContext());
+               AssertToCf, DivideByBroadcastToReciprocal>(patterns.getContext());
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/backend/cpu/test/TestRandom.h"
 #include "compiler/pipeline/Compiler.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
@@ -69,15 +70,7 @@ Loaded compileAndLoad(const std::string &name, const std::string &entry) {
   return loaded;
 }
 
-/// Fresh randomness every run; the seed is printed so a failure can be replayed.
-std::mt19937 &rng() {
-  static std::mt19937 gen([] {
-    unsigned seed = std::random_device{}();
-    std::printf("random seed %u\n", seed);
-    return seed;
-  }());
-  return gen;
-}
+using tessel::test::rng;
 
 std::vector<float> randomFloats(size_t n, float lo = -1.f, float hi = 1.f) {
   std::uniform_real_distribution<float> dist(lo, hi);

@@ -5,8 +5,8 @@
 // RUN: tessel-compile %s --entry mm --matmul-tile=0,1,1 --emit llvm -o - | FileCheck %s --check-prefix=LOOPS
 // RUN: not tessel-compile %s --entry mm --matmul-tile=8,0,1 --emit llvm -o - 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not tessel-compile %s --entry mm --unroll=0 --emit llvm -o - 2>&1 | FileCheck %s --check-prefix=BADUNROLL
-// TILED: define void @mm__tessel_launch(
-// TILED: call <64 x float> @llvm.fmuladd.v64f32
+// TILED-DAG: define void @mm__tessel_launch(
+// TILED-DAG: call <64 x float> @llvm.fmuladd.v64f32
 // TILE16: call <16 x float> @llvm.fmuladd.v16f32
 // LOOPS-NOT: @llvm.fmuladd.v64f32
 // LOOPS-NOT: @llvm.fmuladd.v16f32

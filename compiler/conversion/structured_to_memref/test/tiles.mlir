@@ -1,7 +1,7 @@
 // RUN: tessel-opt %s --structured-to-memref -split-input-file | FileCheck %s
 
 // Pointer arguments become memrefs; a masked tile load copies the valid sub-block into a
-// buffer pre-filled with `other`.
+// buffer whose other rows are filled with `other`.
 // CHECK-LABEL: func.func @masked_load
 // CHECK-SAME: (%[[P:[^:]*]]: memref<?xf32, strided<[1], offset: ?>>, %[[N:[^:]*]]: index, %[[S:[^:]*]]: index)
 func.func @masked_load(%p: !tt.ptr<f32>, %n: index, %s: index) -> tensor<32x64xf32> {
@@ -10,12 +10,33 @@ func.func @masked_load(%p: !tt.ptr<f32>, %n: index, %s: index) -> tensor<32x64xf
   %t = tts.make_tptr %p to sizes: [32, 64], strides: [%s, 1], offsets: [0, 0], parent_sizes: [0, 0] : !tt.ptr<f32> to tensor<32x64x!tt.ptr<f32>>
   // CHECK: %[[V:.*]] = memref.reinterpret_cast %[[P]] to offset: [%{{.*}}], sizes: [32, 64], strides: [%[[S]], 1]
   // CHECK: %[[A:.*]] = memref.alloc() : memref<32x64xf32>
-  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : memref<32x64xf32>)
+  // CHECK: %[[ROWS:.*]] = memref.subview %[[A]][%{{.*}}, 0] [%{{.*}}, 64] [1, 1]
+  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[ROWS]] : {{.*}})
+  // CHECK-NOT: linalg.fill
   // CHECK: %[[SRC:.*]] = memref.subview %[[V]][0, 0] [%{{.*}}, 64] [1, 1]
   // CHECK: %[[DST:.*]] = memref.subview %[[A]][0, 0] [%{{.*}}, 64] [1, 1]
   // CHECK: linalg.copy ins(%[[SRC]] : {{.*}}) outs(%[[DST]] : {{.*}})
   // CHECK: bufferization.to_tensor %[[A]] restrict writable
   %v = tts.load %t mask: [%n, 64] other = %zero : tensor<32x64x!tt.ptr<f32>> -> tensor<32x64xf32>
+  return %v : tensor<32x64xf32>
+}
+
+// -----
+
+// A mask in both dimensions: `other` goes to the rows past the box, then to the columns past
+// it within the box's rows; the two slabs do not overlap and together cover the rest.
+// CHECK-LABEL: func.func @masked_load_2d
+func.func @masked_load_2d(%p: !tt.ptr<f32>, %n: index, %m: index, %s: index) -> tensor<32x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t = tts.make_tptr %p to sizes: [32, 64], strides: [%s, 1], offsets: [0, 0], parent_sizes: [0, 0] : !tt.ptr<f32> to tensor<32x64x!tt.ptr<f32>>
+  // CHECK: %[[A:.*]] = memref.alloc() : memref<32x64xf32>
+  // CHECK: %[[R:.*]] = memref.subview %[[A]][%[[BOX0:.*]], 0] [%{{.*}}, 64] [1, 1]
+  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[R]] : {{.*}})
+  // CHECK: %[[C:.*]] = memref.subview %[[A]][0, %{{.*}}] [%[[BOX0]], %{{.*}}] [1, 1]
+  // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[C]] : {{.*}})
+  // CHECK-NOT: linalg.fill
+  // CHECK: linalg.copy
+  %v = tts.load %t mask: [%n, %m] other = %zero : tensor<32x64x!tt.ptr<f32>> -> tensor<32x64xf32>
   return %v : tensor<32x64xf32>
 }
 

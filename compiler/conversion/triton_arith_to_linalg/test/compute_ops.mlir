@@ -32,13 +32,14 @@ tt.func @batched_dot(%a: tensor<2x8x4xf32>, %b: tensor<2x4x8xf32>, %c: tensor<2x
 
 // -----
 
-// Reduction along axis 1: the first column initializes, the rest is reduced into it.
+// Reduction along axis 1 with a known neutral element (-0.0 for addf): the accumulators
+// start filled with it and the whole row is reduced.
 // CHECK-LABEL: func.func @row_sum
 tt.func @row_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
-  // CHECK: %[[INIT:.*]] = tensor.extract_slice %{{.*}}[0, 0] [8, 1] [1, 1] : tensor<8x16xf32> to tensor<8xf32>
-  // CHECK: %[[REST:.*]] = tensor.extract_slice %{{.*}}[0, 1] [8, 15] [1, 1] : tensor<8x16xf32> to tensor<8x15xf32>
+  // CHECK: %[[ZERO:.*]] = arith.constant -0.000000e+00 : f32
+  // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<8xf32>)
   // Reductions may be reordered (Triton leaves their order unspecified): reassoc.
-  // CHECK: linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%[[REST]] : tensor<8x15xf32>) outs(%[[INIT]] : tensor<8xf32>) dimensions = [1]
+  // CHECK: linalg.reduce { arith.addf {fastmath = #arith.fastmath<reassoc>} } ins(%{{.*}} : tensor<8x16xf32>) outs(%[[INIT]] : tensor<8xf32>) dimensions = [1]
   %0 = "tt.reduce"(%x) <{axis = 1 : i32}> ({
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
@@ -49,17 +50,36 @@ tt.func @row_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
 
 // -----
 
-// Reduction along axis 0 of a 2-D tile.
+// Reduction along axis 0 of a 2-D tile; maxnumf's neutral element is NaN.
 // CHECK-LABEL: func.func @col_max
 tt.func @col_max(%x: tensor<8x16xf32>) -> tensor<16xf32> {
-  // CHECK: tensor.extract_slice %{{.*}}[0, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
-  // CHECK: linalg.reduce { arith.maxnumf {fastmath = #arith.fastmath<reassoc>} } ins(%{{.*}} : tensor<7x16xf32>) outs(%{{.*}} : tensor<16xf32>) dimensions = [0]
+  // CHECK: %[[NAN:.*]] = arith.constant 0x{{7|F}}FC00000 : f32
+  // CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NAN]] : f32) outs(%{{.*}} : tensor<16xf32>)
+  // CHECK: linalg.reduce { arith.maxnumf {fastmath = #arith.fastmath<reassoc>} } ins(%{{.*}} : tensor<8x16xf32>) outs(%[[INIT]] : tensor<16xf32>) dimensions = [0]
   %0 = "tt.reduce"(%x) <{axis = 0 : i32}> ({
   ^bb0(%a: f32, %b: f32):
     %m = arith.maxnumf %a, %b : f32
     tt.reduce.return %m : f32
   }) : (tensor<8x16xf32>) -> tensor<16xf32>
   tt.return %0 : tensor<16xf32>
+}
+
+// -----
+
+// A combine region without a known neutral element (sum of absolute values): the first
+// column initializes the accumulators and the rest is reduced into them.
+// CHECK-LABEL: func.func @row_abs_sum
+tt.func @row_abs_sum(%x: tensor<8x16xf32>) -> tensor<8xf32> {
+  // CHECK: %[[INIT:.*]] = tensor.extract_slice %{{.*}}[0, 0] [8, 1] [1, 1] : tensor<8x16xf32> to tensor<8xf32>
+  // CHECK: %[[REST:.*]] = tensor.extract_slice %{{.*}}[0, 1] [8, 15] [1, 1] : tensor<8x16xf32> to tensor<8x15xf32>
+  // CHECK: linalg.reduce ins(%[[REST]] : tensor<8x15xf32>) outs(%[[INIT]] : tensor<8xf32>) dimensions = [1]
+  %0 = "tt.reduce"(%x) <{axis = 1 : i32}> ({
+  ^bb0(%a: f32, %b: f32):
+    %ab = math.absf %b : f32
+    %s = arith.addf %a, %ab : f32
+    tt.reduce.return %s : f32
+  }) : (tensor<8x16xf32>) -> tensor<8xf32>
+  tt.return %0 : tensor<8xf32>
 }
 
 // -----
@@ -154,4 +174,35 @@ tt.func @assert(%c: tensor<16xi1>) {
   // CHECK: cf.assert %{{.*}}, "values must be positive"
   tt.assert %c, "values must be positive" : tensor<16xi1>
   tt.return
+}
+
+// -----
+
+// Division by a splat or a broadcast (f32 `/` is Triton's approximate division): one
+// reciprocal of the small operand, then multiplications.
+// CHECK-LABEL: func.func @divide_rows
+tt.func @divide_rows(%x: tensor<4x8xf32>, %s: f32, %r: tensor<4x1xf32>) -> tensor<4x8xf32> {
+  // CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+  // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<4x1xf32>)
+  // CHECK-NEXT: ^bb0
+  // CHECK-NEXT: arith.divf
+  // CHECK-NOT: arith.divf
+  // CHECK: arith.mulf
+  %sp = tt.splat %s : f32 -> tensor<4x8xf32>
+  %a = arith.divf %x, %sp : tensor<4x8xf32>
+  %b = tt.broadcast %r : tensor<4x1xf32> -> tensor<4x8xf32>
+  %c = arith.divf %a, %b : tensor<4x8xf32>
+  tt.return %c : tensor<4x8xf32>
+}
+
+// -----
+
+// f64 division and IEEE division (tt.precise_divf) keep dividing element by element.
+// CHECK-LABEL: func.func @divide_exact
+tt.func @divide_exact(%x: tensor<8xf64>, %s: f64) -> tensor<8xf64> {
+  // CHECK: linalg.generic
+  // CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+  %sp = tt.splat %s : f64 -> tensor<8xf64>
+  %a = arith.divf %x, %sp : tensor<8xf64>
+  tt.return %a : tensor<8xf64>
 }
