@@ -30,6 +30,10 @@ static cl::opt<int64_t> vectorWidth(
     cl::init(0));
 static cl::opt<int64_t> unroll("unroll", cl::desc("elementwise rows per vector step"),
                                cl::init(1));
+static cl::list<std::string> constexprs(
+    "constexpr", cl::desc("NAME=VALUE: a constexpr (or baked-in) parameter of a .py kernel"));
+static cl::opt<std::string> signature(
+    "signature", cl::desc("types of a .py kernel's runtime parameters: '*fp32:16,i32,...'"));
 static cl::list<int64_t> matmulTile("matmul-tile",
                                     cl::desc("matmul register tile rows,cols,depth (0 = loops)"),
                                     cl::CommaSeparated);
@@ -40,9 +44,6 @@ int main(int argc, char **argv) {
     llvm::errs() << "tessel-compile: " << message << "\n";
     return 1;
   };
-  if (llvm::StringRef(input).ends_with(".py"))
-    return fail(input + ": Triton-language (.py) input needs tessel's frontend, which is not "
-                        "available yet; pass the kernel's TTIR (.ttir)");
   tessel::CompileOptions options;
   options.entry = entry;
   if (target != "cpu") {
@@ -73,8 +74,24 @@ int main(int argc, char **argv) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(input);
   if (!file)
     return fail("cannot read " + input + ": " + file.getError().message());
-  absl::StatusOr<std::string> artifact =
-      tessel::compileTTIR((*file)->getBuffer().str(), input, options);
+  bool isPython = llvm::StringRef(input).ends_with(".py");
+  if (!isPython && (!constexprs.empty() || !signature.empty()))
+    return fail("--constexpr and --signature apply to Triton-language (.py) input only");
+  absl::StatusOr<std::string> artifact;
+  if (isPython) {
+    tessel::frontend::KernelSpec spec;
+    for (const std::string &c : constexprs) {
+      size_t eq = c.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == c.size())
+        return fail("--constexpr takes NAME=VALUE, got '" + c + "'");
+      if (!spec.constexprs.emplace(c.substr(0, eq), c.substr(eq + 1)).second)
+        return fail("--constexpr " + c.substr(0, eq) + " given twice");
+    }
+    spec.signature = tessel::frontend::SplitSignature(signature);
+    artifact = tessel::compilePython((*file)->getBuffer().str(), input, spec, options);
+  } else {
+    artifact = tessel::compileTTIR((*file)->getBuffer().str(), input, options);
+  }
   if (!artifact.ok())
     return fail(std::string(artifact.status().message()));
   if (options.emit == tessel::EmitKind::SharedObject)

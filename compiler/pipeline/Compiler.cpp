@@ -5,6 +5,7 @@
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
+#include "compiler/frontend/Parser.h"
 #include "compiler/pipeline/StructuredPipeline.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -166,4 +167,34 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
   if (std::string linkError = linkSharedObject(code, options.outputPath); !linkError.empty())
     return absl::InternalError(linkError);
   return options.outputPath;
+}
+
+absl::StatusOr<std::string> tessel::generateTTIR(const std::string &source,
+                                                 const std::string &filename,
+                                                 const frontend::KernelSpec &spec) {
+  frontend::SourceFile file(filename, source);
+  absl::StatusOr<frontend::Module> ast = frontend::Parse(file);
+  if (!ast.ok())
+    return ast.status();
+  MLIRContext context;
+  absl::StatusOr<OwningOpRef<ModuleOp>> module =
+      frontend::GenerateKernel(context, file, *ast, spec);
+  if (!module.ok())
+    return module.status();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  (**module)->print(os, OpPrintingFlags().enableDebugInfo(/*enable=*/true, /*prettyForm=*/false));
+  return text;
+}
+
+absl::StatusOr<std::string> tessel::compilePython(const std::string &source,
+                                                  const std::string &filename,
+                                                  const frontend::KernelSpec &spec,
+                                                  const CompileOptions &options) {
+  frontend::KernelSpec withEntry = spec;
+  withEntry.entry = options.entry;
+  absl::StatusOr<std::string> ttir = generateTTIR(source, filename, withEntry);
+  if (!ttir.ok())
+    return ttir.status();
+  return compileTTIR(*ttir, filename, options);
 }

@@ -10,6 +10,7 @@
 #define TESSEL_COMPILER_PIPELINE_COMPILER_H
 
 #include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/frontend/CodeGen.h"
 
 #include "absl/status/statusor.h"
 
@@ -45,6 +46,17 @@ struct CompileOptions {
 /// (for SharedObject: the path written). Errors carry file:line:col diagnostics.
 absl::StatusOr<std::string> compileTTIR(const std::string &source, const std::string &filename,
                                         const CompileOptions &options);
+
+/// Compiles a Triton-language source: generates the tt IR of `options.entry` specialized by
+/// `spec` (constexpr values, argument types), then continues as compileTTIR. Frontend errors
+/// are "file:line:col: error: ..." with the source line and a caret.
+absl::StatusOr<std::string> compilePython(const std::string &source, const std::string &filename,
+                                          const frontend::KernelSpec &spec,
+                                          const CompileOptions &options);
+
+/// The tt IR text (with locations) of a Triton-language kernel.
+absl::StatusOr<std::string> generateTTIR(const std::string &source, const std::string &filename,
+                                         const frontend::KernelSpec &spec);
 
 } // namespace tessel
 

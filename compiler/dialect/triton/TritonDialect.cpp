@@ -53,6 +53,12 @@ struct TritonInlinerInterface : public DialectInlinerInterface {
 };
 } // namespace
 
+/// Folded tt ops (a splat of a constant) become arith constants.
+Operation *TritonDialect::materializeConstant(OpBuilder &builder, Attribute value, Type type,
+                                             Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
 void TritonDialect::initialize() {
   registerTypes();
   addOperations<

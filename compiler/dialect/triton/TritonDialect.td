@@ -26,6 +26,7 @@ def TT_Dialect : Dialect {
     "::mlir::cf::ControlFlowDialect",
   ];
   let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
   }];

@@ -238,6 +238,14 @@ LogicalResult AddPtrOp::verify() {
   return success();
 }
 
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  // A splat of a constant scalar is a constant tensor.
+  if (auto value = dyn_cast_or_null<TypedAttr>(adaptor.getSrc()))
+    if (isa<IntegerAttr, FloatAttr>(value))
+      return SplatElementsAttr::get(cast<ShapedType>(getType()), value);
+  return {};
+}
+
 OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
   // p + 0 is p.
   if (matchPattern(getOffset(), m_Zero()))

@@ -140,6 +140,7 @@ def TT_SplatOp : TT_Op<"splat", [Pure, SameOperandsAndResultElementType]> {
   let results = (outs TT_Tensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def TT_BroadcastOp : TT_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {

@@ -1,0 +1,815 @@
+//===- Builtins.cpp - tl.* functions and tensor methods as tt/arith/math ops -*- C++ -*-===//
+
+#include "compiler/frontend/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace mlir;
+
+namespace tessel::frontend {
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getShape();
+  return {};
+}
+Type elementOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+/// Matches a call's arguments to parameter names (Python rules: positional first, then
+/// keywords; unknown keywords and missing required parameters are errors).
+class Params {
+public:
+  Params(Generator &g, CallArgs &args, const std::string &fn,
+         std::vector<std::pair<std::string, bool>> params) // name, required
+      : g_(g), args_(args), fn_(fn) {
+    if (args.positional.size() > params.size())
+      g.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) +
+                            " arguments, " + std::to_string(args.positional.size()) + " given");
+    for (size_t k = 0; k < params.size(); ++k) {
+      names_.push_back(params[k].first);
+      values_.push_back(k < args.positional.size() ? args.positional[k] : nullptr);
+    }
+    for (auto &kw : args.keywords) {
+      auto it = std::find(names_.begin(), names_.end(), kw.first);
+      if (it == names_.end())
+        g.error(args.loc, fn + "() got an unexpected keyword argument '" + kw.first + "'");
+      size_t k = it - names_.begin();
+      if (values_[k])
+        g.error(args.loc, fn + "() got two values for '" + kw.first + "'");
+      values_[k] = kw.second;
+    }
+    for (size_t k = 0; k < params.size(); ++k)
+      if (params[k].second && !values_[k])
+        g.error(args.loc, fn + "() is missing the argument '" + params[k].first + "'");
+  }
+  /// The argument, or null when not given.
+  V get(const std::string &name) const {
+    auto it = std::find(names_.begin(), names_.end(), name);
+    return it == names_.end() ? nullptr : values_[it - names_.begin()];
+  }
+  /// The argument, or null when not given or None.
+  V opt(const std::string &name) const {
+    V v = get(name);
+    return v && v->kind != Val::None ? v : nullptr;
+  }
+  V tensor(const std::string &name) const {
+    V v = get(name);
+    if (!v || v->kind == Val::None)
+      g_.error(args_.loc, fn_ + "() needs '" + name + "'");
+    return g_.toTensor(v, args_.loc);
+  }
+
+private:
+  Generator &g_;
+  CallArgs &args_;
+  std::string fn_;
+  std::vector<std::string> names_;
+  std::vector<V> values_;
+};
+
+/// A tuple (or list) of constexpr ints, or a single int.
+std::vector<int64_t> intList(Generator &g, const V &v, SourceLocation at, const std::string &what) {
+  std::vector<int64_t> out;
+  if (v->kind == Val::Tuple) {
+    for (const V &item : v->items)
+      out.push_back(g.requireInt(item, at, what));
+  } else {
+    out.push_back(g.requireInt(v, at, what));
+  }
+  return out;
+}
+
+} // namespace
+
+V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
+  std::string name = nameIn;
+  SourceLocation at = args.loc;
+  Location l = loc(at);
+  if (name.rfind("math.", 0) == 0)
+    name = name.substr(5);
+  bool isMethod = name.rfind("method.", 0) == 0;
+  if (isMethod) {
+    name = name.substr(7);
+    V self = args.positional.front();
+    if (self->kind == Val::Dtype) {
+      Type t = self->type;
+      if (name == "is_floating" || name == "is_fp16" || name == "is_bf16" || name == "is_fp32" ||
+          name == "is_fp64" || name == "is_int" || name == "is_ptr" || name == "is_int_signed" ||
+          name == "is_int_unsigned" || name == "is_bool") {
+        bool r = name == "is_floating"       ? isa<FloatType>(t)
+                 : name == "is_fp16"         ? t.isF16()
+                 : name == "is_bf16"         ? t.isBF16()
+                 : name == "is_fp32"         ? t.isF32()
+                 : name == "is_fp64"         ? t.isF64()
+                 : name == "is_int"          ? isa<IntegerType>(t)
+                 : name == "is_ptr"          ? isa<tt::PointerType>(t)
+                 : name == "is_bool"         ? t.isInteger(1)
+                 : name == "is_int_signed"   ? isa<IntegerType>(t) && !self->isUnsigned
+                                             : isa<IntegerType>(t) && self->isUnsigned;
+        return makeBool(r);
+      }
+      error(at, "a dtype has no method '" + name + "'");
+    }
+    if (self->kind != Val::Tensor)
+      error(at, describe(self) + " has no method '" + name + "'");
+    static const std::set<std::string> methods = {
+        "to", "reshape", "view", "broadcast_to", "expand_dims", "trans", "permute", "sum",
+        "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
+        "sin", "cos", "sigmoid", "cumsum", "cumprod", "split", "ravel"};
+    if (!methods.count(name))
+      error(at, "tensors have no method '" + name + "'");
+    if (name == "to") {
+      Params p(*this, args, "to", {{"x", true}, {"dtype", true}, {"fp_downcast_rounding", false},
+                                   {"bitcast", false}});
+      bool u = false;
+      Type t = requireDtype(p.get("dtype"), at, "the dtype", &u);
+      bool bitcast = p.opt("bitcast") && truthy(p.get("bitcast"), at);
+      return cast(p.get("x"), t, u, at, bitcast);
+    }
+    // The remaining methods are the tl functions with the tensor first.
+  }
+
+  // ---- Python builtins ----
+  if (name == "py.min" || name == "py.max") {
+    if (args.positional.size() == 1 && args.positional[0]->kind == Val::Tuple)
+      args.positional = args.positional[0]->items;
+    if (args.positional.empty() || !args.keywords.empty())
+      error(at, name.substr(3) + "() takes two or more values");
+    V acc = args.positional[0];
+    for (size_t k = 1; k < args.positional.size(); ++k) {
+      V x = args.positional[k];
+      if (acc->isNumber() && x->isNumber()) {
+        bool less = binary("<", x, acc, at)->i;
+        if ((name == "py.min") == less)
+          acc = x;
+        continue;
+      }
+      CallArgs pair{{acc, x}, {}, at};
+      acc = callBuiltin(name == "py.min" ? "minimum" : "maximum", pair);
+    }
+    return acc;
+  }
+  if (name == "py.float" || name == "py.int" || name == "py.bool") {
+    if (args.positional.size() != 1)
+      error(at, name.substr(3) + "() takes one argument");
+    V x = args.positional[0];
+    if (x->kind == Val::Str && name == "py.float") {
+      std::string s = x->s;
+      for (char &c : s)
+        c = char(std::tolower(static_cast<unsigned char>(c)));
+      if (s == "inf" || s == "+inf" || s == "infinity")
+        return makeFloat(std::numeric_limits<double>::infinity());
+      if (s == "-inf" || s == "-infinity")
+        return makeFloat(-std::numeric_limits<double>::infinity());
+      if (s == "nan")
+        return makeFloat(std::numeric_limits<double>::quiet_NaN());
+      char *end = nullptr;
+      double v = std::strtod(x->s.c_str(), &end);
+      if (*end)
+        error(at, "could not convert '" + x->s + "' to float");
+      return makeFloat(v);
+    }
+    if (!x->isNumber())
+      error(at, name.substr(3) + "() of " + describe(x) + " is not a compile-time value");
+    double v = x->kind == Val::Float ? x->f : double(x->i);
+    if (name == "py.float")
+      return makeFloat(v);
+    if (name == "py.int")
+      return makeInt(int64_t(v));
+    return makeBool(v != 0);
+  }
+  if (name == "py.len") {
+    if (args.positional.size() != 1 || args.positional[0]->kind != Val::Tuple)
+      error(at, "len() takes a tuple");
+    return makeInt(int64_t(args.positional[0]->items.size()));
+  }
+  if (name == "py.abs") {
+    CallArgs one{args.positional, {}, at};
+    if (one.positional.size() == 1 && one.positional[0]->isNumber()) {
+      V x = one.positional[0];
+      return x->kind == Val::Float ? makeFloat(std::fabs(x->f)) : makeInt(std::llabs(x->i));
+    }
+    return callBuiltin("abs", one);
+  }
+  if (name == "py.print" || name == "static_print")
+    return makeNone(); // compile-time printing has no output channel here
+  if (name == "py.isinstance")
+    error(at, "isinstance() is not supported in kernels");
+  if (name == "py.range" || name == "range" || name == "static_range")
+    error(at, "range objects can only be iterated by a for loop");
+  if (name.rfind("triton.", 0) == 0)
+    error(at, "'" + name + "' cannot be called inside a kernel");
+  if (name == "constexpr") {
+    if (args.positional.size() != 1)
+      error(at, "tl.constexpr() takes one value");
+    return args.positional[0];
+  }
+
+  // ---- programs and index ranges ----
+  if (name == "program_id" || name == "num_programs") {
+    Params p(*this, args, name, {{"axis", true}});
+    int64_t axis = requireInt(p.get("axis"), at, "the axis");
+    if (axis < 0 || axis > 2)
+      error(at, "the axis must be 0, 1 or 2");
+    auto dim = tt::ProgramIDDim(axis);
+    if (name == "program_id")
+      return makeTensor(tt::GetProgramIdOp::create(b_, l, b_.getI32Type(), dim));
+    return makeTensor(tt::GetNumProgramsOp::create(b_, l, b_.getI32Type(), dim));
+  }
+  if (name == "arange") {
+    Params p(*this, args, "arange", {{"start", true}, {"end", true}});
+    int64_t start = requireInt(p.get("start"), at, "arange's start");
+    int64_t end = requireInt(p.get("end"), at, "arange's end");
+    int64_t n = end - start;
+    if (n <= 0 || (n & (n - 1)) != 0)
+      error(at, "arange's range must be a positive power of two, got " + std::to_string(n));
+    if (start < INT32_MIN || end > INT32_MAX)
+      error(at, "arange's bounds must fit in int32");
+    auto type = RankedTensorType::get({n}, b_.getI32Type());
+    return makeTensor(tt::MakeRangeOp::create(b_, l, type, int32_t(start), int32_t(end)));
+  }
+  if (name == "cdiv") {
+    Params p(*this, args, "cdiv", {{"x", true}, {"div", true}});
+    V x = p.get("x"), d = p.get("div");
+    return binary("//", binary("-", binary("+", x, d, at), makeInt(1), at), d, at);
+  }
+  if (name == "next_power_of_2") {
+    Params p(*this, args, "next_power_of_2", {{"n", true}});
+    int64_t n = requireInt(p.get("n"), at, "n"), r = 1;
+    while (r < n)
+      r <<= 1;
+    return makeInt(r);
+  }
+
+  // ---- creation ----
+  auto shapeArg = [&](const V &v) {
+    std::vector<int64_t> dims = intList(*this, v, at, "a shape");
+    for (int64_t d : dims)
+      if (d <= 0 || (d & (d - 1)) != 0)
+        error(at, "tensor dimensions must be positive powers of two, got " + std::to_string(d));
+    return SmallVector<int64_t>(dims.begin(), dims.end());
+  };
+  if (name == "zeros" || name == "full" || name == "ones") {
+    std::vector<std::pair<std::string, bool>> params = {{"shape", true}};
+    if (name == "full")
+      params.push_back({"value", true});
+    params.push_back({"dtype", name == "full"});
+    Params p(*this, args, name, params);
+    SmallVector<int64_t> shape = shapeArg(p.get("shape"));
+    bool u = false;
+    Type elem = p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u) : b_.getF32Type();
+    if (name != "full")
+      return makeTensor(constant(elem, name == "ones" ? 1 : 0, shape), u);
+    V value = p.get("value");
+    if (value->isNumber())
+      return makeTensor(constant(elem, value->kind == Val::Float ? value->f : double(value->i), shape), u);
+    return broadcastTo(cast(value, elem, u, at), shape, at);
+  }
+  if (name == "zeros_like" || name == "full_like") {
+    Params p(*this, args, name, {{"input", true}, {"value", name == "full_like"}, {"dtype", false}});
+    V x = p.tensor("input");
+    bool u = x->isUnsigned;
+    Type elem = p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u) : elementOf(x->value);
+    double v = 0;
+    if (name == "full_like") {
+      V value = p.get("value");
+      if (!value->isNumber())
+        error(at, "full_like's value must be a number");
+      v = value->kind == Val::Float ? value->f : double(value->i);
+    }
+    return makeTensor(constant(elem, v, shapeOf(x->value)), u);
+  }
+
+  // ---- memory ----
+  if (name == "load") {
+    Params p(*this, args, "load",
+             {{"pointer", true}, {"mask", false}, {"other", false}, {"boundary_check", false},
+              {"padding_option", false}, {"cache_modifier", false}, {"eviction_policy", false},
+              {"volatile", false}});
+    V ptr = p.tensor("pointer");
+    auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
+    if (!ptrElem)
+      error(at, "tl.load needs a pointer, got " + describe(ptr));
+    if (isa<RankedTensorType>(ptrElem.getPointeeType()))
+      error(at, "loads through block pointers are not supported by the frontend yet");
+    Type elem = ptrElem.getPointeeType();
+    ArrayRef<int64_t> shape = shapeOf(ptr->value);
+    Value mask, other;
+    if (V m = p.opt("mask")) {
+      auto [pp, mm] = broadcastPair(ptr, cast(m, b_.getI1Type(), false, at), at);
+      ptr = pp;
+      shape = shapeOf(ptr->value);
+      mask = broadcastTo(mm, shape, at)->value;
+    }
+    if (V o = p.opt("other")) {
+      if (!mask)
+        error(at, "tl.load's 'other' needs a mask");
+      other = broadcastTo(cast(o, elem, false, at), shape, at)->value;
+    }
+    Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
+    auto load = tt::LoadOp::create(b_, l, result, ptr->value, mask, other,
+                                   ArrayRef<int32_t>{}, tt::PaddingOptionAttr());
+    if (V v = p.opt("volatile"))
+      load.setIsVolatile(truthy(v, at));
+    return makeTensor(load);
+  }
+  if (name == "store") {
+    Params p(*this, args, "store",
+             {{"pointer", true}, {"value", true}, {"mask", false}, {"boundary_check", false},
+              {"cache_modifier", false}, {"eviction_policy", false}});
+    V ptr = p.tensor("pointer");
+    auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
+    if (!ptrElem)
+      error(at, "tl.store needs a pointer, got " + describe(ptr));
+    if (isa<RankedTensorType>(ptrElem.getPointeeType()))
+      error(at, "stores through block pointers are not supported by the frontend yet");
+    Type elem = ptrElem.getPointeeType();
+    V value = cast(p.get("value"), elem, false, at);
+    auto [pp, vv] = broadcastPair(ptr, value, at);
+    ArrayRef<int64_t> shape = shapeOf(pp->value);
+    Value mask;
+    if (V m = p.opt("mask"))
+      mask = broadcastTo(cast(m, b_.getI1Type(), false, at), shape, at)->value;
+    tt::StoreOp::create(b_, l, pp->value, vv->value, mask, ArrayRef<int32_t>{});
+    return makeNone();
+  }
+  if (name.rfind("atomic_", 0) == 0) {
+    static const std::map<std::string, int> kinds = {{"atomic_add", 0}, {"atomic_max", 1},
+                                                     {"atomic_min", 2}, {"atomic_xchg", 3},
+                                                     {"atomic_and", 4}, {"atomic_or", 5},
+                                                     {"atomic_xor", 6}};
+    auto kind = kinds.find(name);
+    if (kind == kinds.end())
+      error(at, "'tl." + name + "' is not supported yet");
+    Params p(*this, args, name, {{"pointer", true}, {"val", true}, {"mask", false},
+                                 {"sem", false}, {"scope", false}});
+    V ptr = p.tensor("pointer");
+    auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
+    if (!ptrElem)
+      error(at, "tl." + name + " needs a pointer");
+    Type elem = ptrElem.getPointeeType();
+    V val = cast(p.get("val"), elem, false, at);
+    auto [pp, vv] = broadcastPair(ptr, val, at);
+    ArrayRef<int64_t> shape = shapeOf(pp->value);
+    Value mask;
+    if (V m = p.opt("mask"))
+      mask = broadcastTo(cast(m, b_.getI1Type(), false, at), shape, at)->value;
+    bool isFloat = isa<FloatType>(elem);
+    tt::RMWOp op;
+    switch (kind->second) {
+    case 0:
+      op = isFloat ? tt::RMWOp::FADD : tt::RMWOp::ADD;
+      break;
+    case 1:
+      if (isFloat)
+        error(at, "atomic_max on floats is not supported yet");
+      op = tt::RMWOp::MAX;
+      break;
+    case 2:
+      if (isFloat)
+        error(at, "atomic_min on floats is not supported yet");
+      op = tt::RMWOp::MIN;
+      break;
+    case 3:
+      op = tt::RMWOp::XCHG;
+      break;
+    case 4:
+      op = tt::RMWOp::AND;
+      break;
+    case 5:
+      op = tt::RMWOp::OR;
+      break;
+    default:
+      op = tt::RMWOp::XOR;
+      break;
+    }
+    Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
+    auto rmw = tt::AtomicRMWOp::create(b_, l, result, op, pp->value, vv->value, mask,
+                                       tt::MemSemantic::ACQUIRE_RELEASE, tt::MemSyncScope::GPU);
+    return makeTensor(rmw);
+  }
+
+  // ---- linear algebra ----
+  if (name == "dot") {
+    Params p(*this, args, "dot", {{"input", true}, {"other", true}, {"acc", false},
+                                  {"input_precision", false}, {"allow_tf32", false},
+                                  {"max_num_imprecise_acc", false}, {"out_dtype", false}});
+    V a = p.tensor("input"), bv = p.tensor("other");
+    ArrayRef<int64_t> sa = shapeOf(a->value), sb = shapeOf(bv->value);
+    if (sa.size() < 2 || sa.size() != sb.size() || sa.size() > 3)
+      error(at, "tl.dot takes two 2-D (or 3-D batched) tensors");
+    size_t r = sa.size();
+    if (sa[r - 1] != sb[r - 2])
+      error(at, "tl.dot: the inner dimensions differ (" + std::to_string(sa[r - 1]) + " and " +
+                    std::to_string(sb[r - 2]) + ")");
+    if (sa[r - 2] < 16 || sa[r - 1] < 16 || sb[r - 1] < 16)
+      error(at, "tl.dot needs every dimension to be at least 16");
+    Type ea = elementOf(a->value), eb = elementOf(bv->value);
+    if (ea != eb) {
+      if (isa<FloatType>(ea) && isa<FloatType>(eb)) {
+        Type wide = ea.getIntOrFloatBitWidth() >= eb.getIntOrFloatBitWidth() ? ea : eb;
+        a = cast(a, wide, false, at);
+        bv = cast(bv, wide, false, at);
+        ea = wide;
+      } else {
+        error(at, "tl.dot operands have different element types");
+      }
+    }
+    SmallVector<int64_t> shape(sa.begin(), sa.end());
+    shape[r - 1] = sb[r - 1];
+    Type out = isa<IntegerType>(ea) ? Type(b_.getI32Type()) : Type(b_.getF32Type());
+    if (V o = p.opt("out_dtype"))
+      out = requireDtype(o, at, "out_dtype");
+    Value acc;
+    if (V c = p.opt("acc")) {
+      V cc = toTensor(c, at);
+      if (shapeOf(cc->value) != ArrayRef<int64_t>(shape))
+        error(at, "tl.dot's acc has the wrong shape");
+      acc = cc->value;
+      out = elementOf(acc);
+    } else {
+      acc = constant(out, 0, shape);
+    }
+    tt::InputPrecision precision = tt::InputPrecision::TF32;
+    if (V ip = p.opt("input_precision")) {
+      if (ip->kind != Val::Str)
+        error(at, "input_precision must be a string");
+      if (ip->s == "ieee")
+        precision = tt::InputPrecision::IEEE;
+      else if (ip->s == "tf32")
+        precision = tt::InputPrecision::TF32;
+      else if (ip->s == "tf32x3")
+        precision = tt::InputPrecision::TF32x3;
+      else
+        error(at, "unknown input_precision '" + ip->s + "'");
+    } else if (V tf = p.opt("allow_tf32")) {
+      if (!truthy(tf, at))
+        precision = tt::InputPrecision::IEEE;
+    }
+    auto dot = tt::DotOp::create(b_, l, acc.getType(), a->value, bv->value, acc,
+                                 precision, 0);
+    return makeTensor(dot);
+  }
+
+  // ---- reductions ----
+  if (name == "sum" || name == "max" || name == "min" || name == "argmax" || name == "argmin" ||
+      name == "reduce") {
+    if (name == "argmax" || name == "argmin" || name == "reduce")
+      error(at, "tl." + name + " is not supported by the frontend yet");
+    std::vector<std::pair<std::string, bool>> params = {{"input", true}, {"axis", false}};
+    if (name == "sum")
+      params.push_back({"keep_dims", false}), params.push_back({"dtype", false});
+    else
+      params.push_back({"return_indices", false}), params.push_back({"return_indices_tie_break_left", false}),
+          params.push_back({"keep_dims", false}), params.push_back({"propagate_nan", false});
+    Params p(*this, args, name, params);
+    V x = p.tensor("input");
+    Value src = x->value;
+    SmallVector<int64_t> shape(shapeOf(src));
+    if (shape.empty())
+      return x;
+    Type elem = elementOf(src);
+    if (name == "sum" && isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() < 32) {
+      src = cast(x, b_.getI32Type(), x->isUnsigned, at)->value;
+      elem = b_.getI32Type();
+    }
+    if (V d = p.opt("dtype")) {
+      elem = requireDtype(d, at, "dtype");
+      src = cast(makeTensor(src, x->isUnsigned), elem, false, at)->value;
+    }
+    int64_t axis;
+    bool keepDims = p.opt("keep_dims") && truthy(p.get("keep_dims"), at);
+    if (V ax = p.opt("axis")) {
+      axis = requireInt(ax, at, "the axis");
+      if (axis < 0)
+        axis += int64_t(shape.size());
+      if (axis < 0 || axis >= int64_t(shape.size()))
+        error(at, "axis " + std::to_string(ax->i) + " is out of range for a tensor of rank " +
+                      std::to_string(shape.size()));
+    } else {
+      // Reduce everything: flatten first.
+      int64_t n = 1;
+      for (int64_t d : shape)
+        n *= d;
+      if (shape.size() > 1) {
+        src = tt::ReshapeOp::create(b_, l, RankedTensorType::get({n}, elem), src,
+                                    /*allow_reorder=*/true, /*efficient_layout=*/false);
+      }
+      shape = {n};
+      axis = 0;
+    }
+    SmallVector<int64_t> reduced(shape);
+    reduced.erase(reduced.begin() + axis);
+    Type resultType = reduced.empty() ? elem : Type(RankedTensorType::get(reduced, elem));
+    auto reduce = tt::ReduceOp::create(b_, l, TypeRange{resultType}, ValueRange{src},
+                                       int32_t(axis));
+    {
+      OpBuilder::InsertionGuard guard(b_);
+      mlir::Block *block = b_.createBlock(&reduce.getCombineOp(), {}, {elem, elem}, {l, l});
+      Value a = block->getArgument(0), c = block->getArgument(1);
+      Value r;
+      bool isFloat = isa<FloatType>(elem);
+      if (name == "sum")
+        r = isFloat ? Value(arith::AddFOp::create(b_, l, a, c)) : Value(arith::AddIOp::create(b_, l, a, c));
+      else if (name == "max")
+        r = isFloat ? Value(arith::MaxNumFOp::create(b_, l, a, c))
+            : x->isUnsigned ? Value(arith::MaxUIOp::create(b_, l, a, c))
+                            : Value(arith::MaxSIOp::create(b_, l, a, c));
+      else
+        r = isFloat ? Value(arith::MinNumFOp::create(b_, l, a, c))
+            : x->isUnsigned ? Value(arith::MinUIOp::create(b_, l, a, c))
+                            : Value(arith::MinSIOp::create(b_, l, a, c));
+      tt::ReduceReturnOp::create(b_, l, ValueRange{r});
+    }
+    V result = makeTensor(reduce.getResult()[0], x->isUnsigned);
+    if (keepDims) {
+      SmallVector<int64_t> kept(shape);
+      kept[axis] = 1;
+      if (reduced.empty())
+        result = broadcastTo(result, {1}, at);
+      else
+        result = makeTensor(tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(kept, elem),
+                                                     result->value, int32_t(axis)),
+                            x->isUnsigned);
+    }
+    return result;
+  }
+
+  // ---- elementwise math ----
+  static const std::set<std::string> unaryMath = {"exp", "exp2", "log", "log2", "sqrt", "rsqrt",
+                                                  "sin", "cos", "abs", "floor", "ceil", "erf",
+                                                  "tanh", "sigmoid", "sqrt_rn", "log1p",
+                                                  "expm1", "fast_expf", "fast_logf"};
+  if (unaryMath.count(name)) {
+    Params p(*this, args, name, {{"x", true}});
+    V x = p.tensor("x");
+    Type elem = elementOf(x->value);
+    if (name == "abs") {
+      if (isa<FloatType>(elem))
+        return makeTensor(math::AbsFOp::create(b_, l, x->value));
+      if (x->isUnsigned)
+        return x;
+      return makeTensor(math::AbsIOp::create(b_, l, x->value));
+    }
+    if (!isa<FloatType>(elem))
+      x = cast(x, b_.getF32Type(), false, at);
+    Value v = x->value;
+    if (name == "exp" || name == "fast_expf")
+      return makeTensor(math::ExpOp::create(b_, l, v));
+    if (name == "exp2")
+      return makeTensor(math::Exp2Op::create(b_, l, v));
+    if (name == "log" || name == "fast_logf")
+      return makeTensor(math::LogOp::create(b_, l, v));
+    if (name == "log2")
+      return makeTensor(math::Log2Op::create(b_, l, v));
+    if (name == "sqrt")
+      return makeTensor(math::SqrtOp::create(b_, l, v));
+    if (name == "sqrt_rn")
+      return makeTensor(tt::PreciseSqrtOp::create(b_, l, v));
+    if (name == "rsqrt")
+      return makeTensor(math::RsqrtOp::create(b_, l, v));
+    if (name == "sin")
+      return makeTensor(math::SinOp::create(b_, l, v));
+    if (name == "cos")
+      return makeTensor(math::CosOp::create(b_, l, v));
+    if (name == "floor")
+      return makeTensor(math::FloorOp::create(b_, l, v));
+    if (name == "ceil")
+      return makeTensor(math::CeilOp::create(b_, l, v));
+    if (name == "erf")
+      return makeTensor(math::ErfOp::create(b_, l, v));
+    if (name == "tanh")
+      return makeTensor(math::TanhOp::create(b_, l, v));
+    if (name == "log1p")
+      return makeTensor(math::Log1pOp::create(b_, l, v));
+    if (name == "expm1")
+      return makeTensor(math::ExpM1Op::create(b_, l, v));
+    // sigmoid(x) = 1 / (1 + exp(-x)), as Triton's standard library writes it.
+    V negated = unary("-", x, at);
+    V e = makeTensor(math::ExpOp::create(b_, l, negated->value));
+    return binary("/", makeFloat(1.0), binary("+", makeFloat(1.0), e, at), at);
+  }
+  if (name == "fdiv" || name == "div_rn") {
+    Params p(*this, args, name, {{"x", true}, {"y", true}, {"ieee_rounding", false},
+                                 {"rounding", false}});
+    V x = p.tensor("x"), y = p.tensor("y");
+    bool precise = name == "div_rn" || (p.opt("ieee_rounding") && truthy(p.get("ieee_rounding"), at));
+    if (!precise)
+      return binary("/", x, y, at);
+    auto [xa, ya] = broadcastPair(x, y, at);
+    Type elem = elementOf(xa->value);
+    if (!isa<FloatType>(elem) || elementOf(ya->value) != elem)
+      error(at, "tl." + name + " needs two floats of one type");
+    return makeTensor(tt::PreciseDivFOp::create(b_, l, xa->value, ya->value));
+  }
+  if (name == "maximum" || name == "minimum") {
+    Params p(*this, args, name, {{"x", true}, {"y", true}, {"propagate_nan", false}});
+    V x = p.get("x"), y = p.get("y");
+    if (x->isNumber() && y->isNumber()) {
+      bool less = binary("<", x, y, at)->i;
+      return (name == "maximum") == less ? y : x;
+    }
+    // The comparison picks the common type; then select the op on it.
+    V sum = binary("+", x, y, at); // result type only; folded away when unused
+    Type elem = elementOf(sum->value);
+    bool u = sum->isUnsigned;
+    if (Operation *dead = sum->value.getDefiningOp())
+      dead->erase();
+    auto [xa, ya] = broadcastPair(cast(x, elem, u, at), cast(y, elem, u, at), at);
+    bool nanAll = false;
+    if (V pn = p.opt("propagate_nan"))
+      nanAll = pn->kind == Val::Int ? pn->i != 0 : truthy(pn, at);
+    Value r;
+    if (isa<FloatType>(elem))
+      r = name == "maximum"
+              ? (nanAll ? Value(arith::MaximumFOp::create(b_, l, xa->value, ya->value))
+                        : Value(arith::MaxNumFOp::create(b_, l, xa->value, ya->value)))
+              : (nanAll ? Value(arith::MinimumFOp::create(b_, l, xa->value, ya->value))
+                        : Value(arith::MinNumFOp::create(b_, l, xa->value, ya->value)));
+    else if (name == "maximum")
+      r = u ? Value(arith::MaxUIOp::create(b_, l, xa->value, ya->value))
+            : Value(arith::MaxSIOp::create(b_, l, xa->value, ya->value));
+    else
+      r = u ? Value(arith::MinUIOp::create(b_, l, xa->value, ya->value))
+            : Value(arith::MinSIOp::create(b_, l, xa->value, ya->value));
+    return makeTensor(r, u);
+  }
+  if (name == "clamp") {
+    Params p(*this, args, "clamp", {{"x", true}, {"min", true}, {"max", true},
+                                    {"propagate_nan", false}});
+    CallArgs lo{{p.get("x"), p.get("min")}, {}, at};
+    V r = callBuiltin("maximum", lo);
+    CallArgs hi{{r, p.get("max")}, {}, at};
+    return callBuiltin("minimum", hi);
+  }
+  if (name == "where") {
+    Params p(*this, args, "where", {{"condition", true}, {"x", true}, {"y", true}});
+    V c = cast(p.get("condition"), b_.getI1Type(), false, at);
+    V x = p.get("x"), y = p.get("y");
+    V sum = binary("+", x, y, at);
+    Type elem = elementOf(sum->value);
+    bool u = sum->isUnsigned;
+    if (Operation *dead = sum->value.getDefiningOp())
+      dead->erase();
+    V xc = cast(x, elem, u, at), yc = cast(y, elem, u, at);
+    auto [c1, x1] = broadcastPair(c, xc, at);
+    auto [c2, y1] = broadcastPair(c1, yc, at);
+    auto [x2, y2] = broadcastPair(x1, y1, at);
+    V cc = broadcastTo(c2, shapeOf(x2->value), at);
+    return makeTensor(arith::SelectOp::create(b_, l, cc->value, x2->value, y2->value), u);
+  }
+
+  // ---- shapes ----
+  if (name == "broadcast_to") {
+    if (args.positional.size() > 2) {
+      std::vector<V> dims(args.positional.begin() + 1, args.positional.end());
+      args.positional.resize(1);
+      args.positional.push_back(makeTuple(dims));
+    }
+    Params p(*this, args, "broadcast_to", {{"input", true}, {"shape", true}});
+    return broadcastTo(p.tensor("input"), shapeArg(p.get("shape")), at);
+  }
+  if (name == "reshape" || name == "view" || name == "ravel") {
+    if (name != "ravel" && args.positional.size() > 2) {
+      std::vector<V> dims(args.positional.begin() + 1, args.positional.end());
+      args.positional.resize(1);
+      args.positional.push_back(makeTuple(dims));
+    }
+    std::vector<std::pair<std::string, bool>> params = {{"input", true}};
+    if (name != "ravel")
+      params.push_back({"shape", true}), params.push_back({"can_reorder", false});
+    Params p(*this, args, name, params);
+    V x = p.tensor("input");
+    SmallVector<int64_t> shape;
+    int64_t n = 1;
+    for (int64_t d : shapeOf(x->value))
+      n *= d;
+    if (name == "ravel")
+      shape = {n};
+    else
+      for (int64_t d : intList(*this, p.get("shape"), at, "a shape"))
+        shape.push_back(d);
+    int64_t m = 1;
+    for (int64_t d : shape)
+      m *= d;
+    if (m != n)
+      error(at, "cannot reshape a tensor of " + std::to_string(n) + " elements into " +
+                    std::to_string(m));
+    bool reorder = name == "view" || (p.opt("can_reorder") && truthy(p.get("can_reorder"), at));
+    return makeTensor(tt::ReshapeOp::create(b_, l, RankedTensorType::get(shape, elementOf(x->value)),
+                                            x->value, reorder, false),
+                      x->isUnsigned);
+  }
+  if (name == "expand_dims") {
+    Params p(*this, args, "expand_dims", {{"input", true}, {"axis", true}});
+    V x = p.tensor("input");
+    std::vector<int64_t> axes = intList(*this, p.get("axis"), at, "the axis");
+    int64_t rank = int64_t(shapeOf(x->value).size()) + int64_t(axes.size());
+    for (int64_t &a : axes) {
+      if (a < 0)
+        a += rank;
+      if (a < 0 || a >= rank)
+        error(at, "expand_dims axis out of range");
+    }
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+      error(at, "expand_dims axes repeat");
+    Value v = x->value;
+    if (shapeOf(v).empty())
+      v = broadcastTo(x, {1}, at)->value, axes.erase(axes.begin());
+    for (int64_t a : axes) {
+      SmallVector<int64_t> s(shapeOf(v));
+      s.insert(s.begin() + a, 1);
+      v = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(s, elementOf(v)), v, int32_t(a));
+    }
+    return makeTensor(v, x->isUnsigned);
+  }
+  if (name == "trans" || name == "permute") {
+    V x = toTensor(args.positional.empty() ? nullptr : args.positional[0], at);
+    std::vector<int64_t> order;
+    if (args.positional.size() == 2)
+      order = intList(*this, args.positional[1], at, "the dims");
+    else
+      for (size_t k = 1; k < args.positional.size(); ++k)
+        order.push_back(requireInt(args.positional[k], at, "a dim"));
+    for (auto &kw : args.keywords) {
+      if (kw.first != "dims")
+        error(at, "tl." + name + " got an unexpected keyword '" + kw.first + "'");
+      order = intList(*this, kw.second, at, "the dims");
+    }
+    ArrayRef<int64_t> shape = shapeOf(x->value);
+    if (order.empty()) {
+      if (shape.size() != 2 && name == "trans")
+        error(at, "tl.trans without dims needs a 2-D tensor");
+      for (int64_t k = int64_t(shape.size()) - 1; k >= 0; --k)
+        order.push_back(k);
+      if (shape.size() > 2) { // swap the last two
+        order.clear();
+        for (size_t k = 0; k < shape.size(); ++k)
+          order.push_back(k);
+        std::swap(order[shape.size() - 1], order[shape.size() - 2]);
+      }
+    }
+    if (order.size() != shape.size())
+      error(at, "the permutation has " + std::to_string(order.size()) + " dims for a tensor of rank " +
+                    std::to_string(shape.size()));
+    SmallVector<int64_t> out;
+    SmallVector<int32_t> order32;
+    std::vector<bool> seen(shape.size());
+    for (int64_t d : order) {
+      if (d < 0 || d >= int64_t(shape.size()) || seen[d])
+        error(at, "invalid permutation");
+      seen[d] = true;
+      out.push_back(shape[d]);
+      order32.push_back(int32_t(d));
+    }
+    return makeTensor(tt::TransOp::create(b_, l, RankedTensorType::get(out, elementOf(x->value)),
+                                          x->value, order32),
+                      x->isUnsigned);
+  }
+  if (name == "cast") {
+    Params p(*this, args, "cast", {{"input", true}, {"dtype", true}, {"fp_downcast_rounding", false},
+                                   {"bitcast", false}});
+    bool u = false;
+    Type t = requireDtype(p.get("dtype"), at, "the dtype", &u);
+    bool bitcast = p.opt("bitcast") && truthy(p.get("bitcast"), at);
+    return cast(p.get("input"), t, u, at, bitcast);
+  }
+
+  // ---- hints and checks ----
+  if (name == "multiple_of" || name == "max_contiguous" || name == "max_constancy") {
+    Params p(*this, args, name, {{"input", true}, {"values", true}});
+    intList(*this, p.get("values"), at, "the values");
+    return p.get("input");
+  }
+  if (name == "static_assert") {
+    Params p(*this, args, "static_assert", {{"cond", true}, {"msg", false}});
+    V c = p.get("cond");
+    if (c->kind == Val::Tensor)
+      error(at, "static_assert needs a compile-time condition");
+    if (!truthy(c, at)) {
+      std::string msg = p.opt("msg") && p.get("msg")->kind == Val::Str ? p.get("msg")->s : "";
+      error(at, "static_assert failed" + (msg.empty() ? std::string() : ": " + msg));
+    }
+    return makeNone();
+  }
+  if (name == "device_assert") {
+    Params p(*this, args, "device_assert", {{"cond", true}, {"msg", false}, {"mask", false}});
+    V c = cast(p.get("cond"), b_.getI1Type(), false, at);
+    std::string msg = p.opt("msg") && p.get("msg")->kind == Val::Str ? p.get("msg")->s : "";
+    tt::AssertOp::create(b_, l, c->value, msg);
+    return makeNone();
+  }
+  if (name == "debug_barrier")
+    return makeNone();
+
+  error(at, "'tl." + name + "' is not supported by the frontend yet");
+}
+
+} // namespace tessel::frontend

@@ -1,0 +1,1635 @@
+//===- CodeGen.cpp - Triton-language kernels to tt IR: statements and expressions -*- C++ -*-===//
+
+#include "compiler/frontend/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include <cmath>
+#include <set>
+
+using namespace mlir;
+
+namespace tessel::frontend {
+
+V makeTensor(Value value, bool isUnsigned) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Tensor;
+  v->value = value;
+  v->isUnsigned = isUnsigned;
+  return v;
+}
+V makeInt(int64_t x) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Int;
+  v->i = x;
+  return v;
+}
+V makeFloat(double x) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Float;
+  v->f = x;
+  return v;
+}
+V makeBool(bool x) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Bool;
+  v->i = x;
+  return v;
+}
+V makeNone() {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::None;
+  return v;
+}
+V makeStr(std::string s) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Str;
+  v->s = std::move(s);
+  return v;
+}
+V makeDtype(Type type, bool isUnsigned) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Dtype;
+  v->type = type;
+  v->isUnsigned = isUnsigned;
+  return v;
+}
+V makeTuple(std::vector<V> items) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Tuple;
+  v->items = std::move(items);
+  return v;
+}
+V makeBuiltin(std::string name) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Builtin;
+  v->s = std::move(name);
+  return v;
+}
+V makeNamespace(std::string path) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Namespace;
+  v->s = std::move(path);
+  return v;
+}
+V makeMethod(V self, std::string name) {
+  auto v = std::make_shared<Val>();
+  v->kind = Val::Method;
+  v->self = std::move(self);
+  v->s = std::move(name);
+  return v;
+}
+
+Generator::Generator(MLIRContext &context, const SourceFile &file, const Module &module)
+    : context_(context), file_(file), module_(module), b_(&context) {
+  context_.loadDialect<tt::TTDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
+                       cf::ControlFlowDialect>();
+  for (const FunctionDef &fn : module_.functions)
+    functions_[fn.name] = &fn;
+  for (const StmtPtr &s : module_.globals)
+    if ((s->kind == StmtKind::Assign || s->kind == StmtKind::AnnAssign) && !s->targets.empty())
+      for (const ExprPtr &t : s->targets)
+        if (t->kind == ExprKind::Name)
+          globalDefs_[t->name] = s.get();
+}
+
+void Generator::error(SourceLocation at, const std::string &message) const {
+  throw CompileError{at, message};
+}
+
+Location Generator::loc(SourceLocation at) const {
+  return FileLineColLoc::get(&context_, file_.name(), at.line, at.column);
+}
+
+std::string Generator::describe(const V &v) const {
+  switch (v->kind) {
+  case Val::Tensor: {
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << v->value.getType();
+    return "a value of type " + s;
+  }
+  case Val::Int:
+    return "the constexpr int " + std::to_string(v->i);
+  case Val::Float:
+    return "a constexpr float";
+  case Val::Bool:
+    return v->i ? "the constexpr True" : "the constexpr False";
+  case Val::None:
+    return "None";
+  case Val::Str:
+    return "a string";
+  case Val::Dtype:
+    return "a dtype";
+  case Val::Tuple:
+    return "a tuple";
+  case Val::Function:
+    return "the function '" + v->fn->name + "'";
+  case Val::Namespace:
+    return "the module '" + v->s + "'";
+  case Val::Builtin:
+    return "the builtin '" + v->s + "'";
+  case Val::Method:
+    return "the method '" + v->s + "'";
+  case Val::Slice:
+    return "a slice";
+  }
+  return "a value";
+}
+
+// ---- types and conversions ---------------------------------------------------------------
+
+Type Generator::parseTypeName(const std::string &raw, bool &isUnsigned) const {
+  std::string name = raw;
+  for (const char *prefix : {"tl.", "triton.language."})
+    if (name.rfind(prefix, 0) == 0)
+      name = name.substr(std::string(prefix).size());
+  isUnsigned = false;
+  MLIRContext *ctx = &context_;
+  static const std::map<std::string, std::pair<int, bool>> ints = {
+      {"int1", {1, false}},   {"i1", {1, false}},    {"int8", {8, false}},
+      {"i8", {8, false}},     {"int16", {16, false}}, {"i16", {16, false}},
+      {"int32", {32, false}}, {"i32", {32, false}},   {"int64", {64, false}},
+      {"i64", {64, false}},   {"uint8", {8, true}},   {"u8", {8, true}},
+      {"uint16", {16, true}}, {"u16", {16, true}},    {"uint32", {32, true}},
+      {"u32", {32, true}},    {"uint64", {64, true}}, {"u64", {64, true}}};
+  if (auto it = ints.find(name); it != ints.end()) {
+    isUnsigned = it->second.second;
+    return IntegerType::get(ctx, it->second.first);
+  }
+  if (name == "float16" || name == "fp16" || name == "f16")
+    return Float16Type::get(ctx);
+  if (name == "bfloat16" || name == "bf16")
+    return BFloat16Type::get(ctx);
+  if (name == "float32" || name == "fp32" || name == "f32")
+    return Float32Type::get(ctx);
+  if (name == "float64" || name == "fp64" || name == "f64")
+    return Float64Type::get(ctx);
+  return {};
+}
+
+Value Generator::constant(Type elem, double value, ArrayRef<int64_t> shape) {
+  Location l = b_.getUnknownLoc();
+  TypedAttr attr;
+  if (auto intType = dyn_cast<IntegerType>(elem))
+    attr = IntegerAttr::get(intType, APInt(intType.getWidth(), uint64_t(int64_t(value)),
+                                           /*isSigned=*/true, /*implicitTrunc=*/true));
+  else
+    attr = FloatAttr::get(elem, value);
+  if (shape.empty())
+    return arith::ConstantOp::create(b_, l, attr);
+  auto type = RankedTensorType::get(shape, elem);
+  return arith::ConstantOp::create(b_, l, DenseElementsAttr::get(type, attr));
+}
+
+V Generator::toTensor(const V &v, SourceLocation at) {
+  switch (v->kind) {
+  case Val::Tensor:
+    return v;
+  case Val::Bool:
+    return makeTensor(constant(b_.getI1Type(), double(v->i), {}));
+  case Val::Int: {
+    if (v->i >= INT32_MIN && v->i <= INT32_MAX)
+      return makeTensor(constant(b_.getI32Type(), double(v->i), {}));
+    auto attr = IntegerAttr::get(b_.getI64Type(), v->i);
+    return makeTensor(arith::ConstantOp::create(b_, loc(at), attr));
+  }
+  case Val::Float:
+    return makeTensor(constant(b_.getF32Type(), v->f, {}));
+  default:
+    error(at, "expected a tensor or a number, got " + describe(v));
+  }
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getShape();
+  return {};
+}
+static Type withElement(Type type, Type elem) {
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(t.getShape(), elem);
+  return elem;
+}
+
+V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, bool bitcast) {
+  V v = toTensor(vIn, at);
+  Value x = v->value;
+  Type from = getElementTypeOrSelf(x.getType());
+  Location l = loc(at);
+  Type result = withElement(x.getType(), to);
+  if (from == to)
+    return makeTensor(x, toUnsigned);
+  if (bitcast) {
+    if (isa<tt::PointerType>(from) || isa<tt::PointerType>(to))
+      return makeTensor(tt::BitcastOp::create(b_, l, result, x), toUnsigned);
+    if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+      error(at, "bitcast between types of different widths");
+    return makeTensor(arith::BitcastOp::create(b_, l, result, x), toUnsigned);
+  }
+  bool fromPtr = isa<tt::PointerType>(from), toPtr = isa<tt::PointerType>(to);
+  if (fromPtr && toPtr)
+    return makeTensor(tt::BitcastOp::create(b_, l, result, x));
+  if (fromPtr) {
+    if (!to.isInteger(64))
+      error(at, "a pointer converts to int64 only");
+    return makeTensor(tt::PtrToIntOp::create(b_, l, result, x));
+  }
+  if (toPtr) {
+    if (!from.isInteger(64))
+      error(at, "only int64 converts to a pointer");
+    return makeTensor(tt::IntToPtrOp::create(b_, l, result, x));
+  }
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (to.isInteger(1)) {
+    Value zero = constant(from, 0, shapeOf(x));
+    if (fromFloat)
+      return makeTensor(arith::CmpFOp::create(b_, l, arith::CmpFPredicate::UNE, x, zero));
+    return makeTensor(arith::CmpIOp::create(b_, l, arith::CmpIPredicate::ne, x, zero));
+  }
+  if (fromFloat && toFloat) {
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw == tw) { // f16 <-> bf16 through f32
+      Value wide = arith::ExtFOp::create(b_, l, withElement(x.getType(), b_.getF32Type()), x);
+      return makeTensor(arith::TruncFOp::create(b_, l, result, wide));
+    }
+    if (fw < tw)
+      return makeTensor(arith::ExtFOp::create(b_, l, result, x));
+    return makeTensor(arith::TruncFOp::create(b_, l, result, x));
+  }
+  if (fromFloat) {
+    if (toUnsigned)
+      return makeTensor(arith::FPToUIOp::create(b_, l, result, x), true);
+    return makeTensor(arith::FPToSIOp::create(b_, l, result, x));
+  }
+  if (toFloat) {
+    if (v->isUnsigned || from.isInteger(1))
+      return makeTensor(arith::UIToFPOp::create(b_, l, result, x));
+    return makeTensor(arith::SIToFPOp::create(b_, l, result, x));
+  }
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw == tw)
+    return makeTensor(x, toUnsigned);
+  if (fw > tw)
+    return makeTensor(arith::TruncIOp::create(b_, l, result, x), toUnsigned);
+  if (v->isUnsigned || from.isInteger(1))
+    return makeTensor(arith::ExtUIOp::create(b_, l, result, x), toUnsigned);
+  return makeTensor(arith::ExtSIOp::create(b_, l, result, x), toUnsigned);
+}
+
+V Generator::broadcastTo(const V &vIn, ArrayRef<int64_t> shape, SourceLocation at) {
+  V v = toTensor(vIn, at);
+  Value x = v->value;
+  ArrayRef<int64_t> from = shapeOf(x);
+  if (from == shape)
+    return v;
+  Location l = loc(at);
+  Type elem = getElementTypeOrSelf(x.getType());
+  if (from.empty())
+    return makeTensor(tt::SplatOp::create(b_, l, RankedTensorType::get(shape, elem), x),
+                      v->isUnsigned);
+  if (from.size() > shape.size())
+    error(at, "cannot broadcast a tensor of rank " + std::to_string(from.size()) +
+                  " to rank " + std::to_string(shape.size()));
+  while (shapeOf(x).size() < shape.size()) {
+    SmallVector<int64_t> s(shapeOf(x));
+    s.insert(s.begin(), 1);
+    x = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(s, elem), x, 0);
+  }
+  ArrayRef<int64_t> now = shapeOf(x);
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (now[d] != shape[d] && now[d] != 1)
+      error(at, "cannot broadcast dimension " + std::to_string(d) + " of size " +
+                    std::to_string(now[d]) + " to " + std::to_string(shape[d]));
+  if (now != shape)
+    x = tt::BroadcastOp::create(b_, l, RankedTensorType::get(shape, elem), x);
+  return makeTensor(x, v->isUnsigned);
+}
+
+std::pair<V, V> Generator::broadcastPair(V a, V b, SourceLocation at) {
+  a = toTensor(a, at);
+  b = toTensor(b, at);
+  ArrayRef<int64_t> sa = shapeOf(a->value), sb = shapeOf(b->value);
+  if (sa == sb)
+    return {a, b};
+  size_t rank = std::max(sa.size(), sb.size());
+  SmallVector<int64_t> shape(rank, 1);
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t x = d + sa.size() >= rank ? sa[d + sa.size() - rank] : 1;
+    int64_t y = d + sb.size() >= rank ? sb[d + sb.size() - rank] : 1;
+    if (x != y && x != 1 && y != 1)
+      error(at, "shapes are incompatible for broadcasting: dimension " + std::to_string(d) +
+                    " is " + std::to_string(x) + " and " + std::to_string(y));
+    shape[d] = std::max(x, y);
+  }
+  if (sa.empty() && sb.empty())
+    return {a, b};
+  return {broadcastTo(a, shape, at), broadcastTo(b, shape, at)};
+}
+
+bool Generator::truthy(const V &v, SourceLocation at) {
+  switch (v->kind) {
+  case Val::Int:
+  case Val::Bool:
+    return v->i != 0;
+  case Val::Float:
+    return v->f != 0;
+  case Val::None:
+    return false;
+  case Val::Str:
+    return !v->s.empty();
+  case Val::Tuple:
+    return !v->items.empty();
+  case Val::Dtype:
+  case Val::Function:
+  case Val::Builtin:
+  case Val::Namespace:
+    return true;
+  default:
+    error(at, "the truth of a runtime value is not known at compile time here");
+  }
+}
+
+int64_t Generator::requireInt(const V &v, SourceLocation at, const std::string &what) {
+  if (v->kind == Val::Int)
+    return v->i;
+  error(at, what + " must be a constexpr int, got " + describe(v));
+}
+
+Type Generator::requireDtype(const V &v, SourceLocation at, const std::string &what,
+                             bool *isUnsigned) {
+  if (v->kind == Val::Dtype) {
+    if (isUnsigned)
+      *isUnsigned = v->isUnsigned;
+    return v->type;
+  }
+  if (v->kind == Val::Str) {
+    bool u = false;
+    if (Type t = parseTypeName(v->s, u)) {
+      if (isUnsigned)
+        *isUnsigned = u;
+      return t;
+    }
+  }
+  error(at, what + " must be a dtype (tl.float32, ...), got " + describe(v));
+}
+
+// ---- arithmetic ----------------------------------------------------------------------------
+
+namespace {
+
+/// Triton's result type of a binary arithmetic op on element types (a "weak" side is a Python
+/// number literal, which adopts the other side's type of the same kind).
+Type promote(Generator &g, Type a, bool aWeak, bool aU, Type b, bool bWeak, bool bU,
+             bool trueDiv, bool &unsignedOut) {
+  OpBuilder &bld = g.builder();
+  unsignedOut = false;
+  bool af = isa<FloatType>(a), bf = isa<FloatType>(b);
+  if (trueDiv && !af && !bf)
+    return bld.getF32Type();
+  if (af || bf) {
+    if (af && bf) {
+      if (aWeak)
+        return b;
+      if (bWeak)
+        return a;
+      unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
+      if (a == b)
+        return a;
+      if (wa == wb) // f16 with bf16
+        return bld.getF32Type();
+      return wa > wb ? a : b;
+    }
+    Type f = af ? a : b;
+    bool fWeak = af ? aWeak : bWeak;
+    if (fWeak) // a float literal with an int tensor
+      return bld.getF32Type();
+    return f;
+  }
+  // Both integers (bools are 1-bit integers).
+  if (aWeak && !b.isInteger(1)) {
+    unsignedOut = bU;
+    return b;
+  }
+  if (bWeak && !a.isInteger(1)) {
+    unsignedOut = aU;
+    return a;
+  }
+  unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
+  if (wa == wb) {
+    unsignedOut = aU || bU;
+    return a;
+  }
+  if (wa > wb) {
+    unsignedOut = aU;
+    return a;
+  }
+  unsignedOut = bU;
+  return b;
+}
+
+bool isWeak(const V &v) { return v->kind == Val::Int || v->kind == Val::Float || v->kind == Val::Bool; }
+
+/// Python semantics on two constexpr numbers.
+V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, SourceLocation at) {
+  bool isFloat = a->kind == Val::Float || b->kind == Val::Float;
+  double x = a->kind == Val::Float ? a->f : double(a->i);
+  double y = b->kind == Val::Float ? b->f : double(b->i);
+  int64_t p = a->i, q = b->i;
+  auto cmp = [&](bool r) { return makeBool(r); };
+  if (op == "<")
+    return cmp(isFloat ? x < y : p < q);
+  if (op == "<=")
+    return cmp(isFloat ? x <= y : p <= q);
+  if (op == ">")
+    return cmp(isFloat ? x > y : p > q);
+  if (op == ">=")
+    return cmp(isFloat ? x >= y : p >= q);
+  if (op == "==")
+    return cmp(isFloat ? x == y : p == q);
+  if (op == "!=")
+    return cmp(isFloat ? x != y : p != q);
+  if (op == "/") {
+    if (y == 0)
+      g.error(at, "division by zero in a constexpr expression");
+    return makeFloat(x / y);
+  }
+  if (isFloat) {
+    if (op == "+")
+      return makeFloat(x + y);
+    if (op == "-")
+      return makeFloat(x - y);
+    if (op == "*")
+      return makeFloat(x * y);
+    if (op == "**")
+      return makeFloat(std::pow(x, y));
+    if (op == "//" || op == "%") {
+      if (y == 0)
+        g.error(at, "division by zero in a constexpr expression");
+      double fl = std::floor(x / y);
+      return makeFloat(op == "//" ? fl : x - fl * y);
+    }
+    g.error(at, "operator '" + op + "' is not defined on floats");
+  }
+  bool bothBool = a->kind == Val::Bool && b->kind == Val::Bool;
+  if (op == "&")
+    return bothBool ? makeBool(p & q) : makeInt(p & q);
+  if (op == "|")
+    return bothBool ? makeBool(p | q) : makeInt(p | q);
+  if (op == "^")
+    return bothBool ? makeBool(p ^ q) : makeInt(p ^ q);
+  if (op == "+")
+    return makeInt(p + q);
+  if (op == "-")
+    return makeInt(p - q);
+  if (op == "*")
+    return makeInt(p * q);
+  if (op == "<<")
+    return makeInt(p << q);
+  if (op == ">>")
+    return makeInt(p >> q);
+  if (op == "**") {
+    if (q < 0)
+      return makeFloat(std::pow(x, y));
+    int64_t r = 1;
+    for (int64_t i = 0; i < q; ++i)
+      r *= p;
+    return makeInt(r);
+  }
+  if (op == "//" || op == "%") {
+    if (q == 0)
+      g.error(at, "division by zero in a constexpr expression");
+    int64_t d = p / q, m = p % q;
+    if (m != 0 && ((m < 0) != (q < 0))) { // Python floors
+      d -= 1;
+      m += q;
+    }
+    return makeInt(op == "//" ? d : m);
+  }
+  g.error(at, "operator '" + op + "' is not supported on constexprs");
+}
+
+} // namespace
+
+V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
+  if (a->isNumber() && b->isNumber())
+    return foldConstexpr(*this, op, a, b, at);
+  if (op == "==" || op == "!=") {
+    if ((a->kind == Val::None) != (b->kind == Val::None) || a->kind == Val::Dtype ||
+        a->kind == Val::Str) {
+      bool eq = a->kind == b->kind &&
+                (a->kind == Val::None || (a->kind == Val::Dtype && a->type == b->type &&
+                                          a->isUnsigned == b->isUnsigned) ||
+                 (a->kind == Val::Str && a->s == b->s));
+      return makeBool(op == "==" ? eq : !eq);
+    }
+  }
+  if (op == "@") {
+    CallArgs args{{a, b}, {}, at};
+    return callBuiltin("dot", args);
+  }
+  bool aWeak = isWeak(a), bWeak = isWeak(b);
+  V ta = toTensor(a, at), tb = toTensor(b, at);
+  Type ea = getElementTypeOrSelf(ta->value.getType()), eb = getElementTypeOrSelf(tb->value.getType());
+  Location l = loc(at);
+
+  // Pointer arithmetic.
+  if (isa<tt::PointerType>(ea) || isa<tt::PointerType>(eb)) {
+    if (isa<tt::PointerType>(eb) && !isa<tt::PointerType>(ea) && op == "+")
+      std::swap(ta, tb), std::swap(ea, eb);
+    if (!isa<tt::PointerType>(ea) || isa<tt::PointerType>(eb) || !isa<IntegerType>(eb) ||
+        (op != "+" && op != "-"))
+      error(at, "pointers support only + and - of an integer offset");
+    auto [p, off] = broadcastPair(ta, tb, at);
+    Value offset = off->value;
+    if (op == "-")
+      offset = arith::SubIOp::create(b_, l, constant(eb, 0, shapeOf(offset)), offset);
+    return makeTensor(tt::AddPtrOp::create(b_, l, p->value.getType(), p->value, offset));
+  }
+
+  bool isCompare = op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
+  bool resultUnsigned = false;
+  Type elem = promote(*this, ea, aWeak, ta->isUnsigned, eb, bWeak, tb->isUnsigned, op == "/",
+                      resultUnsigned);
+  auto [xa, xb] = broadcastPair(ta, tb, at);
+  xa = cast(xa, elem, resultUnsigned, at);
+  xb = cast(xb, elem, resultUnsigned, at);
+  Value x = xa->value, y = xb->value;
+  bool isFloat = isa<FloatType>(elem);
+
+  if (isCompare) {
+    if (isFloat) {
+      arith::CmpFPredicate pred = op == "<"    ? arith::CmpFPredicate::OLT
+                                  : op == "<=" ? arith::CmpFPredicate::OLE
+                                  : op == ">"  ? arith::CmpFPredicate::OGT
+                                  : op == ">=" ? arith::CmpFPredicate::OGE
+                                  : op == "==" ? arith::CmpFPredicate::OEQ
+                                               : arith::CmpFPredicate::UNE;
+      return makeTensor(arith::CmpFOp::create(b_, l, pred, x, y));
+    }
+    bool u = resultUnsigned;
+    arith::CmpIPredicate pred =
+        op == "<"    ? (u ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt)
+        : op == "<=" ? (u ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle)
+        : op == ">"  ? (u ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+        : op == ">=" ? (u ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge)
+        : op == "==" ? arith::CmpIPredicate::eq
+                     : arith::CmpIPredicate::ne;
+    return makeTensor(arith::CmpIOp::create(b_, l, pred, x, y));
+  }
+  Value r;
+  if (op == "+")
+    r = isFloat ? Value(arith::AddFOp::create(b_, l, x, y)) : Value(arith::AddIOp::create(b_, l, x, y));
+  else if (op == "-")
+    r = isFloat ? Value(arith::SubFOp::create(b_, l, x, y)) : Value(arith::SubIOp::create(b_, l, x, y));
+  else if (op == "*")
+    r = isFloat ? Value(arith::MulFOp::create(b_, l, x, y)) : Value(arith::MulIOp::create(b_, l, x, y));
+  else if (op == "/")
+    r = arith::DivFOp::create(b_, l, x, y);
+  else if (op == "//") {
+    if (isFloat)
+      r = math::FloorOp::create(b_, l, arith::DivFOp::create(b_, l, x, y));
+    else
+      r = resultUnsigned ? Value(arith::DivUIOp::create(b_, l, x, y))
+                         : Value(arith::DivSIOp::create(b_, l, x, y));
+  } else if (op == "%") {
+    if (isFloat)
+      r = arith::RemFOp::create(b_, l, x, y);
+    else
+      r = resultUnsigned ? Value(arith::RemUIOp::create(b_, l, x, y))
+                         : Value(arith::RemSIOp::create(b_, l, x, y));
+  } else if (op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
+    if (isFloat)
+      error(at, "operator '" + op + "' needs integer operands");
+    if (op == "&")
+      r = arith::AndIOp::create(b_, l, x, y);
+    else if (op == "|")
+      r = arith::OrIOp::create(b_, l, x, y);
+    else if (op == "^")
+      r = arith::XOrIOp::create(b_, l, x, y);
+    else if (op == "<<")
+      r = arith::ShLIOp::create(b_, l, x, y);
+    else
+      r = resultUnsigned ? Value(arith::ShRUIOp::create(b_, l, x, y))
+                         : Value(arith::ShRSIOp::create(b_, l, x, y));
+  } else if (op == "**") {
+    if (!isFloat)
+      error(at, "'**' on integer tensors is not supported");
+    r = math::PowFOp::create(b_, l, x, y);
+  } else {
+    error(at, "operator '" + op + "' is not supported here");
+  }
+  return makeTensor(r, resultUnsigned);
+}
+
+V Generator::unary(const std::string &op, V a, SourceLocation at) {
+  if (op == "not") {
+    if (a->kind != Val::Tensor)
+      return makeBool(!truthy(a, at));
+    V t = cast(a, b_.getI1Type(), false, at);
+    return makeTensor(arith::XOrIOp::create(b_, loc(at), t->value,
+                                            constant(b_.getI1Type(), 1, shapeOf(t->value))));
+  }
+  if (a->isNumber()) {
+    if (op == "-")
+      return a->kind == Val::Float ? makeFloat(-a->f) : makeInt(-a->i);
+    if (op == "+")
+      return a->kind == Val::Bool ? makeInt(a->i) : a;
+    if (op == "~") {
+      if (a->kind == Val::Float)
+        error(at, "'~' needs an integer");
+      return makeInt(~a->i);
+    }
+  }
+  V t = toTensor(a, at);
+  Type elem = getElementTypeOrSelf(t->value.getType());
+  if (op == "+")
+    return t;
+  if (op == "-")
+    return binary("-", makeTensor(constant(elem, 0, shapeOf(t->value)), t->isUnsigned), t, at);
+  if (op == "~") {
+    if (!isa<IntegerType>(elem))
+      error(at, "'~' needs an integer tensor");
+    return makeTensor(arith::XOrIOp::create(b_, loc(at), t->value,
+                                            constant(elem, -1, shapeOf(t->value))),
+                      t->isUnsigned);
+  }
+  error(at, "unknown unary operator '" + op + "'");
+}
+
+// ---- names and attributes ------------------------------------------------------------------
+
+bool Generator::isJit(const FunctionDef &fn, bool *noinline) {
+  for (const ExprPtr &d : fn.decorators) {
+    const Expr *callee = d.get();
+    if (d->kind == ExprKind::Call)
+      callee = d->operands[0].get();
+    std::string name;
+    if (callee->kind == ExprKind::Attribute)
+      name = callee->name;
+    else if (callee->kind == ExprKind::Name)
+      name = callee->name;
+    if (name == "jit") {
+      if (noinline && d->kind == ExprKind::Call)
+        for (auto &kw : d->keywords)
+          if (kw.first == "noinline" && kw.second->kind == ExprKind::Bool)
+            *noinline = kw.second->intValue != 0;
+      return true;
+    }
+  }
+  return false;
+}
+
+V Generator::resolveNamespace(const std::string &path, const std::string &member,
+                              SourceLocation at) {
+  if (path == "triton") {
+    if (member == "language")
+      return makeNamespace("triton.language");
+    if (member == "jit" || member == "autotune" || member == "heuristics" || member == "Config")
+      return makeBuiltin("triton." + member);
+    if (member == "cdiv" || member == "next_power_of_2")
+      return makeBuiltin(member);
+    error(at, "'triton." + member + "' is not supported in a kernel");
+  }
+  if (path == "triton.language") {
+    bool u = false;
+    if (Type t = parseTypeName(member, u))
+      return makeDtype(t, u);
+    if (member == "math" || member == "extra" || member == "libdevice" || member == "core" ||
+        member == "standard")
+      return makeNamespace(member == "core" || member == "standard" ? "triton.language"
+                                                                    : "triton.language.math");
+    if (member == "constexpr")
+      return makeBuiltin("constexpr");
+    if (member == "pi32_t")
+      error(at, "'tl.pi32_t' is not supported");
+    return makeBuiltin(member);
+  }
+  if (path == "triton.language.math") {
+    if (member == "cuda" || member == "libdevice" || member == "hip")
+      return makeNamespace(path);
+    return makeBuiltin("math." + member);
+  }
+  error(at, "unknown module '" + path + "'");
+}
+
+V Generator::evalGlobal(const std::string &name, SourceLocation at) {
+  if (auto it = globals_.find(name); it != globals_.end())
+    return it->second;
+  for (const Import &imp : module_.imports) {
+    if (imp.alias != name)
+      continue;
+    std::string path = imp.module;
+    if (path != "triton" && path.rfind("triton.", 0) != 0)
+      error(imp.loc, "only the triton package may be imported in a kernel file (found '" + path +
+                         "')");
+    if (path == "triton.language.math" || path == "triton.language.extra" ||
+        path.rfind("triton.language.extra.", 0) == 0)
+      path = "triton.language.math";
+    V v = imp.name.empty() ? makeNamespace(path) : resolveNamespace(path, imp.name, imp.loc);
+    globals_[name] = v;
+    return v;
+  }
+  if (auto it = globalDefs_.find(name); it != globalDefs_.end()) {
+    if (std::find(evaluatingGlobals_.begin(), evaluatingGlobals_.end(), name) !=
+        evaluatingGlobals_.end())
+      error(at, "the module constant '" + name + "' is defined in terms of itself");
+    evaluatingGlobals_.push_back(name);
+    frames_.emplace_back();
+    const Stmt &def = *it->second;
+    if (!def.value)
+      error(def.loc, "the module constant '" + name + "' has no value");
+    V v = eval(*def.value);
+    frames_.pop_back();
+    evaluatingGlobals_.pop_back();
+    if (v->kind == Val::Tensor)
+      error(def.loc, "module-level '" + name + "' must be a compile-time constant");
+    globals_[name] = v;
+    return v;
+  }
+  if (auto it = functions_.find(name); it != functions_.end()) {
+    auto v = std::make_shared<Val>();
+    v->kind = Val::Function;
+    v->fn = it->second;
+    return v;
+  }
+  static const std::set<std::string> pythonBuiltins = {
+      "range", "min", "max", "float", "int", "bool", "len", "print", "isinstance", "abs"};
+  if (pythonBuiltins.count(name))
+    return makeBuiltin("py." + name);
+  error(at, "name '" + name + "' is not defined");
+}
+
+V Generator::evalName(const Expr &e) {
+  for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame) {
+    if (auto it = frame->vars.find(e.name); it != frame->vars.end())
+      return it->second;
+    break; // Python scoping: a function sees its locals, then module globals
+  }
+  return evalGlobal(e.name, e.loc);
+}
+
+V Generator::evalAttribute(const Expr &e) {
+  V base = eval(*e.operands[0]);
+  const std::string &member = e.name;
+  switch (base->kind) {
+  case Val::Namespace:
+    return resolveNamespace(base->s, member, e.loc);
+  case Val::Tensor: {
+    Type type = base->value.getType();
+    if (member == "dtype")
+      return makeDtype(getElementTypeOrSelf(type), base->isUnsigned);
+    if (member == "shape") {
+      std::vector<V> dims;
+      for (int64_t d : shapeOf(base->value))
+        dims.push_back(makeInt(d));
+      return makeTuple(dims);
+    }
+    if (member == "T") {
+      CallArgs args{{base}, {}, e.loc};
+      return callBuiltin("trans", args);
+    }
+    if (member == "numel") {
+      int64_t n = 1;
+      for (int64_t d : shapeOf(base->value))
+        n *= d;
+      return makeInt(n);
+    }
+    return makeMethod(base, member);
+  }
+  case Val::Dtype: {
+    if (member == "element_ty") {
+      auto ptr = dyn_cast<tt::PointerType>(base->type);
+      if (!ptr)
+        error(e.loc, "'element_ty' is defined on pointer dtypes only");
+      return makeDtype(ptr.getPointeeType());
+    }
+    if (member == "primitive_bitwidth") {
+      if (isa<tt::PointerType>(base->type))
+        return makeInt(64);
+      return makeInt(base->type.getIntOrFloatBitWidth());
+    }
+    return makeMethod(base, member);
+  }
+  case Val::Int:
+  case Val::Float:
+  case Val::Bool:
+    if (member == "value")
+      return base;
+    break;
+  default:
+    break;
+  }
+  error(e.loc, describe(base) + " has no attribute '" + member + "'");
+}
+
+V Generator::evalSubscript(const Expr &e) {
+  V base = eval(*e.operands[0]);
+  if (base->kind == Val::Tuple) {
+    if (e.operands.size() != 2)
+      error(e.loc, "a tuple takes one index");
+    V index = eval(*e.operands[1]);
+    int64_t i = requireInt(index, e.operands[1]->loc, "a tuple index");
+    int64_t n = int64_t(base->items.size());
+    if (i < 0)
+      i += n;
+    if (i < 0 || i >= n)
+      error(e.operands[1]->loc, "tuple index " + std::to_string(index->i) + " out of range");
+    return base->items[i];
+  }
+  if (base->kind == Val::Builtin && base->s == "constexpr")
+    return base; // tl.constexpr[...] annotations
+  if (base->kind != Val::Tensor)
+    error(e.loc, "cannot subscript " + describe(base));
+  Value x = base->value;
+  SmallVector<int64_t> shape(shapeOf(x));
+  size_t dim = 0;
+  Location l = loc(e.loc);
+  Type elem = getElementTypeOrSelf(x.getType());
+  for (size_t k = 1; k < e.operands.size(); ++k) {
+    const Expr &index = *e.operands[k];
+    if (index.kind == ExprKind::None) {
+      shape.insert(shape.begin() + dim, 1);
+      x = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(shape, elem), x, int32_t(dim));
+      ++dim;
+      continue;
+    }
+    if (index.kind == ExprKind::Slice && !index.operands[0] && !index.operands[1] &&
+        !index.operands[2]) {
+      if (dim >= shapeOf(base->value).size() + (shape.size() - shapeOf(base->value).size()))
+        error(index.loc, "too many indices for a tensor of rank " +
+                             std::to_string(shapeOf(base->value).size()));
+      ++dim;
+      continue;
+    }
+    error(index.loc, "tensors can be indexed only with None and ':' (use tl.reshape, "
+                     "tl.split or a mask for anything else)");
+  }
+  return makeTensor(x, base->isUnsigned);
+}
+
+V Generator::evalCompare(const Expr &e) {
+  V left = eval(*e.operands[0]);
+  V result;
+  for (size_t k = 0; k < e.ops.size(); ++k) {
+    V right = eval(*e.operands[k + 1]);
+    const std::string &op = e.ops[k];
+    V r;
+    if (op == "is" || op == "is not") {
+      bool same = left->kind == right->kind &&
+                  (left->kind == Val::None || (left->kind == Val::Bool && left->i == right->i) ||
+                   (left->kind == Val::Dtype && left->type == right->type));
+      if (left->kind == Val::Tensor || right->kind == Val::Tensor)
+        same = left->kind == Val::Tensor && right->kind == Val::Tensor &&
+               left->value == right->value;
+      r = makeBool(op == "is" ? same : !same);
+    } else {
+      r = binary(op, left, right, e.loc);
+    }
+    result = result ? binary("&", result, r, e.loc) : r;
+    left = right;
+  }
+  return result;
+}
+
+V Generator::evalBoolOp(const Expr &e) {
+  bool isAnd = e.name == "and";
+  V acc = eval(*e.operands[0]);
+  for (size_t k = 1; k < e.operands.size(); ++k) {
+    if (acc->kind != Val::Tensor) {
+      // Python short-circuit on compile-time values.
+      if (truthy(acc, e.loc) != isAnd)
+        return acc;
+      acc = eval(*e.operands[k]);
+      continue;
+    }
+    V next = eval(*e.operands[k]);
+    V a = cast(acc, b_.getI1Type(), false, e.loc), b = cast(next, b_.getI1Type(), false, e.loc);
+    acc = binary(isAnd ? "&" : "|", a, b, e.loc);
+  }
+  return acc;
+}
+
+V Generator::eval(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Name:
+    return evalName(e);
+  case ExprKind::Int:
+    return makeInt(e.intValue);
+  case ExprKind::Float:
+    return makeFloat(e.floatValue);
+  case ExprKind::String:
+    return makeStr(e.name);
+  case ExprKind::Bool:
+    return makeBool(e.intValue != 0);
+  case ExprKind::None:
+    return makeNone();
+  case ExprKind::Attribute:
+    return evalAttribute(e);
+  case ExprKind::Subscript:
+    return evalSubscript(e);
+  case ExprKind::Slice: {
+    auto v = std::make_shared<Val>();
+    v->kind = Val::Slice;
+    return v;
+  }
+  case ExprKind::BinOp: {
+    V lhs = eval(*e.operands[0]); // Python evaluates left to right
+    V rhs = eval(*e.operands[1]);
+    return binary(e.name, lhs, rhs, e.loc);
+  }
+  case ExprKind::UnaryOp:
+    return unary(e.name, eval(*e.operands[0]), e.loc);
+  case ExprKind::Compare:
+    return evalCompare(e);
+  case ExprKind::BoolOp:
+    return evalBoolOp(e);
+  case ExprKind::IfExp: {
+    V cond = eval(*e.operands[0]);
+    if (cond->kind != Val::Tensor)
+      return truthy(cond, e.operands[0]->loc) ? eval(*e.operands[1]) : eval(*e.operands[2]);
+    V a = eval(*e.operands[1]), b = eval(*e.operands[2]);
+    CallArgs args{{cond, a, b}, {}, e.loc};
+    return callBuiltin("where", args);
+  }
+  case ExprKind::Tuple:
+  case ExprKind::List: {
+    std::vector<V> items;
+    for (const ExprPtr &o : e.operands)
+      items.push_back(eval(*o));
+    return makeTuple(items);
+  }
+  case ExprKind::Call: {
+    V callee = eval(*e.operands[0]);
+    CallArgs args;
+    args.loc = e.loc;
+    for (size_t k = 1; k < e.operands.size(); ++k)
+      args.positional.push_back(eval(*e.operands[k]));
+    for (const auto &kw : e.keywords)
+      args.keywords.emplace_back(kw.first, eval(*kw.second));
+    return callValue(callee, args);
+  }
+  }
+  error(e.loc, "unsupported expression");
+}
+
+V Generator::callValue(const V &callee, CallArgs &args) {
+  switch (callee->kind) {
+  case Val::Function:
+    return callFunction(*callee->fn, args);
+  case Val::Builtin:
+    return callBuiltin(callee->s, args);
+  case Val::Method: {
+    args.positional.insert(args.positional.begin(), callee->self);
+    return callBuiltin("method." + callee->s, args);
+  }
+  case Val::Dtype: // tl.float32(x): a cast
+    if (args.positional.size() == 1 && args.keywords.empty())
+      return cast(args.positional[0], callee->type, callee->isUnsigned, args.loc);
+    break;
+  default:
+    break;
+  }
+  error(args.loc, describe(callee) + " is not callable");
+}
+
+// ---- functions -----------------------------------------------------------------------------
+
+V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
+  bool noinline = false;
+  if (!isJit(fn, &noinline))
+    error(args.loc, "'" + fn.name + "' is not a @triton.jit function");
+  if (noinline)
+    error(args.loc, "calls to noinline functions are not supported yet ('" + fn.name + "')");
+  if (++callDepth_ > 64)
+    error(args.loc, "calls nest too deeply (recursion is not supported)");
+  Frame frame;
+  frame.fn = &fn;
+  size_t first = self ? 1 : 0;
+  if (self)
+    frame.vars[fn.params[0].name] = self;
+  if (args.positional.size() > fn.params.size() - first)
+    error(args.loc, "'" + fn.name + "' takes " + std::to_string(fn.params.size() - first) +
+                        " arguments, " + std::to_string(args.positional.size()) + " given");
+  for (size_t k = 0; k < args.positional.size(); ++k)
+    frame.vars[fn.params[first + k].name] = args.positional[k];
+  for (auto &kw : args.keywords) {
+    auto it = std::find_if(fn.params.begin(), fn.params.end(),
+                           [&](const Param &p) { return p.name == kw.first; });
+    if (it == fn.params.end())
+      error(args.loc, "'" + fn.name + "' has no parameter '" + kw.first + "'");
+    if (frame.vars.count(kw.first))
+      error(args.loc, "'" + fn.name + "' got two values for '" + kw.first + "'");
+    frame.vars[kw.first] = kw.second;
+  }
+  for (const Param &p : fn.params) {
+    if (frame.vars.count(p.name))
+      continue;
+    if (!p.defaultValue)
+      error(args.loc, "'" + fn.name + "' is missing the argument '" + p.name + "'");
+    frames_.emplace_back();
+    V d = eval(*p.defaultValue);
+    frames_.pop_back();
+    frame.vars[p.name] = d;
+  }
+  for (const Param &p : fn.params) {
+    if (!p.annotation)
+      continue;
+    const Expr &a = *p.annotation;
+    bool isConstexprAnnotation =
+        (a.kind == ExprKind::Attribute || a.kind == ExprKind::Name) && a.name == "constexpr";
+    if (isConstexprAnnotation && frame.vars[p.name]->kind == Val::Tensor)
+      error(args.loc, "'" + p.name + "' of '" + fn.name +
+                          "' is a tl.constexpr parameter but got a runtime value");
+  }
+  frames_.push_back(std::move(frame));
+  exec(fn.body);
+  Frame done = std::move(frames_.back());
+  frames_.pop_back();
+  --callDepth_;
+  return done.returned && done.returnValue ? done.returnValue : makeNone();
+}
+
+// ---- statements ----------------------------------------------------------------------------
+
+void Generator::exec(const Block &block) {
+  for (const StmtPtr &s : block) {
+    execStmt(*s);
+    if (frames_.back().returned)
+      return;
+  }
+}
+
+void Generator::assign(const Expr &target, const V &value) {
+  switch (target.kind) {
+  case ExprKind::Name:
+    frames_.back().vars[target.name] = value;
+    return;
+  case ExprKind::Tuple:
+  case ExprKind::List: {
+    if (value->kind != Val::Tuple)
+      error(target.loc, "cannot unpack " + describe(value));
+    if (value->items.size() != target.operands.size())
+      error(target.loc, "cannot unpack " + std::to_string(value->items.size()) + " values into " +
+                            std::to_string(target.operands.size()) + " targets");
+    for (size_t k = 0; k < target.operands.size(); ++k)
+      assign(*target.operands[k], value->items[k]);
+    return;
+  }
+  case ExprKind::Attribute:
+    error(target.loc, "assignment to attributes (aggregates) is not supported yet");
+  default:
+    error(target.loc, "cannot assign to this expression");
+  }
+}
+
+void Generator::assignedNames(const Block &block, std::vector<std::string> &out) {
+  std::function<void(const Expr &)> targetNames = [&](const Expr &t) {
+    if (t.kind == ExprKind::Name) {
+      if (std::find(out.begin(), out.end(), t.name) == out.end())
+        out.push_back(t.name);
+    } else if (t.kind == ExprKind::Tuple || t.kind == ExprKind::List) {
+      for (const ExprPtr &o : t.operands)
+        targetNames(*o);
+    }
+  };
+  for (const StmtPtr &s : block) {
+    if (s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign ||
+        s->kind == StmtKind::AnnAssign || s->kind == StmtKind::For)
+      for (const ExprPtr &t : s->targets)
+        targetNames(*t);
+    assignedNames(s->body, out);
+    assignedNames(s->orelse, out);
+  }
+}
+
+V Generator::carryable(const V &v, SourceLocation at) {
+  if (v->kind == Val::Tensor)
+    return v;
+  if (v->isNumber())
+    return toTensor(v, at);
+  return nullptr;
+}
+
+void Generator::execStmt(const Stmt &s) {
+  Frame &frame = frames_.back();
+  switch (s.kind) {
+  case StmtKind::Pass:
+    return;
+  case StmtKind::Expr:
+    eval(*s.value);
+    return;
+  case StmtKind::Assign: {
+    V v = eval(*s.value);
+    for (const ExprPtr &t : s.targets)
+      assign(*t, v);
+    return;
+  }
+  case StmtKind::AnnAssign: {
+    if (!s.value)
+      return;
+    V v = eval(*s.value);
+    assign(*s.targets[0], v);
+    return;
+  }
+  case StmtKind::AugAssign: {
+    V current = eval(*s.targets[0]);
+    V rhs = eval(*s.value);
+    V v = binary(s.op, current, rhs, s.loc);
+    assign(*s.targets[0], v);
+    return;
+  }
+  case StmtKind::Return:
+    frame.returnValue = s.value ? eval(*s.value) : makeNone();
+    frame.returned = true;
+    return;
+  case StmtKind::Assert: {
+    V cond = eval(*s.value);
+    std::string message = "assertion failed";
+    if (s.message) {
+      V m = eval(*s.message);
+      if (m->kind == Val::Str)
+        message = m->s;
+    }
+    if (cond->kind != Val::Tensor) {
+      if (!truthy(cond, s.value->loc))
+        error(s.loc, "static assertion failed: " + message);
+      return;
+    }
+    V c = cast(cond, b_.getI1Type(), false, s.loc);
+    tt::AssertOp::create(b_, loc(s.loc), c->value, message);
+    return;
+  }
+  case StmtKind::If:
+    execIf(s);
+    return;
+  case StmtKind::For:
+    execFor(s);
+    return;
+  case StmtKind::While:
+    execWhile(s);
+    return;
+  case StmtKind::Unsupported:
+    error(s.loc, "'" + s.op + "' is not supported");
+  }
+}
+
+void Generator::execIf(const Stmt &s) {
+  V cond = eval(*s.value);
+  if (cond->kind != Val::Tensor) {
+    exec(truthy(cond, s.value->loc) ? s.body : s.orelse);
+    return;
+  }
+  cond = cast(cond, b_.getI1Type(), false, s.value->loc);
+  if (!shapeOf(cond->value).empty())
+    error(s.value->loc, "an if condition must be a scalar, not a tensor (use tl.where)");
+  Location l = loc(s.loc);
+  std::vector<std::string> names;
+  assignedNames(s.body, names);
+  assignedNames(s.orelse, names);
+
+  // Generate both branches into a result-less scf.if first; the carried values are known
+  // only afterwards, then the regions move into an scf.if with results.
+  std::map<std::string, V> before = frames_.back().vars;
+  auto probe = scf::IfOp::create(b_, l, TypeRange{}, cond->value, /*withElseRegion=*/true);
+  struct Branch {
+    std::map<std::string, V> vars;
+    bool returned = false;
+    V returnValue;
+    mlir::Block *block;
+  };
+  auto runBranch = [&](mlir::Block *block, const Block &body) {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(block->getTerminator());
+    frames_.back().vars = before;
+    exec(body);
+    Branch out{frames_.back().vars, frames_.back().returned, frames_.back().returnValue, block};
+    frames_.back().returned = false;
+    frames_.back().returnValue = nullptr;
+    return out;
+  };
+  Branch thenB = runBranch(probe.thenBlock(), s.body);
+  Branch elseB = runBranch(probe.elseBlock(), s.orelse);
+  if (thenB.returned != elseB.returned)
+    error(s.loc, "a return in only one branch of an if on a runtime condition is not "
+                 "supported: return in both branches or after the if");
+
+  std::map<std::string, V> after = before;
+  std::vector<std::pair<std::string, std::pair<V, V>>> carried;
+  for (const std::string &name : names) {
+    auto t = thenB.vars.find(name), e = elseB.vars.find(name);
+    if (t == thenB.vars.end() || e == elseB.vars.end()) {
+      after.erase(name); // defined on one path only: not visible after the if
+      continue;
+    }
+    V tv = t->second, ev = e->second;
+    if (tv == ev) {
+      after[name] = tv;
+      continue;
+    }
+    if (tv->isConstexpr() && ev->isConstexpr() && tv->kind == ev->kind && tv->i == ev->i &&
+        tv->f == ev->f) {
+      after[name] = tv;
+      continue;
+    }
+    carried.push_back({name, {tv, ev}});
+  }
+  // Materialize the carried values at the end of each branch.
+  auto finish = [&](Branch &br, bool isThen) {
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(br.block->getTerminator());
+    SmallVector<Value> values;
+    for (auto &c : carried) {
+      V v = carryable(isThen ? c.second.first : c.second.second, s.loc);
+      if (!v)
+        error(s.loc, "'" + c.first + "' holds different compile-time objects in the two "
+                     "branches of an if on a runtime condition");
+      values.push_back(v->value);
+    }
+    if (br.returned) {
+      V r = br.returnValue;
+      std::vector<V> items = r->kind == Val::Tuple ? r->items : std::vector<V>{r};
+      for (V &item : items) {
+        V v = carryable(item, s.loc);
+        if (!v)
+          error(s.loc, "returning " + describe(item) +
+                           " from both branches of an if on a runtime condition is not "
+                           "supported");
+        values.push_back(v->value);
+      }
+    }
+    return values;
+  };
+  SmallVector<Value> thenValues = finish(thenB, true), elseValues = finish(elseB, false);
+  if (thenValues.size() != elseValues.size())
+    error(s.loc, "the two branches return different numbers of values");
+  SmallVector<Type> types;
+  for (size_t k = 0; k < thenValues.size(); ++k) {
+    if (thenValues[k].getType() != elseValues[k].getType()) {
+      std::string a, b;
+      llvm::raw_string_ostream(a) << thenValues[k].getType();
+      llvm::raw_string_ostream(b) << elseValues[k].getType();
+      std::string what = k < carried.size() ? "'" + carried[k].first + "'" : "the return value";
+      error(s.loc, what + " has type " + a + " in the if branch and " + b +
+                       " in the else branch");
+    }
+    types.push_back(thenValues[k].getType());
+  }
+  auto result = scf::IfOp::create(b_, l, types, cond->value, /*withElseRegion=*/true);
+  result.getThenRegion().takeBody(probe.getThenRegion());
+  result.getElseRegion().takeBody(probe.getElseRegion());
+  probe.erase();
+  for (auto [block, values] : {std::make_pair(result.thenBlock(), thenValues),
+                               std::make_pair(result.elseBlock(), elseValues)}) {
+    Operation *yield = block->getTerminator();
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPoint(yield);
+    scf::YieldOp::create(b_, l, values);
+    yield->erase();
+  }
+  size_t k = 0;
+  for (auto &c : carried) {
+    bool u = c.second.first->kind == Val::Tensor && c.second.first->isUnsigned;
+    after[c.first] = makeTensor(result.getResult(k++), u);
+  }
+  frames_.back().vars = after;
+  if (thenB.returned) {
+    std::vector<V> items;
+    for (; k < result.getNumResults(); ++k)
+      items.push_back(makeTensor(result.getResult(k)));
+    frames_.back().returned = true;
+    frames_.back().returnValue =
+        thenB.returnValue->kind == Val::Tuple ? makeTuple(items) : items.front();
+  }
+}
+
+/// The loop variables of `body` carried through a loop: names it assigns that hold a value
+/// before the loop (materialized as SSA values).
+static std::vector<std::string> loopCarried(const std::vector<std::string> &assigned,
+                                            const std::map<std::string, V> &vars,
+                                            const std::string &exclude) {
+  std::vector<std::string> out;
+  for (const std::string &name : assigned) {
+    if (name == exclude)
+      continue;
+    auto it = vars.find(name);
+    if (it != vars.end() && (it->second->kind == Val::Tensor || it->second->isNumber()))
+      out.push_back(name);
+  }
+  return out;
+}
+
+void Generator::execFor(const Stmt &s) {
+  const Expr &iter = *s.value;
+  const Expr &target = *s.targets[0];
+  if (iter.kind != ExprKind::Call)
+    error(iter.loc, "a for loop must iterate over range(...), tl.range(...) or "
+                    "tl.static_range(...)");
+  V callee = eval(*iter.operands[0]);
+  if (callee->kind != Val::Builtin ||
+      (callee->s != "py.range" && callee->s != "range" && callee->s != "static_range"))
+    error(iter.loc, "a for loop must iterate over range(...), tl.range(...) or "
+                    "tl.static_range(...)");
+  std::vector<V> bounds;
+  for (size_t k = 1; k < iter.operands.size(); ++k)
+    bounds.push_back(eval(*iter.operands[k]));
+  for (const auto &kw : iter.keywords) {
+    static const std::set<std::string> ignored = {"num_stages", "loop_unroll_factor",
+                                                  "disallow_acc_multi_buffer", "flatten",
+                                                  "warp_specialize", "disable_licm"};
+    if (!ignored.count(kw.first))
+      error(kw.second->loc, "unexpected keyword '" + kw.first + "' for range");
+  }
+  if (bounds.empty() || bounds.size() > 3)
+    error(iter.loc, "range takes 1 to 3 arguments");
+  V lb = bounds.size() == 1 ? makeInt(0) : bounds[0];
+  V ub = bounds.size() == 1 ? bounds[0] : bounds[1];
+  V step = bounds.size() == 3 ? bounds[2] : makeInt(1);
+  if (target.kind != ExprKind::Name)
+    error(target.loc, "the loop variable must be a name");
+
+  if (callee->s == "static_range") {
+    int64_t a = requireInt(lb, iter.loc, "a static_range bound");
+    int64_t z = requireInt(ub, iter.loc, "a static_range bound");
+    int64_t st = requireInt(step, iter.loc, "a static_range step");
+    if (st == 0)
+      error(iter.loc, "static_range step must not be zero");
+    if ((z - a) / st > 4096)
+      error(iter.loc, "static_range unrolls at most 4096 iterations");
+    for (int64_t i = a; st > 0 ? i < z : i > z; i += st) {
+      frames_.back().vars[target.name] = makeInt(i);
+      exec(s.body);
+      if (frames_.back().returned)
+        error(s.loc, "return inside a loop is not supported");
+    }
+    return;
+  }
+  if (step->kind == Val::Int && step->i == 0)
+    error(iter.loc, "range step must not be zero");
+  V tlb = toTensor(lb, iter.loc), tub = toTensor(ub, iter.loc), tst = toTensor(step, iter.loc);
+  Type ivType = b_.getI32Type();
+  for (const V &v : {tlb, tub, tst}) {
+    Type t = v->value.getType();
+    if (!t.isInteger(32) && !t.isInteger(64))
+      error(iter.loc, "range bounds must be integer scalars");
+    if (t.isInteger(64))
+      ivType = b_.getI64Type();
+  }
+  tlb = cast(tlb, ivType, false, iter.loc);
+  tub = cast(tub, ivType, false, iter.loc);
+  tst = cast(tst, ivType, false, iter.loc);
+
+  std::vector<std::string> assigned;
+  assignedNames(s.body, assigned);
+  std::vector<std::string> carriedNames = loopCarried(assigned, frames_.back().vars, target.name);
+  SmallVector<Value> inits;
+  std::vector<bool> unsignedness;
+  for (const std::string &name : carriedNames) {
+    V v = carryable(frames_.back().vars[name], s.loc);
+    inits.push_back(v->value);
+    unsignedness.push_back(v->isUnsigned);
+  }
+  Location l = loc(s.loc);
+  auto loop = scf::ForOp::create(b_, l, tlb->value, tub->value, tst->value, inits);
+  std::map<std::string, V> before = frames_.back().vars;
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    mlir::Block *body = loop.getBody();
+    b_.setInsertionPointToEnd(body);
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+      b_.setInsertionPoint(&body->back());
+    frames_.back().vars[target.name] = makeTensor(loop.getInductionVar());
+    for (size_t k = 0; k < carriedNames.size(); ++k)
+      frames_.back().vars[carriedNames[k]] =
+          makeTensor(loop.getRegionIterArgs()[k], unsignedness[k]);
+    exec(s.body);
+    if (frames_.back().returned)
+      error(s.loc, "return inside a loop is not supported");
+    SmallVector<Value> yields;
+    for (size_t k = 0; k < carriedNames.size(); ++k) {
+      V v = carryable(frames_.back().vars[carriedNames[k]], s.loc);
+      if (!v || v->value.getType() != inits[k].getType()) {
+        std::string a, b;
+        llvm::raw_string_ostream(a) << inits[k].getType();
+        if (v)
+          llvm::raw_string_ostream(b) << v->value.getType();
+        error(s.loc, "loop-carried variable '" + carriedNames[k] + "' has type " + a +
+                         " before the loop and " + (v ? b : describe(frames_.back().vars[carriedNames[k]])) +
+                         " at the end of its body");
+      }
+      yields.push_back(v->value);
+    }
+    if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+      body->back().erase();
+    b_.setInsertionPointToEnd(body);
+    scf::YieldOp::create(b_, l, yields);
+  }
+  frames_.back().vars = before;
+  for (size_t k = 0; k < carriedNames.size(); ++k)
+    frames_.back().vars[carriedNames[k]] = makeTensor(loop.getResult(k), unsignedness[k]);
+}
+
+void Generator::execWhile(const Stmt &s) {
+  std::vector<std::string> assigned;
+  assignedNames(s.body, assigned);
+  std::vector<std::string> carriedNames = loopCarried(assigned, frames_.back().vars, "");
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  SmallVector<Location> locs;
+  std::vector<bool> unsignedness;
+  for (const std::string &name : carriedNames) {
+    V v = carryable(frames_.back().vars[name], s.loc);
+    inits.push_back(v->value);
+    types.push_back(v->value.getType());
+    locs.push_back(loc(s.loc));
+    unsignedness.push_back(v->isUnsigned);
+  }
+  Location l = loc(s.loc);
+  auto loop = scf::WhileOp::create(b_, l, types, inits);
+  std::map<std::string, V> before = frames_.back().vars;
+  {
+    OpBuilder::InsertionGuard guard(b_);
+    mlir::Block *cond = b_.createBlock(&loop.getBefore(), {}, types, locs);
+    for (size_t k = 0; k < carriedNames.size(); ++k)
+      frames_.back().vars[carriedNames[k]] = makeTensor(cond->getArgument(k), unsignedness[k]);
+    V c = eval(*s.value);
+    if (c->kind != Val::Tensor)
+      c = toTensor(makeBool(truthy(c, s.value->loc)), s.value->loc);
+    c = cast(c, b_.getI1Type(), false, s.value->loc);
+    if (!shapeOf(c->value).empty())
+      error(s.value->loc, "a while condition must be a scalar");
+    scf::ConditionOp::create(b_, l, c->value, cond->getArguments());
+
+    frames_.back().vars = before;
+    mlir::Block *body = b_.createBlock(&loop.getAfter(), {}, types, locs);
+    for (size_t k = 0; k < carriedNames.size(); ++k)
+      frames_.back().vars[carriedNames[k]] = makeTensor(body->getArgument(k), unsignedness[k]);
+    exec(s.body);
+    if (frames_.back().returned)
+      error(s.loc, "return inside a loop is not supported");
+    SmallVector<Value> yields;
+    for (size_t k = 0; k < carriedNames.size(); ++k) {
+      V v = carryable(frames_.back().vars[carriedNames[k]], s.loc);
+      if (!v || v->value.getType() != types[k])
+        error(s.loc, "loop-carried variable '" + carriedNames[k] +
+                         "' changes type in the loop body");
+      yields.push_back(v->value);
+    }
+    scf::YieldOp::create(b_, l, yields);
+  }
+  frames_.back().vars = before;
+  for (size_t k = 0; k < carriedNames.size(); ++k)
+    frames_.back().vars[carriedNames[k]] = makeTensor(loop.getResult(k), unsignedness[k]);
+}
+
+// ---- the kernel ----------------------------------------------------------------------------
+
+std::vector<std::string> SplitSignature(const std::string &text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else if (c != ' ') {
+      cur += c;
+    }
+  }
+  if (!cur.empty() || !out.empty())
+    out.push_back(cur);
+  return out;
+}
+
+OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc({1, 1}));
+  moduleOp_ = *module;
+  auto fnIt = functions_.find(spec.entry);
+  if (fnIt == functions_.end())
+    error({1, 1}, "no function named '" + spec.entry + "' in this file");
+  const FunctionDef &fn = *fnIt->second;
+  bool noinline = false;
+  if (!isJit(fn, &noinline))
+    error(fn.loc, "'" + fn.name + "' is not decorated with @triton.jit");
+  for (const auto &c : spec.constexprs)
+    if (std::none_of(fn.params.begin(), fn.params.end(),
+                     [&](const Param &p) { return p.name == c.first; }))
+      error(fn.loc, "'" + fn.name + "' has no parameter '" + c.first + "' (from --constexpr)");
+
+  Frame frame;
+  frame.fn = &fn;
+  SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  std::vector<std::pair<std::string, bool>> runtimeParams; // name, unsigned
+  size_t next = 0;
+  for (const Param &p : fn.params) {
+    bool isConstexprParam = p.annotation && p.annotation->name == "constexpr";
+    if (auto it = spec.constexprs.find(p.name); it != spec.constexprs.end()) {
+      const std::string &text = it->second;
+      bool u = false;
+      if (text == "True" || text == "False") {
+        frame.vars[p.name] = makeBool(text == "True");
+      } else if (Type t = parseTypeName(text, u)) {
+        frame.vars[p.name] = makeDtype(t, u);
+      } else {
+        char *end = nullptr;
+        long long iv = std::strtoll(text.c_str(), &end, 0);
+        if (!text.empty() && *end == 0) {
+          frame.vars[p.name] = makeInt(iv);
+        } else {
+          double fv = std::strtod(text.c_str(), &end);
+          if (text.empty() || *end != 0)
+            error(p.loc, "cannot read the value '" + text + "' given for '" + p.name +
+                             "' (an int, a float, True/False or a dtype)");
+          frame.vars[p.name] = makeFloat(fv);
+        }
+      }
+      continue;
+    }
+    if (isConstexprParam) {
+      if (!p.defaultValue)
+        error(p.loc, "the constexpr parameter '" + p.name +
+                         "' needs a value (--constexpr " + p.name + "=...)");
+      frames_.emplace_back();
+      frame.vars[p.name] = eval(*p.defaultValue);
+      frames_.pop_back();
+      continue;
+    }
+    if (next >= spec.signature.size())
+      error(p.loc, "no type for the parameter '" + p.name +
+                       "': the signature lists " + std::to_string(spec.signature.size()) +
+                       " types for the runtime parameters (e.g. --signature '*fp32,i32')");
+    std::string entry = spec.signature[next++];
+    int divisibility = 0;
+    if (size_t colon = entry.find(':'); colon != std::string::npos) {
+      divisibility = std::atoi(entry.c_str() + colon + 1);
+      entry = entry.substr(0, colon);
+    }
+    bool isPtr = !entry.empty() && entry[0] == '*';
+    bool u = false;
+    Type elem = parseTypeName(isPtr ? entry.substr(1) : entry, u);
+    if (!elem)
+      error(p.loc, "unknown type '" + spec.signature[next - 1] + "' for '" + p.name +
+                       "' (expected *fp32, *fp16, *bf16, i32, i64, u32, fp32, ...)");
+    Type type = isPtr ? Type(tt::PointerType::get(elem, 1)) : elem;
+    argTypes.push_back(type);
+    NamedAttrList attrs;
+    if (divisibility > 0)
+      attrs.set("tt.divisibility", b_.getI32IntegerAttr(divisibility));
+    argAttrs.push_back(attrs.getDictionary(&context_));
+    runtimeParams.push_back({p.name, u && !isPtr});
+  }
+  if (next < spec.signature.size())
+    error(fn.loc, "the signature lists " + std::to_string(spec.signature.size()) +
+                      " types but '" + fn.name + "' has " + std::to_string(next) +
+                      " runtime parameters");
+
+  b_.setInsertionPointToEnd(moduleOp_.getBody());
+  auto func = tt::FuncOp::create(b_, loc(fn.loc), fn.name, b_.getFunctionType(argTypes, {}),
+                                 ArrayRef<NamedAttribute>{}, argAttrs);
+  func->setAttr("noinline", b_.getBoolAttr(false));
+  func.setSymVisibility("public");
+  SmallVector<Location> argLocs;
+  for (size_t k = 0; k < argTypes.size(); ++k)
+    argLocs.push_back(NameLoc::get(b_.getStringAttr(runtimeParams[k].first), loc(fn.loc)));
+  mlir::Block *entryBlock = b_.createBlock(&func.getBody(), {}, argTypes, argLocs);
+  for (size_t k = 0; k < runtimeParams.size(); ++k)
+    frame.vars[runtimeParams[k].first] =
+        makeTensor(entryBlock->getArgument(k), runtimeParams[k].second);
+  frames_.push_back(std::move(frame));
+  exec(fn.body);
+  if (frames_.back().returned && frames_.back().returnValue &&
+      frames_.back().returnValue->kind != Val::None)
+    error(fn.loc, "a kernel cannot return a value");
+  frames_.pop_back();
+  tt::ReturnOp::create(b_, loc(fn.loc), ValueRange{});
+  return module;
+}
+
+absl::StatusOr<OwningOpRef<ModuleOp>> GenerateKernel(MLIRContext &context,
+                                                     const SourceFile &file,
+                                                     const Module &module,
+                                                     const KernelSpec &spec) {
+  try {
+    Generator generator(context, file, module);
+    OwningOpRef<ModuleOp> result = generator.generate(spec);
+    std::string diagnostics;
+    {
+      ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+        diagnostics += d.str() + "\n";
+        return success();
+      });
+      if (failed(verify(*result)))
+        return absl::InternalError("internal error: the generated tt IR does not verify: " +
+                                   diagnostics);
+    }
+    return result;
+  } catch (const CompileError &e) {
+    return absl::InvalidArgumentError(file.formatError(e.loc, e.message));
+  }
+}
+
+} // namespace tessel::frontend

@@ -1,0 +1,158 @@
+//===- Generator.h - internal state of tt IR generation (CodeGen.cpp, Builtins.cpp) -*- C++ -*-===//
+
+#ifndef TESSEL_COMPILER_FRONTEND_GENERATOR_H
+#define TESSEL_COMPILER_FRONTEND_GENERATOR_H
+
+#include "compiler/dialect/triton/TritonDialect.h"
+#include "compiler/frontend/CodeGen.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <memory>
+#include <optional>
+
+namespace tessel::frontend {
+
+/// A compile error at a source position; caught at the top and formatted with the source.
+struct CompileError {
+  SourceLocation loc;
+  std::string message;
+};
+
+struct Val;
+using V = std::shared_ptr<Val>;
+
+/// A value during generation: an SSA value (scalar or tensor) or a compile-time object.
+struct Val {
+  enum Kind {
+    Tensor,    ///< `value` (scalar or ranked tensor); `isUnsigned` for unsigned integers
+    Int,       ///< constexpr int `i`
+    Float,     ///< constexpr float `f`
+    Bool,      ///< constexpr bool `i` (distinct from Int: True is not 1)
+    None,      ///< constexpr None
+    Str,       ///< constexpr string `s`
+    Dtype,     ///< a dtype `type` (`isUnsigned` for uint dtypes)
+    Tuple,     ///< `items`
+    Function,  ///< a @triton.jit function `fn`
+    Namespace, ///< a module path `s` (triton, triton.language, triton.language.math)
+    Builtin,   ///< a builtin function `s` (tl.load, range, min, ...)
+    Method,    ///< method `s` bound to `self`
+    Slice,     ///< `:` in a subscript
+  };
+  Kind kind;
+  mlir::Value value;
+  bool isUnsigned = false;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;
+  mlir::Type type;
+  std::vector<V> items;
+  const FunctionDef *fn = nullptr;
+  V self;
+
+  bool isConstexpr() const { return kind == Int || kind == Float || kind == Bool || kind == None; }
+  bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }
+};
+
+V makeTensor(mlir::Value value, bool isUnsigned = false);
+V makeInt(int64_t v);
+V makeFloat(double v);
+V makeBool(bool v);
+V makeNone();
+V makeStr(std::string s);
+V makeDtype(mlir::Type type, bool isUnsigned = false);
+V makeTuple(std::vector<V> items);
+V makeBuiltin(std::string name);
+V makeNamespace(std::string path);
+V makeMethod(V self, std::string name);
+
+/// Keyword/positional arguments of a builtin call, matched against its parameter names.
+struct CallArgs {
+  std::vector<V> positional;
+  std::vector<std::pair<std::string, V>> keywords;
+  SourceLocation loc;
+};
+
+class Generator {
+public:
+  Generator(mlir::MLIRContext &context, const SourceFile &file, const Module &module);
+  mlir::OwningOpRef<mlir::ModuleOp> generate(const KernelSpec &spec);
+
+  // ---- shared with Builtins.cpp --------------------------------------------------------
+  [[noreturn]] void error(SourceLocation loc, const std::string &message) const;
+  mlir::Location loc(SourceLocation at) const;
+  mlir::OpBuilder &builder() { return b_; }
+  mlir::MLIRContext *context() { return &context_; }
+
+  /// A scalar or tensor SSA value for `v` (constexpr numbers become constants: int -> i32 or
+  /// i64 when it does not fit, float -> f32, bool -> i1).
+  V toTensor(const V &v, SourceLocation at);
+  /// `v` converted to element type `elem` (same shape).
+  V cast(const V &v, mlir::Type elem, bool toUnsigned, SourceLocation at, bool bitcast = false);
+  /// Broadcasts two tensors (or a scalar and a tensor) to a common shape.
+  std::pair<V, V> broadcastPair(V a, V b, SourceLocation at);
+  /// `v` broadcast (splat / expand + broadcast) to `shape`.
+  V broadcastTo(const V &v, llvm::ArrayRef<int64_t> shape, SourceLocation at);
+  /// Binary operator `op` (+ - * / // % & | ^ << >> < <= > >= == !=) with Triton's rules.
+  V binary(const std::string &op, V a, V b, SourceLocation at);
+  V unary(const std::string &op, V a, SourceLocation at);
+  /// A constant of element type `elem` and `shape` (scalar when empty).
+  mlir::Value constant(mlir::Type elem, double value, llvm::ArrayRef<int64_t> shape);
+  bool truthy(const V &v, SourceLocation at);
+  int64_t requireInt(const V &v, SourceLocation at, const std::string &what);
+  mlir::Type requireDtype(const V &v, SourceLocation at, const std::string &what,
+                          bool *isUnsigned = nullptr);
+
+  V callBuiltin(const std::string &name, CallArgs &args);
+  V callFunction(const FunctionDef &fn, CallArgs &args, V self = nullptr);
+  /// Calls a value (function, builtin, method) with evaluated arguments.
+  V callValue(const V &callee, CallArgs &args);
+  std::string describe(const V &v) const;
+
+private:
+  struct Frame {
+    std::map<std::string, V> vars;
+    bool returned = false;
+    V returnValue;
+    const FunctionDef *fn = nullptr;
+  };
+
+  V eval(const Expr &e);
+  V evalName(const Expr &e);
+  V evalAttribute(const Expr &e);
+  V evalSubscript(const Expr &e);
+  V evalCompare(const Expr &e);
+  V evalBoolOp(const Expr &e);
+  V evalGlobal(const std::string &name, SourceLocation at);
+  V resolveNamespace(const std::string &path, const std::string &member, SourceLocation at);
+
+  void exec(const Block &block);
+  void execStmt(const Stmt &s);
+  void assign(const Expr &target, const V &value);
+  void execIf(const Stmt &s);
+  void execFor(const Stmt &s);
+  void execWhile(const Stmt &s);
+  /// Names a block assigns (targets of assignments, loop variables), in first-seen order.
+  static void assignedNames(const Block &block, std::vector<std::string> &out);
+  /// The SSA value carried for `v` through a loop or an if (constexpr numbers materialized).
+  V carryable(const V &v, SourceLocation at);
+
+  mlir::Type parseTypeName(const std::string &name, bool &isUnsigned) const;
+  bool isJit(const FunctionDef &fn, bool *noinline = nullptr);
+
+  mlir::MLIRContext &context_;
+  const SourceFile &file_;
+  const Module &module_;
+  mlir::OpBuilder b_;
+  mlir::ModuleOp moduleOp_;
+  std::map<std::string, const FunctionDef *> functions_;
+  std::map<std::string, const Stmt *> globalDefs_;
+  std::map<std::string, V> globals_;
+  std::vector<std::string> evaluatingGlobals_;
+  std::vector<Frame> frames_;
+  int callDepth_ = 0;
+};
+
+} // namespace tessel::frontend
+
+#endif // TESSEL_COMPILER_FRONTEND_GENERATOR_H

@@ -1,0 +1,994 @@
+//===- Parser.cpp - Triton-language source to a syntax tree -*- C++ -*-===//
+
+#include "compiler/frontend/Parser.h"
+#include "compiler/frontend/Lexer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <set>
+
+namespace tessel::frontend {
+namespace {
+
+/// Nesting limit for expressions and blocks: deeper input is an error, not a stack overflow.
+constexpr int kMaxDepth = 200;
+
+class Parser {
+public:
+  Parser(const SourceFile &file, std::vector<Token> tokens)
+      : file_(file), tokens_(std::move(tokens)) {}
+
+  absl::StatusOr<Module> run() {
+    Module module;
+    while (!at(TokenKind::EndOfFile)) {
+      if (at(TokenKind::Newline)) {
+        ++pos_;
+        continue;
+      }
+      if (!parseTopLevel(module))
+        return error_;
+    }
+    return module;
+  }
+
+private:
+  // ---- tokens ----------------------------------------------------------------------------
+  const Token &peek(size_t ahead = 0) const {
+    return tokens_[std::min(pos_ + ahead, tokens_.size() - 1)];
+  }
+  bool at(TokenKind kind) const { return peek().kind == kind; }
+  bool atOp(const char *op) const { return peek().isOperator(op); }
+  bool atKeyword(const char *word) const {
+    return peek().kind == TokenKind::Name && peek().text == word;
+  }
+  const Token &next() {
+    const Token &t = peek();
+    if (pos_ < tokens_.size() - 1)
+      ++pos_;
+    return t;
+  }
+  bool acceptOp(const char *op) {
+    if (!atOp(op))
+      return false;
+    ++pos_;
+    return true;
+  }
+  bool acceptKeyword(const char *word) {
+    if (!atKeyword(word))
+      return false;
+    ++pos_;
+    return true;
+  }
+
+  bool fail(SourceLocation loc, const std::string &message) {
+    if (error_.ok())
+      error_ = absl::InvalidArgumentError(file_.formatError(loc, message));
+    return false;
+  }
+  static std::string describe(const Token &t) {
+    switch (t.kind) {
+    case TokenKind::Newline:
+      return "end of line";
+    case TokenKind::Indent:
+      return "indentation";
+    case TokenKind::Dedent:
+      return "end of block";
+    case TokenKind::EndOfFile:
+      return "end of file";
+    case TokenKind::String:
+      return "a string";
+    default:
+      return "'" + t.text + "'";
+    }
+  }
+  bool expectOp(const char *op, const char *context) {
+    if (acceptOp(op))
+      return true;
+    return fail(peek().loc, std::string("expected '") + op + "' " + context + ", found " +
+                                describe(peek()));
+  }
+  bool expectNewline() {
+    if (at(TokenKind::Newline)) {
+      ++pos_;
+      return true;
+    }
+    if (at(TokenKind::EndOfFile))
+      return true;
+    return fail(peek().loc, "expected end of line, found " + describe(peek()));
+  }
+  bool expectName(std::string &out, const char *what) {
+    if (at(TokenKind::Name) && !peek().isKeyword()) {
+      out = next().text;
+      return true;
+    }
+    return fail(peek().loc, std::string("expected ") + what + ", found " + describe(peek()));
+  }
+
+  // ---- top level -------------------------------------------------------------------------
+  bool parseTopLevel(Module &module) {
+    if (atKeyword("import") || atKeyword("from"))
+      return parseImport(module);
+    std::vector<ExprPtr> decorators;
+    while (atOp("@")) {
+      ++pos_;
+      ExprPtr d = parseExpr();
+      if (!d || !expectNewline())
+        return false;
+      decorators.push_back(std::move(d));
+    }
+    if (atKeyword("def")) {
+      FunctionDef fn;
+      fn.decorators = std::move(decorators);
+      if (!parseFunction(fn))
+        return false;
+      module.functions.push_back(std::move(fn));
+      return true;
+    }
+    if (atKeyword("class")) {
+      ClassDef cls;
+      cls.decorators = std::move(decorators);
+      if (!parseClass(cls))
+        return false;
+      module.classes.push_back(std::move(cls));
+      return true;
+    }
+    if (!decorators.empty())
+      return fail(peek().loc, "a decorator must be followed by 'def' or 'class'");
+    StmtPtr stmt = parseStatement();
+    if (!stmt)
+      return false;
+    if (stmt->kind != StmtKind::Assign && stmt->kind != StmtKind::AnnAssign &&
+        stmt->kind != StmtKind::Pass &&
+        !(stmt->kind == StmtKind::Expr && stmt->value->kind == ExprKind::String))
+      return fail(stmt->loc, "only imports, constants, functions and classes may appear at "
+                             "module level");
+    module.globals.push_back(std::move(stmt));
+    return true;
+  }
+
+  bool parseDotted(std::string &out) {
+    std::string part;
+    if (!expectName(part, "a module name"))
+      return false;
+    out = part;
+    while (acceptOp(".")) {
+      if (!expectName(part, "a module name"))
+        return false;
+      out += "." + part;
+    }
+    return true;
+  }
+
+  bool parseImport(Module &module) {
+    SourceLocation loc = peek().loc;
+    if (acceptKeyword("import")) {
+      do {
+        Import imp;
+        imp.loc = peek().loc;
+        if (!parseDotted(imp.module))
+          return false;
+        imp.alias = imp.module.substr(0, imp.module.find('.'));
+        if (acceptKeyword("as")) {
+          if (!expectName(imp.alias, "a name after 'as'"))
+            return false;
+        } else if (imp.module.find('.') != std::string::npos) {
+          imp.module = imp.alias; // `import a.b` binds `a`
+        }
+        module.imports.push_back(std::move(imp));
+      } while (acceptOp(","));
+      return expectNewline();
+    }
+    acceptKeyword("from");
+    std::string from;
+    if (!parseDotted(from))
+      return false;
+    if (!acceptKeyword("import"))
+      return fail(peek().loc, "expected 'import' after 'from " + from + "'");
+    bool paren = acceptOp("(");
+    do {
+      if (paren && atOp(")"))
+        break;
+      Import imp;
+      imp.loc = peek().loc;
+      imp.module = from;
+      if (acceptOp("*"))
+        return fail(loc, "'from " + from + " import *' is not supported: import names");
+      if (!expectName(imp.name, "a name to import"))
+        return false;
+      imp.alias = imp.name;
+      if (acceptKeyword("as") && !expectName(imp.alias, "a name after 'as'"))
+        return false;
+      module.imports.push_back(std::move(imp));
+    } while (acceptOp(","));
+    if (paren && !expectOp(")", "to close the import list"))
+      return false;
+    return expectNewline();
+  }
+
+  bool parseFunction(FunctionDef &fn) {
+    fn.loc = next().loc; // def
+    if (!expectName(fn.name, "a function name") || !expectOp("(", "after the function name"))
+      return false;
+    std::set<std::string> seen;
+    while (!atOp(")")) {
+      if (atOp("*") || atOp("**") || atOp("/"))
+        return fail(peek().loc, "'" + peek().text + "' parameters are not supported");
+      Param p;
+      p.loc = peek().loc;
+      if (!expectName(p.name, "a parameter name"))
+        return false;
+      if (!seen.insert(p.name).second)
+        return fail(p.loc, "duplicate parameter '" + p.name + "'");
+      if (acceptOp(":") && !(p.annotation = parseExpr()))
+        return false;
+      if (acceptOp("=")) {
+        if (!(p.defaultValue = parseExpr()))
+          return false;
+      } else if (!fn.params.empty() && fn.params.back().defaultValue) {
+        return fail(p.loc, "parameter '" + p.name +
+                               "' without a default follows one with a default");
+      }
+      fn.params.push_back(std::move(p));
+      if (!acceptOp(","))
+        break;
+    }
+    if (!expectOp(")", "to close the parameter list"))
+      return false;
+    if (acceptOp("->") && !parseExpr())
+      return false;
+    if (!expectOp(":", "after the function signature"))
+      return false;
+    return parseBlock(fn.body);
+  }
+
+  bool parseClass(ClassDef &cls) {
+    cls.loc = next().loc; // class
+    if (!expectName(cls.name, "a class name"))
+      return false;
+    if (acceptOp("(")) {
+      while (!atOp(")")) {
+        if (!parseExpr())
+          return false;
+        if (!acceptOp(","))
+          break;
+      }
+      if (!expectOp(")", "to close the base classes"))
+        return false;
+    }
+    if (!expectOp(":", "after the class name") || !expectNewline())
+      return false;
+    if (!at(TokenKind::Indent))
+      return fail(peek().loc, "expected an indented class body");
+    ++pos_;
+    while (!at(TokenKind::Dedent) && !at(TokenKind::EndOfFile)) {
+      if (at(TokenKind::Newline)) {
+        ++pos_;
+        continue;
+      }
+      std::vector<ExprPtr> decorators;
+      while (atOp("@")) {
+        ++pos_;
+        ExprPtr d = parseExpr();
+        if (!d || !expectNewline())
+          return false;
+        decorators.push_back(std::move(d));
+      }
+      if (atKeyword("def")) {
+        FunctionDef fn;
+        fn.decorators = std::move(decorators);
+        if (!parseFunction(fn))
+          return false;
+        cls.methods.push_back(std::move(fn));
+        continue;
+      }
+      if (!decorators.empty())
+        return fail(peek().loc, "a decorator must be followed by 'def'");
+      if (acceptKeyword("pass")) {
+        if (!expectNewline())
+          return false;
+        continue;
+      }
+      if (at(TokenKind::String)) { // docstring
+        ++pos_;
+        if (!expectNewline())
+          return false;
+        continue;
+      }
+      Field field;
+      field.loc = peek().loc;
+      if (!expectName(field.name, "a field (name: type) or a method"))
+        return false;
+      if (!acceptOp(":"))
+        return fail(peek().loc, "a class body holds annotated fields (name: type) and methods");
+      if (!(field.annotation = parseExpr()))
+        return false;
+      if (atOp("="))
+        return fail(peek().loc, "aggregate fields take no default value");
+      if (!expectNewline())
+        return false;
+      cls.fields.push_back(std::move(field));
+    }
+    if (at(TokenKind::Dedent))
+      ++pos_;
+    return true;
+  }
+
+  // ---- statements ------------------------------------------------------------------------
+  bool parseBlock(Block &block) {
+    if (++depth_ > kMaxDepth)
+      return fail(peek().loc, "blocks are nested too deeply");
+    struct Leave {
+      int &d;
+      ~Leave() { --d; }
+    } leave{depth_};
+    if (!at(TokenKind::Newline)) { // one-line body: `if x: y = 1`
+      do {
+        StmtPtr s = parseSimpleStatement();
+        if (!s)
+          return false;
+        block.push_back(std::move(s));
+      } while (acceptOp(";") && !at(TokenKind::Newline));
+      return expectNewline();
+    }
+    ++pos_;
+    if (!at(TokenKind::Indent))
+      return fail(peek().loc, "expected an indented block");
+    ++pos_;
+    while (!at(TokenKind::Dedent) && !at(TokenKind::EndOfFile)) {
+      if (at(TokenKind::Newline)) {
+        ++pos_;
+        continue;
+      }
+      StmtPtr s = parseStatement();
+      if (!s)
+        return false;
+      block.push_back(std::move(s));
+    }
+    if (at(TokenKind::Dedent))
+      ++pos_;
+    return true;
+  }
+
+  StmtPtr make(StmtKind kind, SourceLocation loc) {
+    auto s = std::make_unique<Stmt>();
+    s->kind = kind;
+    s->loc = loc;
+    return s;
+  }
+
+  StmtPtr parseStatement() {
+    SourceLocation loc = peek().loc;
+    if (atKeyword("if"))
+      return parseIf();
+    if (acceptKeyword("for")) {
+      StmtPtr s = make(StmtKind::For, loc);
+      ExprPtr target = parseTargetList();
+      if (!target)
+        return nullptr;
+      if (!acceptKeyword("in")) {
+        fail(peek().loc, "expected 'in' in the for statement, found " + describe(peek()));
+        return nullptr;
+      }
+      s->targets.push_back(std::move(target));
+      if (!(s->value = parseExpr()) || !expectOp(":", "after the for header") ||
+          !parseBlock(s->body))
+        return nullptr;
+      if (atKeyword("else")) {
+        fail(peek().loc, "'for ... else' is not supported");
+        return nullptr;
+      }
+      return s;
+    }
+    if (acceptKeyword("while")) {
+      StmtPtr s = make(StmtKind::While, loc);
+      if (!(s->value = parseExpr()) || !expectOp(":", "after the while condition") ||
+          !parseBlock(s->body))
+        return nullptr;
+      if (atKeyword("else")) {
+        fail(peek().loc, "'while ... else' is not supported");
+        return nullptr;
+      }
+      return s;
+    }
+    for (const char *word : {"try", "with", "class", "def", "async"}) {
+      if (atKeyword(word)) {
+        fail(loc, std::string("'") + word + "' is not supported inside a kernel function");
+        return nullptr;
+      }
+    }
+    if (atOp("@")) {
+      fail(loc, "nested decorated functions are not supported");
+      return nullptr;
+    }
+    StmtPtr s = parseSimpleStatement();
+    if (!s)
+      return nullptr;
+    while (acceptOp(";") && !at(TokenKind::Newline)) {
+      // a; b on one line: only the first is returned here when it is alone, so split
+      // further statements into a pseudo-block is not needed: reject for clarity.
+      fail(peek().loc, "several statements on one line are not supported; use one per line");
+      return nullptr;
+    }
+    if (!expectNewline())
+      return nullptr;
+    return s;
+  }
+
+  StmtPtr parseIf() {
+    StmtPtr s = make(StmtKind::If, next().loc); // if / elif
+    if (!(s->value = parseExpr()) || !expectOp(":", "after the if condition") ||
+        !parseBlock(s->body))
+      return nullptr;
+    if (atKeyword("elif")) {
+      StmtPtr nested = parseIf();
+      if (!nested)
+        return nullptr;
+      s->orelse.push_back(std::move(nested));
+    } else if (acceptKeyword("else")) {
+      if (!expectOp(":", "after 'else'") || !parseBlock(s->orelse))
+        return nullptr;
+    }
+    return s;
+  }
+
+  StmtPtr parseSimpleStatement() {
+    SourceLocation loc = peek().loc;
+    if (acceptKeyword("pass"))
+      return make(StmtKind::Pass, loc);
+    if (acceptKeyword("return")) {
+      StmtPtr s = make(StmtKind::Return, loc);
+      if (!at(TokenKind::Newline) && !atOp(";") && !at(TokenKind::EndOfFile) &&
+          !(s->value = parseExprList()))
+        return nullptr;
+      return s;
+    }
+    if (acceptKeyword("assert")) {
+      StmtPtr s = make(StmtKind::Assert, loc);
+      if (!(s->value = parseExpr()))
+        return nullptr;
+      if (acceptOp(",") && !(s->message = parseExpr()))
+        return nullptr;
+      return s;
+    }
+    for (const char *word : {"break", "continue", "raise", "del", "global", "nonlocal", "yield",
+                             "import", "from", "lambda", "await"}) {
+      if (atKeyword(word)) {
+        fail(loc, std::string("'") + word + "' is not supported inside a kernel function");
+        return nullptr;
+      }
+    }
+    ExprPtr first = parseExprList();
+    if (!first)
+      return nullptr;
+    if (atOp(":")) { // annotated assignment
+      ++pos_;
+      StmtPtr s = make(StmtKind::AnnAssign, loc);
+      if (!checkTarget(*first))
+        return nullptr;
+      s->targets.push_back(std::move(first));
+      if (!(s->annotation = parseExpr()))
+        return nullptr;
+      if (acceptOp("=") && !(s->value = parseExprList()))
+        return nullptr;
+      return s;
+    }
+    static const char *augmented[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=",
+                                      "<<=", ">>=", "&=", "|=", "^=", "@="};
+    for (const char *op : augmented) {
+      if (atOp(op)) {
+        ++pos_;
+        StmtPtr s = make(StmtKind::AugAssign, loc);
+        s->op = std::string(op).substr(0, std::string(op).size() - 1);
+        if (first->kind == ExprKind::Tuple) {
+          fail(first->loc, "an augmented assignment takes a single target");
+          return nullptr;
+        }
+        if (!checkTarget(*first))
+          return nullptr;
+        s->targets.push_back(std::move(first));
+        if (!(s->value = parseExprList()))
+          return nullptr;
+        return s;
+      }
+    }
+    if (atOp("=")) {
+      StmtPtr s = make(StmtKind::Assign, loc);
+      s->targets.push_back(std::move(first));
+      while (acceptOp("=")) {
+        ExprPtr e = parseExprList();
+        if (!e)
+          return nullptr;
+        s->targets.push_back(std::move(e));
+      }
+      s->value = std::move(s->targets.back());
+      s->targets.pop_back();
+      for (ExprPtr &t : s->targets)
+        if (!checkTarget(*t))
+          return nullptr;
+      return s;
+    }
+    StmtPtr s = make(StmtKind::Expr, loc);
+    s->value = std::move(first);
+    return s;
+  }
+
+  bool checkTarget(const Expr &e) {
+    switch (e.kind) {
+    case ExprKind::Name:
+    case ExprKind::Attribute:
+      return true;
+    case ExprKind::Tuple:
+    case ExprKind::List:
+      for (const ExprPtr &o : e.operands)
+        if (!checkTarget(*o))
+          return false;
+      return true;
+    case ExprKind::Subscript:
+      return fail(e.loc, "assignment to a subscript is not supported: tensors are immutable "
+                         "values (build a new one, e.g. with tl.where)");
+    default:
+      return fail(e.loc, "cannot assign to this expression");
+    }
+  }
+
+  /// `a, b` in a for header (stops at `in`).
+  ExprPtr parseTargetList() {
+    SourceLocation loc = peek().loc;
+    std::vector<ExprPtr> items;
+    do {
+      if (atKeyword("in"))
+        break;
+      ExprPtr e = parseBinary(0); // no comparisons: `in` ends the targets
+      if (!e || !checkTarget(*e))
+        return nullptr;
+      items.push_back(std::move(e));
+    } while (acceptOp(","));
+    if (items.size() == 1)
+      return std::move(items.front());
+    auto t = makeExpr(ExprKind::Tuple, loc);
+    t->operands = std::move(items);
+    return t;
+  }
+
+  // ---- expressions -----------------------------------------------------------------------
+  ExprPtr makeExpr(ExprKind kind, SourceLocation loc) {
+    auto e = std::make_unique<Expr>();
+    e->kind = kind;
+    e->loc = loc;
+    return e;
+  }
+
+  /// `a, b, c` (a bare tuple) or a single expression.
+  ExprPtr parseExprList() {
+    SourceLocation loc = peek().loc;
+    ExprPtr first = parseExpr();
+    if (!first || !atOp(","))
+      return first;
+    auto t = makeExpr(ExprKind::Tuple, loc);
+    t->operands.push_back(std::move(first));
+    while (acceptOp(",")) {
+      if (at(TokenKind::Newline) || atOp("=") || atOp(")") || at(TokenKind::EndOfFile))
+        break;
+      ExprPtr e = parseExpr();
+      if (!e)
+        return nullptr;
+      t->operands.push_back(std::move(e));
+    }
+    return t;
+  }
+
+  ExprPtr parseExpr() {
+    if (++depth_ > kMaxDepth) {
+      fail(peek().loc, "expression is nested too deeply");
+      --depth_;
+      return nullptr;
+    }
+    ExprPtr e = parseTernary();
+    --depth_;
+    return e;
+  }
+
+  ExprPtr parseTernary() {
+    if (atKeyword("lambda")) {
+      fail(peek().loc, "'lambda' is not supported: define a @triton.jit function");
+      return nullptr;
+    }
+    ExprPtr body = parseOr();
+    if (!body || !atKeyword("if"))
+      return body;
+    SourceLocation loc = next().loc;
+    ExprPtr cond = parseOr();
+    if (!cond)
+      return nullptr;
+    if (!acceptKeyword("else")) {
+      fail(peek().loc, "expected 'else' in the conditional expression, found " +
+                           describe(peek()));
+      return nullptr;
+    }
+    ExprPtr other = parseExpr();
+    if (!other)
+      return nullptr;
+    auto e = makeExpr(ExprKind::IfExp, loc);
+    e->operands.push_back(std::move(cond));
+    e->operands.push_back(std::move(body));
+    e->operands.push_back(std::move(other));
+    return e;
+  }
+
+  ExprPtr parseBool(const char *word, ExprPtr (Parser::*operand)()) {
+    ExprPtr first = (this->*operand)();
+    if (!first || !atKeyword(word))
+      return first;
+    auto e = makeExpr(ExprKind::BoolOp, first->loc);
+    e->name = word;
+    e->operands.push_back(std::move(first));
+    while (acceptKeyword(word)) {
+      ExprPtr next = (this->*operand)();
+      if (!next)
+        return nullptr;
+      e->operands.push_back(std::move(next));
+    }
+    return e;
+  }
+  ExprPtr parseOr() { return parseBool("or", &Parser::parseAnd); }
+  ExprPtr parseAnd() { return parseBool("and", &Parser::parseNot); }
+  ExprPtr parseNot() {
+    if (atKeyword("not")) {
+      SourceLocation loc = next().loc;
+      ExprPtr operand = nested(&Parser::parseNot);
+      if (!operand)
+        return nullptr;
+      auto e = makeExpr(ExprKind::UnaryOp, loc);
+      e->name = "not";
+      e->operands.push_back(std::move(operand));
+      return e;
+    }
+    return parseComparison();
+  }
+
+  /// Calls `rule` one level deeper, failing on runaway recursion (`not not not ...`).
+  ExprPtr nested(ExprPtr (Parser::*rule)()) {
+    if (++depth_ > kMaxDepth) {
+      fail(peek().loc, "expression is nested too deeply");
+      --depth_;
+      return nullptr;
+    }
+    ExprPtr e = (this->*rule)();
+    --depth_;
+    return e;
+  }
+
+  ExprPtr parseComparison() {
+    ExprPtr first = parseBinary(0);
+    if (!first)
+      return nullptr;
+    ExprPtr cmp;
+    while (true) {
+      std::string op;
+      if (atOp("<") || atOp(">") || atOp("<=") || atOp(">=") || atOp("==") || atOp("!=")) {
+        op = next().text;
+      } else if (atKeyword("in") || (atKeyword("not") && peek(1).kind == TokenKind::Name &&
+                                     peek(1).text == "in")) {
+        fail(peek().loc, "'in' comparisons are not supported");
+        return nullptr;
+      } else if (atKeyword("is")) {
+        next();
+        op = acceptKeyword("not") ? "is not" : "is";
+      } else {
+        break;
+      }
+      if (!cmp) {
+        cmp = makeExpr(ExprKind::Compare, first->loc);
+        cmp->operands.push_back(std::move(first));
+      }
+      ExprPtr rhs = parseBinary(0);
+      if (!rhs)
+        return nullptr;
+      cmp->ops.push_back(op);
+      cmp->operands.push_back(std::move(rhs));
+    }
+    return cmp ? std::move(cmp) : std::move(first);
+  }
+
+  /// Binary operators by precedence level (lowest first); ** and unary operators below.
+  ExprPtr parseBinary(int level) {
+    static const std::vector<std::vector<std::string>> levels = {
+        {"|"}, {"^"}, {"&"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
+    if (level == int(levels.size()))
+      return parseUnary();
+    ExprPtr lhs = parseBinary(level + 1);
+    while (lhs) {
+      const Token &t = peek();
+      if (t.kind != TokenKind::Operator ||
+          std::find(levels[level].begin(), levels[level].end(), t.text) == levels[level].end())
+        break;
+      auto e = makeExpr(ExprKind::BinOp, t.loc);
+      e->name = next().text;
+      ExprPtr rhs = parseBinary(level + 1);
+      if (!rhs)
+        return nullptr;
+      e->operands.push_back(std::move(lhs));
+      e->operands.push_back(std::move(rhs));
+      lhs = std::move(e);
+    }
+    return lhs;
+  }
+
+  ExprPtr parseUnary() {
+    if (atOp("-") || atOp("+") || atOp("~")) {
+      SourceLocation loc = peek().loc;
+      std::string op = next().text;
+      ExprPtr operand = nested(&Parser::parseUnary);
+      if (!operand)
+        return nullptr;
+      auto e = makeExpr(ExprKind::UnaryOp, loc);
+      e->name = op;
+      e->operands.push_back(std::move(operand));
+      return e;
+    }
+    return parsePower();
+  }
+
+  ExprPtr parsePower() {
+    ExprPtr base = parsePrimary();
+    if (!base || !atOp("**"))
+      return base;
+    SourceLocation loc = next().loc;
+    ExprPtr exponent = nested(&Parser::parseUnary); // right-associative, binds unary minus
+    if (!exponent)
+      return nullptr;
+    auto e = makeExpr(ExprKind::BinOp, loc);
+    e->name = "**";
+    e->operands.push_back(std::move(base));
+    e->operands.push_back(std::move(exponent));
+    return e;
+  }
+
+  ExprPtr parsePrimary() {
+    ExprPtr e = parseAtom();
+    while (e) {
+      if (atOp(".")) {
+        next();
+        auto a = makeExpr(ExprKind::Attribute, peek().loc);
+        if (!expectName(a->name, "an attribute name after '.'"))
+          return nullptr;
+        a->operands.push_back(std::move(e));
+        e = std::move(a);
+      } else if (atOp("(")) {
+        SourceLocation loc = next().loc;
+        auto c = makeExpr(ExprKind::Call, e->loc);
+        c->operands.push_back(std::move(e));
+        if (!parseArguments(*c))
+          return nullptr;
+        (void)loc;
+        e = std::move(c);
+      } else if (atOp("[")) {
+        SourceLocation loc = next().loc;
+        auto s = makeExpr(ExprKind::Subscript, loc);
+        s->operands.push_back(std::move(e));
+        do {
+          if (atOp("]"))
+            break;
+          ExprPtr index = parseSubscriptItem();
+          if (!index)
+            return nullptr;
+          s->operands.push_back(std::move(index));
+        } while (acceptOp(","));
+        if (s->operands.size() == 1) {
+          fail(peek().loc, "empty subscript");
+          return nullptr;
+        }
+        if (!expectOp("]", "to close the subscript"))
+          return nullptr;
+        e = std::move(s);
+      } else {
+        break;
+      }
+    }
+    return e;
+  }
+
+  ExprPtr parseSubscriptItem() {
+    SourceLocation loc = peek().loc;
+    ExprPtr lo;
+    if (!atOp(":")) {
+      lo = parseExpr();
+      if (!lo || !atOp(":"))
+        return lo;
+    }
+    auto slice = makeExpr(ExprKind::Slice, loc);
+    next(); // :
+    ExprPtr hi, step;
+    if (!atOp(":") && !atOp(",") && !atOp("]") && !(hi = parseExpr()))
+      return nullptr;
+    if (acceptOp(":") && !atOp(",") && !atOp("]") && !(step = parseExpr()))
+      return nullptr;
+    slice->operands.push_back(std::move(lo));
+    slice->operands.push_back(std::move(hi));
+    slice->operands.push_back(std::move(step));
+    return slice;
+  }
+
+  bool parseArguments(Expr &call) {
+    bool keywords = false;
+    while (!atOp(")")) {
+      if (atOp("*") || atOp("**"))
+        return fail(peek().loc, "argument unpacking ('*' / '**') is not supported");
+      if (at(TokenKind::Name) && !peek().isKeyword() && peek(1).isOperator("=")) {
+        std::string name = next().text;
+        next(); // =
+        ExprPtr value = parseExpr();
+        if (!value)
+          return false;
+        for (auto &kw : call.keywords)
+          if (kw.first == name)
+            return fail(value->loc, "keyword argument '" + name + "' repeated");
+        call.keywords.emplace_back(name, std::move(value));
+        keywords = true;
+      } else {
+        SourceLocation loc = peek().loc;
+        ExprPtr value = parseExpr();
+        if (!value)
+          return false;
+        if (keywords)
+          return fail(loc, "positional argument follows keyword argument");
+        call.operands.push_back(std::move(value));
+      }
+      if (!acceptOp(","))
+        break;
+    }
+    return expectOp(")", "to close the argument list");
+  }
+
+  ExprPtr parseAtom() {
+    const Token &t = peek();
+    SourceLocation loc = t.loc;
+    switch (t.kind) {
+    case TokenKind::Integer: {
+      std::string digits;
+      for (char c : t.text)
+        if (c != '_')
+          digits += c;
+      int base = 10;
+      size_t start = 0;
+      if (digits.size() > 1 && digits[0] == '0' && std::isalpha(static_cast<unsigned char>(digits[1]))) {
+        char b = static_cast<char>(std::tolower(static_cast<unsigned char>(digits[1])));
+        base = b == 'x' ? 16 : b == 'o' ? 8 : 2;
+        start = 2;
+      } else if (digits.size() > 1 && digits[0] == '0' &&
+                 digits.find_first_not_of('0') != std::string::npos) {
+        fail(loc, "leading zeros in a decimal integer are not permitted (use 0o for octal)");
+        return nullptr;
+      }
+      errno = 0;
+      char *end = nullptr;
+      unsigned long long v = std::strtoull(digits.c_str() + start, &end, base);
+      if (errno == ERANGE || v > uint64_t(INT64_MAX)) {
+        fail(loc, "integer literal " + t.text + " does not fit in 64 bits");
+        return nullptr;
+      }
+      next();
+      auto e = makeExpr(ExprKind::Int, loc);
+      e->intValue = int64_t(v);
+      return e;
+    }
+    case TokenKind::Float: {
+      std::string digits;
+      for (char c : t.text)
+        if (c != '_')
+          digits += c;
+      next();
+      auto e = makeExpr(ExprKind::Float, loc);
+      e->floatValue = std::strtod(digits.c_str(), nullptr);
+      return e;
+    }
+    case TokenKind::String: {
+      auto e = makeExpr(ExprKind::String, loc);
+      while (at(TokenKind::String)) // implicit concatenation
+        e->name += next().text;
+      return e;
+    }
+    case TokenKind::Name: {
+      if (t.text == "True" || t.text == "False") {
+        auto e = makeExpr(ExprKind::Bool, loc);
+        e->intValue = t.text == "True";
+        next();
+        return e;
+      }
+      if (t.text == "None") {
+        next();
+        return makeExpr(ExprKind::None, loc);
+      }
+      if (t.isKeyword()) {
+        fail(loc, "unexpected '" + t.text + "'" +
+                      (t.text == "lambda" || t.text == "yield" || t.text == "await"
+                           ? ": not supported"
+                           : ""));
+        return nullptr;
+      }
+      auto e = makeExpr(ExprKind::Name, loc);
+      e->name = next().text;
+      return e;
+    }
+    case TokenKind::Operator:
+      if (t.text == "(") {
+        next();
+        if (acceptOp(")")) {
+          auto e = makeExpr(ExprKind::Tuple, loc);
+          e->parenthesized = true;
+          return e;
+        }
+        ExprPtr first = parseExpr();
+        if (!first)
+          return nullptr;
+        if (atKeyword("for")) {
+          fail(peek().loc, "generator expressions are not supported");
+          return nullptr;
+        }
+        if (acceptOp(")"))
+          return first;
+        auto e = makeExpr(ExprKind::Tuple, loc);
+        e->parenthesized = true;
+        e->operands.push_back(std::move(first));
+        while (acceptOp(",")) {
+          if (atOp(")"))
+            break;
+          ExprPtr item = parseExpr();
+          if (!item)
+            return nullptr;
+          e->operands.push_back(std::move(item));
+        }
+        if (!expectOp(")", "to close the parenthesis"))
+          return nullptr;
+        return e;
+      }
+      if (t.text == "[") {
+        next();
+        auto e = makeExpr(ExprKind::List, loc);
+        while (!atOp("]")) {
+          ExprPtr item = parseExpr();
+          if (!item)
+            return nullptr;
+          if (atKeyword("for")) {
+            fail(peek().loc, "list comprehensions are not supported");
+            return nullptr;
+          }
+          e->operands.push_back(std::move(item));
+          if (!acceptOp(","))
+            break;
+        }
+        if (!expectOp("]", "to close the list"))
+          return nullptr;
+        return e;
+      }
+      if (t.text == "{") {
+        fail(loc, "dict and set literals are not supported");
+        return nullptr;
+      }
+      break;
+    default:
+      break;
+    }
+    fail(loc, "expected an expression, found " + describe(t));
+    return nullptr;
+  }
+
+  const SourceFile &file_;
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+  absl::Status error_;
+};
+
+} // namespace
+
+absl::StatusOr<Module> Parse(const SourceFile &file) {
+  absl::StatusOr<std::vector<Token>> tokens = Tokenize(file);
+  if (!tokens.ok())
+    return tokens.status();
+  return Parser(file, *std::move(tokens)).run();
+}
+
+} // namespace tessel::frontend
