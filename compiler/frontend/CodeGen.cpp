@@ -15,70 +15,61 @@ using namespace mlir;
 
 namespace tessel::frontend {
 
-V makeTensor(Value value, bool isUnsigned) {
+static V newVal(Val::Kind kind) {
   auto v = std::make_shared<Val>();
-  v->kind = Val::Tensor;
+  v->kind = kind;
+  return v;
+}
+V makeTensor(Value value, bool isUnsigned) {
+  V v = newVal(Val::Tensor);
   v->value = value;
   v->isUnsigned = isUnsigned;
   return v;
 }
 V makeInt(int64_t x) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Int;
+  V v = newVal(Val::Int);
   v->i = x;
   return v;
 }
 V makeFloat(double x) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Float;
+  V v = newVal(Val::Float);
   v->f = x;
   return v;
 }
 V makeBool(bool x) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Bool;
+  V v = newVal(Val::Bool);
   v->i = x;
   return v;
 }
-V makeNone() {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::None;
-  return v;
-}
+V makeNone() { return newVal(Val::None); }
 V makeStr(std::string s) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Str;
+  V v = newVal(Val::Str);
   v->s = std::move(s);
   return v;
 }
 V makeDtype(Type type, bool isUnsigned) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Dtype;
+  V v = newVal(Val::Dtype);
   v->type = type;
   v->isUnsigned = isUnsigned;
   return v;
 }
 V makeTuple(std::vector<V> items) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Tuple;
+  V v = newVal(Val::Tuple);
   v->items = std::move(items);
   return v;
 }
 V makeBuiltin(std::string name) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Builtin;
+  V v = newVal(Val::Builtin);
   v->s = std::move(name);
   return v;
 }
 V makeNamespace(std::string path) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Namespace;
+  V v = newVal(Val::Namespace);
   v->s = std::move(path);
   return v;
 }
 V makeMethod(V self, std::string name) {
-  auto v = std::make_shared<Val>();
-  v->kind = Val::Method;
+  V v = newVal(Val::Method);
   v->self = std::move(self);
   v->s = std::move(name);
   return v;
@@ -752,8 +743,7 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
     return v;
   }
   if (auto it = functions_.find(name); it != functions_.end()) {
-    auto v = std::make_shared<Val>();
-    v->kind = Val::Function;
+    V v = newVal(Val::Function);
     v->fn = it->second;
     return v;
   }
@@ -932,11 +922,8 @@ V Generator::eval(const Expr &e) {
     return evalAttribute(e);
   case ExprKind::Subscript:
     return evalSubscript(e);
-  case ExprKind::Slice: {
-    auto v = std::make_shared<Val>();
-    v->kind = Val::Slice;
-    return v;
-  }
+  case ExprKind::Slice:
+    return newVal(Val::Slice);
   case ExprKind::BinOp: {
     V lhs = eval(*e.operands[0]); // Python evaluates left to right
     V rhs = eval(*e.operands[1]);

@@ -107,10 +107,8 @@ private:
   }
 
   // ---- top level -------------------------------------------------------------------------
-  bool parseTopLevel(Module &module) {
-    if (atKeyword("import") || atKeyword("from"))
-      return parseImport(module);
-    std::vector<ExprPtr> decorators;
+  /// `@expr NEWLINE` lines before a def or class.
+  bool parseDecorators(std::vector<ExprPtr> &decorators) {
     while (atOp("@")) {
       ++pos_;
       ExprPtr d = parseExpr();
@@ -118,14 +116,26 @@ private:
         return false;
       decorators.push_back(std::move(d));
     }
-    if (atKeyword("def")) {
-      FunctionDef fn;
-      fn.decorators = std::move(decorators);
-      if (!parseFunction(fn))
-        return false;
-      module.functions.push_back(std::move(fn));
-      return true;
-    }
+    return true;
+  }
+
+  bool parseDecoratedFunction(std::vector<ExprPtr> &decorators, std::vector<FunctionDef> &into) {
+    FunctionDef fn;
+    fn.decorators = std::move(decorators);
+    if (!parseFunction(fn))
+      return false;
+    into.push_back(std::move(fn));
+    return true;
+  }
+
+  bool parseTopLevel(Module &module) {
+    if (atKeyword("import") || atKeyword("from"))
+      return parseImport(module);
+    std::vector<ExprPtr> decorators;
+    if (!parseDecorators(decorators))
+      return false;
+    if (atKeyword("def"))
+      return parseDecoratedFunction(decorators, module.functions);
     if (atKeyword("class")) {
       ClassDef cls;
       cls.decorators = std::move(decorators);
@@ -268,19 +278,11 @@ private:
         continue;
       }
       std::vector<ExprPtr> decorators;
-      while (atOp("@")) {
-        ++pos_;
-        ExprPtr d = parseExpr();
-        if (!d || !expectNewline())
-          return false;
-        decorators.push_back(std::move(d));
-      }
+      if (!parseDecorators(decorators))
+        return false;
       if (atKeyword("def")) {
-        FunctionDef fn;
-        fn.decorators = std::move(decorators);
-        if (!parseFunction(fn))
+        if (!parseDecoratedFunction(decorators, cls.methods))
           return false;
-        cls.methods.push_back(std::move(fn));
         continue;
       }
       if (!decorators.empty())
@@ -360,6 +362,10 @@ private:
 
   StmtPtr parseStatement() {
     SourceLocation loc = peek().loc;
+    if (at(TokenKind::Indent)) {
+      fail(loc, "unexpected indent");
+      return nullptr;
+    }
     if (atKeyword("if"))
       return parseIf();
     if (acceptKeyword("for")) {
@@ -747,6 +753,7 @@ private:
   }
 
   ExprPtr parsePrimary() {
+    SourceLocation start = peek().loc; // calls are located where their expression starts
     ExprPtr e = parseAtom();
     while (e) {
       if (atOp(".")) {
@@ -758,7 +765,7 @@ private:
         e = std::move(a);
       } else if (atOp("(")) {
         SourceLocation loc = next().loc;
-        auto c = makeExpr(ExprKind::Call, e->loc);
+        auto c = makeExpr(ExprKind::Call, start);
         c->operands.push_back(std::move(e));
         if (!parseArguments(*c))
           return nullptr;

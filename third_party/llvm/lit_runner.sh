@@ -20,7 +20,7 @@ cat >"$work/lit.cfg.py" <<CFG
 import lit.formats
 config.name = "tessel"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".mlir", ".ttir"]
+config.suffixes = [".mlir", ".ttir", ".py"]
 config.test_source_root = "$work"
 config.environment["PATH"] = "$tool_path" + config.environment.get("PATH", "/usr/bin:/bin")
 CFG

@@ -1,0 +1,127 @@
+//===- errors_test.cc - the frontend's error messages, exactly -*- C++ -*-===//
+//
+// Each case is a small kernel with one mistake; the test checks the whole message: the
+// file:line:col prefix, the text, the source line and the caret.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/CodeGen.h"
+#include "compiler/frontend/Parser.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "gtest/gtest.h"
+
+namespace {
+
+using namespace tessel::frontend;
+
+const char *kHeader = "import triton\nimport triton.language as tl\n\n\n@triton.jit\n";
+
+/// Compiles `body` (placed after the header; its first line is line 6) as kernel `k` with
+/// the given signature and returns the error message ("" on success).
+std::string errorOf(const std::string &body, const std::string &signature = "*fp32,i32",
+                    std::map<std::string, std::string> constexprs = {}) {
+  SourceFile file("k.py", kHeader + body);
+  absl::StatusOr<Module> module = Parse(file);
+  if (!module.ok())
+    return std::string(module.status().message());
+  mlir::MLIRContext context;
+  KernelSpec spec;
+  spec.entry = "k";
+  spec.signature = SplitSignature(signature);
+  spec.constexprs = std::move(constexprs);
+  auto generated = GenerateKernel(context, file, *module, spec);
+  if (!generated.ok())
+    return std::string(generated.status().message());
+  return "";
+}
+
+struct Case {
+  const char *name;
+  std::string body;
+  std::string expected;
+  std::string signature = "*fp32,i32";
+};
+
+class Errors : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Errors, ExactMessage) {
+  const Case &c = GetParam();
+  EXPECT_EQ(errorOf(c.body, c.signature), c.expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Frontend, Errors,
+    ::testing::Values(
+        Case{"UndefinedName", "def k(p, n):\n    x = y + 1\n",
+             "k.py:7:9: error: name 'y' is not defined\n    x = y + 1\n        ^"},
+        Case{"Break", "def k(p, n):\n    for i in range(n):\n        break\n",
+             "k.py:8:9: error: 'break' is not supported inside a kernel function\n        break\n"
+             "        ^"},
+        Case{"Lambda", "def k(p, n):\n    f = lambda x: x\n",
+             "k.py:7:9: error: 'lambda' is not supported: define a @triton.jit function\n"
+             "    f = lambda x: x\n        ^"},
+        Case{"UnclosedParen", "def k(p, n):\n    x = (n + 1\n",
+             "k.py:7:9: error: '(' was never closed\n    x = (n + 1\n        ^"},
+        Case{"BadIndent", "def k(p, n):\n    x = 1\n      y = 2\n",
+             "k.py:8:7: error: unexpected indent\n      y = 2\n      ^"},
+        Case{"TensorIndex", "def k(p, n):\n    x = tl.arange(0, 16)\n    y = x[3]\n",
+             "k.py:8:11: error: tensors can be indexed only with None and ':' (use tl.reshape, "
+             "tl.split or a mask for anything else)\n    y = x[3]\n          ^"},
+        Case{"ArangeNotPowerOfTwo", "def k(p, n):\n    x = tl.arange(0, 10)\n",
+             "k.py:7:9: error: arange's range must be a positive power of two, got 10\n"
+             "    x = tl.arange(0, 10)\n        ^"},
+        Case{"BroadcastMismatch",
+             "def k(p, n):\n    x = tl.arange(0, 16) + tl.arange(0, 32)\n",
+             "k.py:7:26: error: shapes are incompatible for broadcasting: dimension 0 is 16 and "
+             "32\n    x = tl.arange(0, 16) + tl.arange(0, 32)\n                         ^"},
+        Case{"UnknownBuiltin", "def k(p, n):\n    x = tl.frobnicate(n)\n",
+             "k.py:7:9: error: 'tl.frobnicate' is not supported by the frontend yet\n"
+             "    x = tl.frobnicate(n)\n        ^"},
+        Case{"UnexpectedKeyword", "def k(p, n):\n    x = tl.load(p, msk=n > 0)\n",
+             "k.py:7:9: error: load() got an unexpected keyword argument 'msk'\n"
+             "    x = tl.load(p, msk=n > 0)\n        ^"},
+        Case{"LoopCarriedTypeChange",
+             "def k(p, n):\n    acc = 0\n    for i in range(n):\n        acc = acc + 1.5\n",
+             "k.py:8:5: error: loop-carried variable 'acc' has type i32 before the loop and f32 at "
+             "the end of its body\n    for i in range(n):\n    ^"},
+        Case{"ReturnInOneBranch",
+             "def k(p, n):\n    if n > 0:\n        return\n    tl.store(p, 1.0)\n",
+             "k.py:7:5: error: a return in only one branch of an if on a runtime condition is not "
+             "supported: return in both branches or after the if\n    if n > 0:\n    ^"},
+        Case{"StaticAssert", "def k(p, n):\n    tl.static_assert(1 > 2, \"too small\")\n",
+             "k.py:7:5: error: static_assert failed: too small\n"
+             "    tl.static_assert(1 > 2, \"too small\")\n    ^"},
+        Case{"MissingConstexpr", "def k(p, n, BLOCK: tl.constexpr):\n    pass\n",
+             "k.py:6:13: error: the constexpr parameter 'BLOCK' needs a value (--constexpr "
+             "BLOCK=...)\ndef k(p, n, BLOCK: tl.constexpr):\n            ^"},
+        Case{"MissingSignature", "def k(p, n, m):\n    pass\n",
+             "k.py:6:13: error: no type for the parameter 'm': the signature lists 2 types for "
+             "the runtime parameters (e.g. --signature '*fp32,i32')\ndef k(p, n, m):\n"
+             "            ^"},
+        Case{"PointerTimesInt", "def k(p, n):\n    q = p * 2\n",
+             "k.py:7:11: error: pointers support only + and - of an integer offset\n"
+             "    q = p * 2\n          ^"},
+        Case{"WrongArgCount",
+             "def k(p, n):\n    x = f(n, n)\n\n\n@triton.jit\ndef f(a):\n    return a\n",
+             "k.py:7:9: error: 'f' takes 1 arguments, 2 given\n    x = f(n, n)\n        ^"},
+        Case{"DotTooSmall",
+             "def k(p, n):\n    a = tl.zeros((8, 8), dtype=tl.float32)\n    c = tl.dot(a, a)\n",
+             "k.py:8:9: error: tl.dot needs every dimension to be at least 16\n"
+             "    c = tl.dot(a, a)\n        ^"},
+        Case{"AssignToSubscript", "def k(p, n):\n    x = tl.arange(0, 16)\n    x[0] = 1\n",
+             "k.py:8:6: error: assignment to a subscript is not supported: tensors are immutable "
+             "values (build a new one, e.g. with tl.where)\n    x[0] = 1\n     ^"},
+        Case{"UnterminatedString", "def k(p, n):\n    s = \"abc\n",
+             "k.py:7:9: error: unterminated string literal (end of line)\n    s = \"abc\n"
+             "        ^"}),
+    [](const auto &info) { return std::string(info.param.name); });
+
+TEST(Errors, KernelCompilesWithoutError) {
+  // The harness itself: a correct kernel gives no error.
+  EXPECT_EQ(errorOf("def k(p, n):\n    tl.store(p + tl.arange(0, 16), 1.0, mask=tl.arange(0, 16) < n)\n"),
+            "");
+}
+
+} // namespace
