@@ -990,8 +990,6 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
   bool noinline = false;
   if (!isJit(fn, &noinline))
     error(args.loc, "'" + fn.name + "' is not a @triton.jit function");
-  if (noinline)
-    error(args.loc, "calls to noinline functions are not supported yet ('" + fn.name + "')");
   if (++callDepth_ > 64)
     error(args.loc, "calls nest too deeply (recursion is not supported)");
   Frame frame;
@@ -1033,12 +1031,148 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
       error(args.loc, "'" + p.name + "' of '" + fn.name +
                           "' is a tl.constexpr parameter but got a runtime value");
   }
+  if (noinline) {
+    V result = callNoinline(fn, frame.vars, args.loc);
+    --callDepth_;
+    return result;
+  }
   frames_.push_back(std::move(frame));
   exec(fn.body);
   Frame done = std::move(frames_.back());
   frames_.pop_back();
   --callDepth_;
   return done.returned && done.returnValue ? done.returnValue : makeNone();
+}
+
+/// A readable, symbol-safe spelling of a type or constexpr for mangled names.
+static std::string mangle(const V &v) {
+  std::string out;
+  switch (v->kind) {
+  case Val::Tensor: {
+    llvm::raw_string_ostream os(out);
+    os << v->value.getType();
+    if (v->isUnsigned)
+      out += "u";
+    break;
+  }
+  case Val::Int:
+    out = "c" + std::to_string(v->i);
+    break;
+  case Val::Bool:
+    out = v->i ? "cTrue" : "cFalse";
+    break;
+  case Val::Float: {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "c%a", v->f);
+    out = buf;
+    break;
+  }
+  case Val::None:
+    out = "cNone";
+    break;
+  case Val::Dtype: {
+    llvm::raw_string_ostream os(out);
+    os << "d" << v->type;
+    break;
+  }
+  case Val::Str:
+    out = "s" + v->s;
+    break;
+  default:
+    out = "o";
+  }
+  for (char &c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return out;
+}
+
+V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> &bound,
+                          SourceLocation at) {
+  // One private function per distinct signature: runtime parameters by type, the others
+  // (constexprs, dtypes) by value.
+  std::string name = fn.name + "__";
+  SmallVector<Value> operands;
+  SmallVector<Type> types;
+  std::vector<const Param *> runtime;
+  std::map<std::string, V> args = bound;
+  for (const Param &p : fn.params) {
+    V &v = args.at(p.name);
+    // Numbers passed to parameters not marked tl.constexpr are runtime scalars, as in Triton.
+    bool isConstexprParam = p.annotation && p.annotation->name == "constexpr";
+    if (!isConstexprParam && v->isNumber())
+      v = toTensor(v, at);
+    if (v->kind == Val::Tuple || v->kind == Val::Function || v->kind == Val::Builtin ||
+        v->kind == Val::Namespace || v->kind == Val::Method)
+      error(at, "the noinline function '" + fn.name + "' cannot take " + describe(v) +
+                    " (parameter '" + p.name + "')");
+    name += "_" + mangle(v);
+    if (v->kind == Val::Tensor) {
+      operands.push_back(v->value);
+      types.push_back(v->value.getType());
+      runtime.push_back(&p);
+    }
+  }
+  auto cached = noinline_.find(name);
+  if (cached == noinline_.end()) {
+    if (std::find(noinlineInProgress_.begin(), noinlineInProgress_.end(), name) !=
+        noinlineInProgress_.end())
+      error(at, "the noinline function '" + fn.name + "' calls itself; recursion is not "
+                                                      "supported");
+    noinlineInProgress_.push_back(name);
+    OpBuilder::InsertionGuard guard(b_);
+    b_.setInsertionPointToEnd(moduleOp_.getBody());
+    auto func = tt::FuncOp::create(b_, loc(fn.loc), name, b_.getFunctionType(types, {}));
+    func.setSymVisibility("private");
+    func->setAttr("noinline", b_.getBoolAttr(true));
+    SmallVector<Location> argLocs;
+    for (const Param *p : runtime)
+      argLocs.push_back(NameLoc::get(b_.getStringAttr(p->name), loc(p->loc)));
+    mlir::Block *entry = b_.createBlock(&func.getBody(), {}, types, argLocs);
+    Frame frame;
+    frame.fn = &fn;
+    size_t k = 0;
+    for (const Param &p : fn.params) {
+      const V &v = args.at(p.name);
+      frame.vars[p.name] =
+          v->kind == Val::Tensor ? makeTensor(entry->getArgument(k++), v->isUnsigned) : v;
+    }
+    frames_.push_back(std::move(frame));
+    exec(fn.body);
+    Frame done = std::move(frames_.back());
+    frames_.pop_back();
+    // The results: nothing, one value or a tuple of values (constexpr numbers materialized).
+    NoinlineInfo info;
+    SmallVector<Value> results;
+    if (done.returned && done.returnValue && done.returnValue->kind != Val::None) {
+      info.tuple = done.returnValue->kind == Val::Tuple;
+      std::vector<V> items = info.tuple ? done.returnValue->items : std::vector<V>{done.returnValue};
+      for (const V &item : items) {
+        V t = carryable(item, fn.loc);
+        if (!t)
+          error(fn.loc, "the noinline function '" + fn.name + "' returns " + describe(item) +
+                            "; it may return tensors, scalars and tuples of them");
+        results.push_back(t->value);
+        info.unsignedResults.push_back(t->isUnsigned);
+      }
+    }
+    tt::ReturnOp::create(b_, loc(fn.loc), results);
+    SmallVector<Type> resultTypes;
+    for (Value r : results)
+      resultTypes.push_back(r.getType());
+    func.setFunctionType(b_.getFunctionType(types, resultTypes));
+    info.func = func;
+    noinlineInProgress_.pop_back();
+    cached = noinline_.emplace(name, info).first;
+  }
+  const NoinlineInfo &info = cached->second;
+  auto call = tt::CallOp::create(b_, loc(at), info.func, operands);
+  if (call.getNumResults() == 0)
+    return makeNone();
+  std::vector<V> items;
+  for (unsigned k = 0; k < call.getNumResults(); ++k)
+    items.push_back(makeTensor(call.getResult(k), info.unsignedResults[k]));
+  return info.tuple ? makeTuple(items) : items.front();
 }
 
 // ---- statements ----------------------------------------------------------------------------

@@ -137,6 +137,14 @@ private:
   /// The SSA value carried for `v` through a loop or an if (constexpr numbers materialized).
   V carryable(const V &v, SourceLocation at);
 
+  /// A call of a noinline function: a private tt.func per signature and a tt.call.
+  V callNoinline(const FunctionDef &fn, const std::map<std::string, V> &bound, SourceLocation at);
+  struct NoinlineInfo {
+    tt::FuncOp func;
+    bool tuple = false;
+    std::vector<bool> unsignedResults;
+  };
+
   mlir::Type parseTypeName(const std::string &name, bool &isUnsigned) const;
   bool isJit(const FunctionDef &fn, bool *noinline = nullptr);
 
@@ -151,6 +159,8 @@ private:
   std::vector<std::string> evaluatingGlobals_;
   std::vector<Frame> frames_;
   int callDepth_ = 0;
+  std::map<std::string, NoinlineInfo> noinline_;
+  std::vector<std::string> noinlineInProgress_;
 };
 
 } // namespace tessel::frontend

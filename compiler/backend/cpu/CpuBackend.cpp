@@ -76,13 +76,16 @@ tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
 static constexpr const char *kFusePipeline = "linalg-fuse-elementwise-ops,canonicalize";
 
 static constexpr const char *kBufferizePipeline =
-    "one-shot-bufferize{bufferize-function-boundaries=false "
+    "one-shot-bufferize{bufferize-function-boundaries=true "
+    "function-boundary-type-conversion=identity-layout-map "
     "allow-return-allocs-from-loops=true},"
     "canonicalize,cse,"
     // Tile buffers: out of loops, then onto the stack (no malloc per program) up to 64 KiB.
     "func.func(buffer-hoisting,buffer-loop-hoisting,"
     "promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
-    "buffer-deallocation-pipeline";
+    "buffer-deallocation-pipeline,"
+    // Clones that deallocation inserts (a noinline callee returning a tensor) become copies.
+    "convert-bufferization-to-memref";
 
 static constexpr const char *kLoopsPipeline =
     "convert-linalg-to-loops,"
@@ -121,6 +124,10 @@ static void reuseDeadInputsAsOutputs(ModuleOp module) {
     Type resultType = op.getResult(0).getType();
     for (OpOperand *input : op.getDpsInputOperands()) {
       Value value = input->get();
+      // A function argument belongs to the caller (a noinline callee's tensor argument).
+      if (isa<BlockArgument>(value) &&
+          isa<FunctionOpInterface>(cast<BlockArgument>(value).getOwner()->getParentOp()))
+        continue;
       if (value.getType() != resultType || !op.getMatchingIndexingMap(input).isIdentity() ||
           !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
         continue;

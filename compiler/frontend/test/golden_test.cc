@@ -144,13 +144,7 @@ Pair compileBoth(const Golden &g) {
   return p;
 }
 
-std::vector<float> randomFloats(size_t n) {
-  std::uniform_real_distribution<float> d(-2.f, 2.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng());
-  return v;
-}
+std::vector<float> randomFloats(size_t n) { return tessel::test::randomFloats(n, -2.f, 2.f); }
 
 void expectClose(const std::vector<float> &a, const std::vector<float> &b, float tol) {
   ASSERT_EQ(a.size(), b.size());

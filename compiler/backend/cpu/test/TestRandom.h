@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <random>
+#include <vector>
 
 namespace tessel::test {
 
@@ -16,6 +17,15 @@ inline std::mt19937 &rng() {
     return seed;
   }());
   return gen;
+}
+
+/// `n` floats drawn uniformly from [lo, hi).
+inline std::vector<float> randomFloats(size_t n, float lo = -1.f, float hi = 1.f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(rng());
+  return v;
 }
 
 } // namespace tessel::test

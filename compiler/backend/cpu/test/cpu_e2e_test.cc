@@ -72,13 +72,7 @@ Loaded compileAndLoad(const std::string &name, const std::string &entry) {
 
 using tessel::test::rng;
 
-std::vector<float> randomFloats(size_t n, float lo = -1.f, float hi = 1.f) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = dist(rng());
-  return v;
-}
+using tessel::test::randomFloats;
 
 std::vector<float> poisoned(size_t n) {
   return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
