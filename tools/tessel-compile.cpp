@@ -34,6 +34,8 @@ static cl::list<std::string> constexprs(
     "constexpr", cl::desc("NAME=VALUE: a constexpr (or baked-in) parameter of a .py kernel"));
 static cl::opt<std::string> signature(
     "signature", cl::desc("types of a .py kernel's runtime parameters: '*fp32:16,i32,...'"));
+static cl::opt<bool> debugMode(
+    "debug", cl::desc("keep device assertions of a .py kernel (Triton's debug mode)"));
 static cl::list<int64_t> matmulTile("matmul-tile",
                                     cl::desc("matmul register tile rows,cols,depth (0 = loops)"),
                                     cl::CommaSeparated);
@@ -88,6 +90,7 @@ int main(int argc, char **argv) {
         return fail("--constexpr " + c.substr(0, eq) + " given twice");
     }
     spec.signature = tessel::frontend::SplitSignature(signature);
+    spec.debug = debugMode;
     artifact = tessel::compilePython((*file)->getBuffer().str(), input, spec, options);
   } else {
     artifact = tessel::compileTTIR((*file)->getBuffer().str(), input, options);

@@ -296,8 +296,31 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
     if (!ptrElem)
       error(at, "tl.load needs a pointer, got " + describe(ptr));
-    if (isa<RankedTensorType>(ptrElem.getPointeeType()))
-      error(at, "loads through block pointers are not supported by the frontend yet");
+    auto boundaryCheck = [&]() {
+      SmallVector<int32_t> dims;
+      if (V bc = p.opt("boundary_check"))
+        for (int64_t d : intList(*this, bc, at, "boundary_check"))
+          dims.push_back(int32_t(d));
+      return dims;
+    };
+    if (auto block = dyn_cast<RankedTensorType>(ptrElem.getPointeeType())) {
+      if (p.opt("mask") || p.opt("other"))
+        error(at, "a load through a block pointer takes boundary_check and padding_option, "
+                  "not mask and other");
+      tt::PaddingOptionAttr padding;
+      if (V pad = p.opt("padding_option")) {
+        if (pad->kind != Val::Str || (pad->s != "" && pad->s != "zero" && pad->s != "nan"))
+          error(at, "padding_option must be \"zero\" or \"nan\"");
+        if (pad->s == "zero")
+          padding = tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_ZERO);
+        else if (pad->s == "nan")
+          padding = tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_NAN);
+      }
+      return makeTensor(tt::LoadOp::create(b_, l, block, ptr->value, Value(), Value(),
+                                           boundaryCheck(), padding));
+    }
+    if (p.opt("boundary_check"))
+      error(at, "boundary_check applies to block pointers only");
     Type elem = ptrElem.getPointeeType();
     ArrayRef<int64_t> shape = shapeOf(ptr->value);
     Value mask, other;
@@ -327,8 +350,18 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
     if (!ptrElem)
       error(at, "tl.store needs a pointer, got " + describe(ptr));
-    if (isa<RankedTensorType>(ptrElem.getPointeeType()))
-      error(at, "stores through block pointers are not supported by the frontend yet");
+    if (auto block = dyn_cast<RankedTensorType>(ptrElem.getPointeeType())) {
+      if (p.opt("mask"))
+        error(at, "a store through a block pointer takes boundary_check, not mask");
+      V value = broadcastTo(cast(p.get("value"), block.getElementType(), false, at),
+                            block.getShape(), at);
+      SmallVector<int32_t> dims;
+      if (V bc = p.opt("boundary_check"))
+        for (int64_t d : intList(*this, bc, at, "boundary_check"))
+          dims.push_back(int32_t(d));
+      tt::StoreOp::create(b_, l, ptr->value, value->value, Value(), dims);
+      return makeNone();
+    }
     Type elem = ptrElem.getPointeeType();
     V value = cast(p.get("value"), elem, false, at);
     auto [pp, vv] = broadcastPair(ptr, value, at);
@@ -457,34 +490,57 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     return makeTensor(dot);
   }
 
-  // ---- reductions ----
+  // ---- reductions and scans ----
   if (name == "sum" || name == "max" || name == "min" || name == "argmax" || name == "argmin" ||
-      name == "reduce") {
-    if (name == "argmax" || name == "argmin" || name == "reduce")
-      error(at, "tl." + name + " is not supported by the frontend yet");
-    std::vector<std::pair<std::string, bool>> params = {{"input", true}, {"axis", false}};
-    if (name == "sum")
-      params.push_back({"keep_dims", false}), params.push_back({"dtype", false});
-    else
+      name == "reduce" || name == "cumsum" || name == "cumprod" || name == "associative_scan") {
+    bool isScan = name == "cumsum" || name == "cumprod" || name == "associative_scan";
+    std::vector<std::pair<std::string, bool>> params = {{"input", true}, {"axis", name == "reduce" || name == "associative_scan"}};
+    if (name == "reduce" || name == "associative_scan")
+      params.push_back({"combine_fn", true});
+    if (name == "sum" || name == "cumsum" || name == "cumprod")
+      params.push_back({name == "sum" ? "keep_dims" : "reverse", false}), params.push_back({"dtype", false});
+    else if (name == "max" || name == "min")
       params.push_back({"return_indices", false}), params.push_back({"return_indices_tie_break_left", false}),
           params.push_back({"keep_dims", false}), params.push_back({"propagate_nan", false});
+    else if (name == "argmax" || name == "argmin")
+      params.push_back({"tie_break_left", false}), params.push_back({"keep_dims", false});
+    else if (name == "reduce")
+      params.push_back({"keep_dims", false});
+    else
+      params.push_back({"reverse", false});
     Params p(*this, args, name, params);
-    V x = p.tensor("input");
-    Value src = x->value;
-    SmallVector<int64_t> shape(shapeOf(src));
-    if (shape.empty())
-      return x;
-    Type elem = elementOf(src);
-    if (name == "sum" && isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() < 32) {
-      src = cast(x, b_.getI32Type(), x->isUnsigned, at)->value;
-      elem = b_.getI32Type();
+    if ((name == "max" || name == "min") && p.opt("return_indices") &&
+        truthy(p.get("return_indices"), at))
+      error(at, "return_indices is not supported yet: use tl.argmax / tl.argmin");
+    // Inputs: one tensor, or a tuple of tensors for reduce / associative_scan.
+    std::vector<V> inputs;
+    V in = p.get("input");
+    if (in->kind == Val::Tuple && (name == "reduce" || name == "associative_scan"))
+      inputs = in->items;
+    else
+      inputs = {toTensor(in, at)};
+    for (V &x : inputs)
+      x = toTensor(x, at);
+    SmallVector<int64_t> shape(shapeOf(inputs[0]->value));
+    for (V &x : inputs)
+      if (shapeOf(x->value) != ArrayRef<int64_t>(shape))
+        error(at, "the inputs of tl." + name + " must have one shape");
+    if (shape.empty()) {
+      if (isScan)
+        error(at, "tl." + name + " needs a tensor");
+      return inputs.size() == 1 ? inputs[0] : makeTuple(inputs);
     }
-    if (V d = p.opt("dtype")) {
-      elem = requireDtype(d, at, "dtype");
-      src = cast(makeTensor(src, x->isUnsigned), elem, false, at)->value;
+    bool promoteSmallInts = name == "sum" || name == "cumsum" || name == "cumprod";
+    for (V &x : inputs) {
+      Type elem = elementOf(x->value);
+      if (promoteSmallInts && isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() < 32)
+        x = cast(x, b_.getI32Type(), x->isUnsigned, at);
     }
-    int64_t axis;
+    if (V d = p.opt("dtype"))
+      inputs[0] = cast(inputs[0], requireDtype(d, at, "dtype"), false, at);
     bool keepDims = p.opt("keep_dims") && truthy(p.get("keep_dims"), at);
+    bool reverse = p.opt("reverse") && truthy(p.get("reverse"), at);
+    int64_t axis = 0;
     if (V ax = p.opt("axis")) {
       axis = requireInt(ax, at, "the axis");
       if (axis < 0)
@@ -492,53 +548,257 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
       if (axis < 0 || axis >= int64_t(shape.size()))
         error(at, "axis " + std::to_string(ax->i) + " is out of range for a tensor of rank " +
                       std::to_string(shape.size()));
-    } else {
+    } else if (isScan) {
+      axis = 0;
+    } else if (shape.size() > 1) {
       // Reduce everything: flatten first.
       int64_t n = 1;
       for (int64_t d : shape)
         n *= d;
-      if (shape.size() > 1) {
-        src = tt::ReshapeOp::create(b_, l, RankedTensorType::get({n}, elem), src,
-                                    /*allow_reorder=*/true, /*efficient_layout=*/false);
-      }
+      for (V &x : inputs)
+        x = makeTensor(tt::ReshapeOp::create(
+                           b_, l, RankedTensorType::get({n}, elementOf(x->value)), x->value,
+                           /*allow_reorder=*/true, /*efficient_layout=*/false),
+                       x->isUnsigned);
       shape = {n};
-      axis = 0;
     }
-    SmallVector<int64_t> reduced(shape);
-    reduced.erase(reduced.begin() + axis);
-    Type resultType = reduced.empty() ? elem : Type(RankedTensorType::get(reduced, elem));
-    auto reduce = tt::ReduceOp::create(b_, l, TypeRange{resultType}, ValueRange{src},
-                                       int32_t(axis));
-    {
-      OpBuilder::InsertionGuard guard(b_);
-      mlir::Block *block = b_.createBlock(&reduce.getCombineOp(), {}, {elem, elem}, {l, l});
-      Value a = block->getArgument(0), c = block->getArgument(1);
-      Value r;
+    // argmax / argmin reduce (values, indices along the axis).
+    bool isArg = name == "argmax" || name == "argmin";
+    if (isArg) {
+      Value index = tt::MakeRangeOp::create(
+          b_, l, RankedTensorType::get({shape[axis]}, b_.getI32Type()), 0, int32_t(shape[axis]));
+      SmallVector<int64_t> s = {shape[axis]};
+      for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
+        if (d == axis)
+          continue;
+        s.insert(s.begin() + d, 1);
+        index = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(s, b_.getI32Type()),
+                                         index, int32_t(d));
+      }
+      inputs.push_back(broadcastTo(makeTensor(index), shape, at));
+    }
+
+    // The combine region: block arguments (accumulators..., new values...).
+    SmallVector<Value> srcs;
+    SmallVector<Type> elems;
+    for (V &x : inputs) {
+      srcs.push_back(x->value);
+      elems.push_back(elementOf(x->value));
+    }
+    bool isUnsigned = inputs[0]->isUnsigned;
+    auto combine = [&](mlir::Block *block) -> SmallVector<Value> {
+      size_t n = srcs.size();
+      ValueRange a = block->getArguments().take_front(n), c = block->getArguments().drop_front(n);
+      Type elem = elems[0];
       bool isFloat = isa<FloatType>(elem);
-      if (name == "sum")
-        r = isFloat ? Value(arith::AddFOp::create(b_, l, a, c)) : Value(arith::AddIOp::create(b_, l, a, c));
-      else if (name == "max")
-        r = isFloat ? Value(arith::MaxNumFOp::create(b_, l, a, c))
-            : x->isUnsigned ? Value(arith::MaxUIOp::create(b_, l, a, c))
-                            : Value(arith::MaxSIOp::create(b_, l, a, c));
-      else
-        r = isFloat ? Value(arith::MinNumFOp::create(b_, l, a, c))
-            : x->isUnsigned ? Value(arith::MinUIOp::create(b_, l, a, c))
-                            : Value(arith::MinSIOp::create(b_, l, a, c));
-      tt::ReduceReturnOp::create(b_, l, ValueRange{r});
+      if (name == "sum" || name == "cumsum")
+        return {isFloat ? Value(arith::AddFOp::create(b_, l, a[0], c[0]))
+                        : Value(arith::AddIOp::create(b_, l, a[0], c[0]))};
+      if (name == "cumprod")
+        return {isFloat ? Value(arith::MulFOp::create(b_, l, a[0], c[0]))
+                        : Value(arith::MulIOp::create(b_, l, a[0], c[0]))};
+      if (name == "max")
+        return {isFloat ? Value(arith::MaxNumFOp::create(b_, l, a[0], c[0]))
+                : isUnsigned ? Value(arith::MaxUIOp::create(b_, l, a[0], c[0]))
+                             : Value(arith::MaxSIOp::create(b_, l, a[0], c[0]))};
+      if (name == "min")
+        return {isFloat ? Value(arith::MinNumFOp::create(b_, l, a[0], c[0]))
+                : isUnsigned ? Value(arith::MinUIOp::create(b_, l, a[0], c[0]))
+                             : Value(arith::MinSIOp::create(b_, l, a[0], c[0]))};
+      if (isArg) {
+        // Triton's combine: keep the first argument on a tie (lower index) when asked.
+        bool tieLeft = !p.opt("tie_break_left") || truthy(p.get("tie_break_left"), at);
+        bool isMax = name == "argmax";
+        Value better;
+        Value tie;
+        if (isFloat) {
+          tie = arith::CmpFOp::create(b_, l, arith::CmpFPredicate::OEQ, a[0], c[0]);
+          better = arith::CmpFOp::create(b_, l, isMax ? arith::CmpFPredicate::OGT
+                                                      : arith::CmpFPredicate::OLT, a[0], c[0]);
+        } else {
+          tie = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::eq, a[0], c[0]);
+          auto pred = isMax ? (isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                            : (isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
+          better = arith::CmpIOp::create(b_, l, pred, a[0], c[0]);
+        }
+        if (tieLeft) {
+          Value lower = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::slt, a[1], c[1]);
+          tie = arith::AndIOp::create(b_, l, tie, lower);
+          better = arith::OrIOp::create(b_, l, better, tie);
+        }
+        return {arith::SelectOp::create(b_, l, better, a[0], c[0]),
+                arith::SelectOp::create(b_, l, better, a[1], c[1])};
+      }
+      // A jit combine function, inlined.
+      V fnVal = p.get("combine_fn");
+      if (fnVal->kind != Val::Function)
+        error(at, "combine_fn must be a @triton.jit function");
+      CallArgs call;
+      call.loc = at;
+      for (Value v : block->getArguments())
+        call.positional.push_back(makeTensor(v, isUnsigned));
+      V r = callFunction(*fnVal->fn, call);
+      std::vector<V> items = r->kind == Val::Tuple ? r->items : std::vector<V>{r};
+      if (items.size() != n)
+        error(at, "combine_fn returns " + std::to_string(items.size()) + " values for " +
+                      std::to_string(n) + " inputs");
+      SmallVector<Value> out;
+      for (size_t k = 0; k < n; ++k)
+        out.push_back(cast(items[k], elems[k], isUnsigned, at)->value);
+      return out;
+    };
+    SmallVector<Type> argTypes(elems);
+    argTypes.append(elems.begin(), elems.end());
+    SmallVector<Location> argLocs(argTypes.size(), l);
+    SmallVector<Value> results;
+    if (isScan) {
+      SmallVector<Type> types;
+      for (Value v : srcs)
+        types.push_back(v.getType());
+      auto scan = tt::ScanOp::create(b_, l, types, srcs, uint32_t(axis), reverse);
+      OpBuilder::InsertionGuard guard(b_);
+      mlir::Block *block = b_.createBlock(&scan.getCombineOp(), {}, argTypes, argLocs);
+      SmallVector<Value> r = combine(block);
+      tt::ScanReturnOp::create(b_, l, r);
+      results.assign(scan->result_begin(), scan->result_end());
+    } else {
+      SmallVector<int64_t> reduced(shape);
+      reduced.erase(reduced.begin() + axis);
+      SmallVector<Type> types;
+      for (Type e : elems)
+        types.push_back(reduced.empty() ? e : Type(RankedTensorType::get(reduced, e)));
+      auto reduce = tt::ReduceOp::create(b_, l, types, srcs, uint32_t(axis));
+      {
+        OpBuilder::InsertionGuard guard(b_);
+        mlir::Block *block = b_.createBlock(&reduce.getCombineOp(), {}, argTypes, argLocs);
+        SmallVector<Value> r = combine(block);
+        tt::ReduceReturnOp::create(b_, l, r);
+      }
+      results.assign(reduce->result_begin(), reduce->result_end());
+      if (keepDims) {
+        SmallVector<int64_t> kept(shape);
+        kept[axis] = 1;
+        for (Value &r : results) {
+          if (reduced.empty())
+            r = broadcastTo(makeTensor(r), {1}, at)->value;
+          else
+            r = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(kept, elementOf(r)), r,
+                                         int32_t(axis));
+        }
+      }
     }
-    V result = makeTensor(reduce.getResult()[0], x->isUnsigned);
-    if (keepDims) {
-      SmallVector<int64_t> kept(shape);
-      kept[axis] = 1;
-      if (reduced.empty())
-        result = broadcastTo(result, {1}, at);
-      else
-        result = makeTensor(tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(kept, elem),
-                                                     result->value, int32_t(axis)),
-                            x->isUnsigned);
+    if (isArg)
+      return makeTensor(results[1]);
+    std::vector<V> out;
+    for (Value r : results)
+      out.push_back(makeTensor(r, isUnsigned));
+    return out.size() == 1 ? out[0] : makeTuple(out);
+  }
+
+  // ---- joins, splits, gathers, histograms ----
+  if (name == "split") {
+    Params p(*this, args, "split", {{"a", true}});
+    V x = p.tensor("a");
+    SmallVector<int64_t> shape(shapeOf(x->value));
+    if (shape.empty() || shape.back() != 2)
+      error(at, "tl.split needs a tensor whose last dimension is 2");
+    shape.pop_back();
+    Type half = shape.empty() ? elementOf(x->value) : Type(RankedTensorType::get(shape, elementOf(x->value)));
+    auto split = tt::SplitOp::create(b_, l, TypeRange{half, half}, x->value);
+    return makeTuple({makeTensor(split->getResult(0), x->isUnsigned),
+                      makeTensor(split->getResult(1), x->isUnsigned)});
+  }
+  if (name == "join") {
+    Params p(*this, args, "join", {{"a", true}, {"b", true}});
+    auto [a, bb] = broadcastPair(p.tensor("a"), p.tensor("b"), at);
+    if (elementOf(a->value) != elementOf(bb->value))
+      error(at, "tl.join needs two tensors of one dtype");
+    SmallVector<int64_t> shape(shapeOf(a->value));
+    shape.push_back(2);
+    return makeTensor(tt::JoinOp::create(b_, l, RankedTensorType::get(shape, elementOf(a->value)),
+                                         a->value, bb->value),
+                      a->isUnsigned);
+  }
+  if (name == "cat") {
+    Params p(*this, args, "cat", {{"input", true}, {"other", true}, {"can_reorder", false}});
+    V a = p.tensor("input"), bb = p.tensor("other");
+    if (a->value.getType() != bb->value.getType() || shapeOf(a->value).empty())
+      error(at, "tl.cat needs two tensors of one type");
+    SmallVector<int64_t> shape(shapeOf(a->value));
+    shape[0] *= 2;
+    return makeTensor(tt::CatOp::create(b_, l, RankedTensorType::get(shape, elementOf(a->value)),
+                                        a->value, bb->value),
+                      a->isUnsigned);
+  }
+  if (name == "gather") {
+    Params p(*this, args, "gather", {{"src", true}, {"index", true}, {"axis", true}});
+    V src = p.tensor("src"), index = p.tensor("index");
+    int64_t axis = requireInt(p.get("axis"), at, "the axis");
+    if (axis < 0 || axis >= int64_t(shapeOf(src->value).size()) ||
+        shapeOf(index->value).size() != shapeOf(src->value).size())
+      error(at, "tl.gather needs an index of the source's rank and a valid axis");
+    auto type = RankedTensorType::get(shapeOf(index->value), elementOf(src->value));
+    return makeTensor(tt::GatherOp::create(b_, l, type, src->value, index->value, uint32_t(axis)),
+                      src->isUnsigned);
+  }
+  if (name == "histogram") {
+    Params p(*this, args, "histogram", {{"input", true}, {"num_bins", true}, {"mask", false}});
+    V x = p.tensor("input");
+    int64_t bins = requireInt(p.get("num_bins"), at, "num_bins");
+    if (shapeOf(x->value).size() != 1 || !isa<IntegerType>(elementOf(x->value)))
+      error(at, "tl.histogram needs a 1-D integer tensor");
+    Value mask;
+    if (V m = p.opt("mask"))
+      mask = broadcastTo(cast(m, b_.getI1Type(), false, at), shapeOf(x->value), at)->value;
+    return makeTensor(tt::HistogramOp::create(
+        b_, l, RankedTensorType::get({bins}, b_.getI32Type()), x->value, mask));
+  }
+
+  // ---- block pointers ----
+  if (name == "make_block_ptr") {
+    Params p(*this, args, "make_block_ptr", {{"base", true}, {"shape", true}, {"strides", true},
+                                             {"offsets", true}, {"block_shape", true},
+                                             {"order", true}});
+    V base = p.tensor("base");
+    auto ptrType = dyn_cast<tt::PointerType>(base->value.getType());
+    if (!ptrType)
+      error(at, "make_block_ptr's base must be a scalar pointer");
+    auto tupleOf = [&](const std::string &what) {
+      V v = p.get(what);
+      if (v->kind != Val::Tuple)
+        error(at, "make_block_ptr's " + what + " must be a tuple");
+      return v->items;
+    };
+    std::vector<V> shape = tupleOf("shape"), strides = tupleOf("strides"), offsets = tupleOf("offsets");
+    std::vector<int64_t> block = intList(*this, p.get("block_shape"), at, "block_shape");
+    std::vector<int64_t> order = intList(*this, p.get("order"), at, "order");
+    size_t rank = block.size();
+    if (shape.size() != rank || strides.size() != rank || offsets.size() != rank ||
+        order.size() != rank)
+      error(at, "make_block_ptr's shape, strides, offsets, block_shape and order must have "
+                "one length");
+    SmallVector<Value> shapeV, strideV, offsetV;
+    for (size_t k = 0; k < rank; ++k) {
+      shapeV.push_back(cast(shape[k], b_.getI64Type(), false, at)->value);
+      strideV.push_back(cast(strides[k], b_.getI64Type(), false, at)->value);
+      offsetV.push_back(cast(offsets[k], b_.getI32Type(), false, at)->value);
     }
-    return result;
+    auto tile = RankedTensorType::get(SmallVector<int64_t>(block.begin(), block.end()),
+                                      ptrType.getPointeeType());
+    SmallVector<int32_t> order32(order.begin(), order.end());
+    return makeTensor(tt::MakeTensorPtrOp::create(b_, l, tt::PointerType::get(tile, 1),
+                                                  base->value, shapeV, strideV, offsetV, order32));
+  }
+  if (name == "advance") {
+    Params p(*this, args, "advance", {{"base", true}, {"offsets", true}});
+    V base = p.tensor("base");
+    V offs = p.get("offsets");
+    if (offs->kind != Val::Tuple)
+      error(at, "advance's offsets must be a tuple");
+    SmallVector<Value> offsetV;
+    for (const V &o : offs->items)
+      offsetV.push_back(cast(o, b_.getI32Type(), false, at)->value);
+    return makeTensor(tt::AdvanceOp::create(b_, l, base->value.getType(), base->value, offsetV));
   }
 
   // ---- elementwise math ----
@@ -701,6 +961,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     if (m != n)
       error(at, "cannot reshape a tensor of " + std::to_string(n) + " elements into " +
                     std::to_string(m));
+    if (ArrayRef<int64_t>(shape) == shapeOf(x->value))
+      return x; // as in Triton: reshaping to the same shape emits nothing
     bool reorder = name == "view" || (p.opt("can_reorder") && truthy(p.get("can_reorder"), at));
     return makeTensor(tt::ReshapeOp::create(b_, l, RankedTensorType::get(shape, elementOf(x->value)),
                                             x->value, reorder, false),
@@ -803,7 +1065,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     Params p(*this, args, "device_assert", {{"cond", true}, {"msg", false}, {"mask", false}});
     V c = cast(p.get("cond"), b_.getI1Type(), false, at);
     std::string msg = p.opt("msg") && p.get("msg")->kind == Val::Str ? p.get("msg")->s : "";
-    tt::AssertOp::create(b_, l, c->value, msg);
+    if (debug_) // as in Triton, device assertions exist only in debug builds
+      tt::AssertOp::create(b_, l, c->value, msg);
     return makeNone();
   }
   if (name == "debug_barrier")

@@ -773,6 +773,16 @@ V Generator::evalAttribute(const Expr &e) {
     Type type = base->value.getType();
     if (member == "dtype")
       return makeDtype(getElementTypeOrSelf(type), base->isUnsigned);
+    if (member == "type") {
+      // A scalar's type (pointer_type.element_ty is the pointee); a tensor's block type,
+      // whose element_ty is the element type.
+      if (isa<RankedTensorType>(type)) {
+        V v = makeDtype(getElementTypeOrSelf(type), base->isUnsigned);
+        v->isBlockType = true;
+        return v;
+      }
+      return makeDtype(type, base->isUnsigned);
+    }
     if (member == "shape") {
       std::vector<V> dims;
       for (int64_t d : shapeOf(base->value))
@@ -793,6 +803,8 @@ V Generator::evalAttribute(const Expr &e) {
   }
   case Val::Dtype: {
     if (member == "element_ty") {
+      if (base->isBlockType)
+        return makeDtype(base->type, base->isUnsigned);
       auto ptr = dyn_cast<tt::PointerType>(base->type);
       if (!ptr)
         error(e.loc, "'element_ty' is defined on pointer dtypes only");
@@ -1282,7 +1294,8 @@ void Generator::execStmt(const Stmt &s) {
       return;
     }
     V c = cast(cond, b_.getI1Type(), false, s.loc);
-    tt::AssertOp::create(b_, loc(s.loc), c->value, message);
+    if (debug_)
+      tt::AssertOp::create(b_, loc(s.loc), c->value, message);
     return;
   }
   case StmtKind::If:
@@ -1626,6 +1639,7 @@ std::vector<std::string> SplitSignature(const std::string &text) {
 }
 
 OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
+  debug_ = spec.debug;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc({1, 1}));
   moduleOp_ = *module;
   auto fnIt = functions_.find(spec.entry);

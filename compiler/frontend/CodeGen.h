@@ -33,6 +33,9 @@ struct KernelSpec {
   /// "*bf16", "i32", "i64", "u32", "fp32", "i1"; a ":16" suffix marks the value (pointer
   /// address or integer) divisible by 16, as Triton's specialization does.
   std::vector<std::string> signature;
+  /// Keep device assertions (tl.device_assert, `assert` on runtime values); like Triton's
+  /// debug mode. Off: they are dropped, as Triton drops them.
+  bool debug = false;
 };
 
 /// The tt module holding the specialized kernel (a public tt.func named after the entry) and

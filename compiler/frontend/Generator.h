@@ -49,6 +49,7 @@ struct Val {
   std::vector<V> items;
   const FunctionDef *fn = nullptr;
   V self;
+  bool isBlockType = false; ///< Dtype: a tensor's type (`x.type`), not a scalar type
 
   bool isConstexpr() const { return kind == Int || kind == Float || kind == Bool || kind == None; }
   bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }
@@ -160,6 +161,7 @@ private:
   std::vector<Frame> frames_;
   int callDepth_ = 0;
   std::map<std::string, NoinlineInfo> noinline_;
+  bool debug_ = false;
   std::vector<std::string> noinlineInProgress_;
 };
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cpu/test/TestRandom.h"
+#include "compiler/frontend/test/CorpusSpecs.h"
 #include "compiler/pipeline/Compiler.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
@@ -42,18 +43,39 @@ struct Loaded {
 
 /// Lowering knobs of the current test (set by the fixture).
 tessel::CpuKnobs currentKnobs;
+/// Whether the current test compiles the kernels from their Triton-language source (with the
+/// same specialization as the TTIR dump) instead of Triton's TTIR.
+bool currentFromPython = false;
 
-Loaded compileAndLoad(const std::string &name, const std::string &entry) {
-  std::ifstream in(corpusPath(name));
+std::string readText(const std::string &path) {
+  std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  EXPECT_FALSE(text.str().empty()) << "missing " << corpusPath(name);
+  EXPECT_FALSE(text.str().empty()) << "missing " << path;
+  return text.str();
+}
+
+Loaded compileAndLoad(const std::string &name, std::string entry) {
   tessel::CompileOptions options;
-  options.entry = entry;
   options.knobs = currentKnobs;
-  options.outputPath =
-      std::string(getenv("TEST_TMPDIR")) + "/" + std::to_string(std::hash<std::string>()(name)) + ".so";
-  absl::StatusOr<std::string> so = tessel::compileTTIR(text.str(), name, options);
+  options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" +
+                       std::to_string(std::hash<std::string>()(name)) +
+                       (currentFromPython ? "_py" : "") + ".so";
+  absl::StatusOr<std::string> so;
+  if (currentFromPython) {
+    const tessel::test::CorpusSpec *spec = tessel::test::findCorpusSpec(name);
+    EXPECT_TRUE(spec) << "no Triton-language source recorded for " << name;
+    if (!spec)
+      return {};
+    tessel::frontend::KernelSpec kernel;
+    kernel.constexprs = spec->constexprs;
+    kernel.signature = tessel::frontend::SplitSignature(spec->signature);
+    entry = options.entry = spec->entry;
+    so = tessel::compilePython(readText(spec->source), spec->source, kernel, options);
+  } else {
+    options.entry = entry;
+    so = tessel::compileTTIR(readText(corpusPath(name)), name, options);
+  }
   EXPECT_TRUE(so.ok()) << so.status();
   Loaded loaded;
   if (!so.ok())
@@ -164,11 +186,15 @@ struct Config {
   unsigned threads;
   tessel::CpuKnobs knobs;
   std::string name;
+  bool fromPython = false;
 };
 
 class CpuEndToEnd : public ::testing::TestWithParam<Config> {
 protected:
-  void SetUp() override { currentKnobs = GetParam().knobs; }
+  void SetUp() override {
+    currentKnobs = GetParam().knobs;
+    currentFromPython = GetParam().fromPython;
+  }
   ThreadPool &pool() {
     if (!pool_)
       pool_ = std::make_unique<ThreadPool>(GetParam().threads);
@@ -502,7 +528,10 @@ tessel::CpuKnobs otherKnobs() {
 INSTANTIATE_TEST_SUITE_P(Configs, CpuEndToEnd,
                          ::testing::Values(Config{1, {}, "OneThread"},
                                            Config{0, {}, "AllThreads"},
-                                           Config{0, otherKnobs(), "AllThreadsOtherKnobs"}),
+                                           Config{0, otherKnobs(), "AllThreadsOtherKnobs"},
+                                           // The same kernels from their .py source.
+                                           Config{1, {}, "OneThreadFromPython", true},
+                                           Config{0, {}, "AllThreadsFromPython", true}),
                          [](const ::testing::TestParamInfo<Config> &info) {
                            return info.param.name;
                          });
