@@ -81,6 +81,8 @@ Generator::Generator(MLIRContext &context, const SourceFile &file, const Module 
                        cf::ControlFlowDialect>();
   for (const FunctionDef &fn : module_.functions)
     functions_[fn.name] = &fn;
+  for (const ClassDef &cls : module_.classes)
+    classes_[cls.name] = &cls;
   for (const StmtPtr &s : module_.globals)
     if ((s->kind == StmtKind::Assign || s->kind == StmtKind::AnnAssign) && !s->targets.empty())
       for (const ExprPtr &t : s->targets)
@@ -128,6 +130,10 @@ std::string Generator::describe(const V &v) const {
     return "the method '" + v->s + "'";
   case Val::Slice:
     return "a slice";
+  case Val::Aggregate:
+    return "an instance of '" + v->obj->cls->name + "'";
+  case Val::Class:
+    return "the class '" + v->cls->name + "'";
   }
   return "a value";
 }
@@ -747,6 +753,13 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
     v->fn = it->second;
     return v;
   }
+  if (auto it = classes_.find(name); it != classes_.end()) {
+    if (!isAggregateClass(*it->second))
+      error(at, "'" + name + "' is a class but not a @tl.aggregate; kernels use aggregates only");
+    V v = newVal(Val::Class);
+    v->cls = it->second;
+    return v;
+  }
   static const std::set<std::string> pythonBuiltins = {
       "range", "min", "max", "float", "int", "bool", "len", "print", "isinstance", "abs"};
   if (pythonBuiltins.count(name))
@@ -823,6 +836,22 @@ V Generator::evalAttribute(const Expr &e) {
     if (member == "value")
       return base;
     break;
+  case Val::Aggregate: {
+    if (auto it = base->obj->fields.find(member); it != base->obj->fields.end())
+      return it->second;
+    for (const FunctionDef &m : base->obj->cls->methods)
+      if (m.name == member) {
+        V method = makeMethod(base, member);
+        method->fn = &m;
+        return method;
+      }
+    bool declared = false;
+    for (const Field &f : base->obj->cls->fields)
+      declared |= f.name == member;
+    error(e.loc, declared ? "the field '" + member + "' of '" + base->obj->cls->name +
+                                "' is read before it is set"
+                          : "'" + base->obj->cls->name + "' has no field or method '" + member + "'");
+  }
   default:
     break;
   }
@@ -983,9 +1012,13 @@ V Generator::callValue(const V &callee, CallArgs &args) {
   case Val::Builtin:
     return callBuiltin(callee->s, args);
   case Val::Method: {
+    if (callee->fn) // a method of an aggregate class
+      return callFunction(*callee->fn, args, callee->self);
     args.positional.insert(args.positional.begin(), callee->self);
     return callBuiltin("method." + callee->s, args);
   }
+  case Val::Class:
+    return construct(*callee->cls, args);
   case Val::Dtype: // tl.float32(x): a cast
     if (args.positional.size() == 1 && args.keywords.empty())
       return cast(args.positional[0], callee->type, callee->isUnsigned, args.loc);
@@ -1000,7 +1033,7 @@ V Generator::callValue(const V &callee, CallArgs &args) {
 
 V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
   bool noinline = false;
-  if (!isJit(fn, &noinline))
+  if (!isJit(fn, &noinline) && !self) // methods of aggregates are jit functions by default
     error(args.loc, "'" + fn.name + "' is not a @triton.jit function");
   if (++callDepth_ > 64)
     error(args.loc, "calls nest too deeply (recursion is not supported)");
@@ -1108,6 +1141,11 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
   SmallVector<Type> types;
   std::vector<const Param *> runtime;
   std::map<std::string, V> args = bound;
+  // Aggregate arguments travel as their tensor fields; the callee returns their final values
+  // as extra results, written back here (mutations of a mutable argument are visible).
+  std::vector<FieldSlot> argFields;
+  std::set<AggObject *> seenObjects;
+  std::map<AggObject *, std::string> ownerParam;
   for (const Param &p : fn.params) {
     V &v = args.at(p.name);
     // Numbers passed to parameters not marked tl.constexpr are runtime scalars, as in Triton.
@@ -1115,9 +1153,37 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
     if (!isConstexprParam && v->isNumber())
       v = toTensor(v, at);
     if (v->kind == Val::Tuple || v->kind == Val::Function || v->kind == Val::Builtin ||
-        v->kind == Val::Namespace || v->kind == Val::Method)
+        v->kind == Val::Namespace || v->kind == Val::Method || v->kind == Val::Class)
       error(at, "the noinline function '" + fn.name + "' cannot take " + describe(v) +
                     " (parameter '" + p.name + "')");
+    if (v->kind == Val::Aggregate) {
+      std::vector<FieldSlot> own;
+      std::set<AggObject *> mine;
+      collectFields(v, own, mine);
+      mine.insert(v->obj.get());
+      for (AggObject *o : mine) {
+        auto [it, fresh] = ownerParam.emplace(o, p.name);
+        if (!fresh)
+          error(at, "the same aggregate object is passed to the parameters '" + it->second +
+                        "' and '" + p.name + "' of the noinline function '" + fn.name +
+                        "': its mutations could not be written back to one object; pass it "
+                        "once");
+      }
+      name += "_" + v->obj->cls->name;
+      for (const FieldSlot &f : own) {
+        V fv = f.obj->fields[f.field];
+        name += "_" + mangle(fv);
+        operands.push_back(fv->value);
+        types.push_back(fv->value.getType());
+      }
+      for (const Field &f : v->obj->cls->fields) {
+        auto it = v->obj->fields.find(f.name);
+        if (it != v->obj->fields.end() && it->second->isConstexpr())
+          name += "_" + f.name + mangle(it->second);
+      }
+      argFields.insert(argFields.end(), own.begin(), own.end());
+      continue;
+    }
     name += "_" + mangle(v);
     if (v->kind == Val::Tensor) {
       operands.push_back(v->value);
@@ -1137,15 +1203,52 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
     auto func = tt::FuncOp::create(b_, loc(fn.loc), name, b_.getFunctionType(types, {}));
     func.setSymVisibility("private");
     func->setAttr("noinline", b_.getBoolAttr(true));
-    SmallVector<Location> argLocs;
-    for (const Param *p : runtime)
-      argLocs.push_back(NameLoc::get(b_.getStringAttr(p->name), loc(p->loc)));
+    SmallVector<Location> argLocs(types.size(), loc(fn.loc));
     mlir::Block *entry = b_.createBlock(&func.getBody(), {}, types, argLocs);
     Frame frame;
     frame.fn = &fn;
     size_t k = 0;
+    std::vector<FieldSlot> calleeFields;
     for (const Param &p : fn.params) {
       const V &v = args.at(p.name);
+      if (v->kind == Val::Aggregate) {
+        // A copy of the object graph whose tensor fields are the function's arguments.
+        std::map<AggObject *, Obj> copies;
+        std::function<V(const V &)> copy = [&](const V &x) -> V {
+          if (x->kind == Val::Tuple) {
+            std::vector<V> items;
+            for (const V &item : x->items)
+              items.push_back(copy(item));
+            return makeTuple(items);
+          }
+          if (x->kind != Val::Aggregate)
+            return x;
+          auto found = copies.find(x->obj.get());
+          V out = newVal(Val::Aggregate);
+          if (found != copies.end()) {
+            out->obj = found->second;
+            return out;
+          }
+          out->obj = std::make_shared<AggObject>();
+          out->obj->cls = x->obj->cls;
+          copies[x->obj.get()] = out->obj;
+          for (const Field &f : x->obj->cls->fields) {
+            auto it = x->obj->fields.find(f.name);
+            if (it == x->obj->fields.end())
+              continue;
+            out->obj->fields[f.name] = it->second->kind == Val::Tensor
+                                           ? makeTensor(entry->getArgument(k++),
+                                                        it->second->isUnsigned)
+                                           : copy(it->second);
+          }
+          return out;
+        };
+        V c = copy(v);
+        std::set<AggObject *> seen;
+        collectFields(c, calleeFields, seen);
+        frame.vars[p.name] = c;
+        continue;
+      }
       frame.vars[p.name] =
           v->kind == Val::Tensor ? makeTensor(entry->getArgument(k++), v->isUnsigned) : v;
     }
@@ -1168,6 +1271,17 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
         info.unsignedResults.push_back(t->isUnsigned);
       }
     }
+    info.numReturns = results.size();
+    for (size_t f = 0; f < calleeFields.size(); ++f) {
+      V fv = calleeFields[f].obj->fields[calleeFields[f].field];
+      V t = carryable(fv, fn.loc);
+      if (!t)
+        error(fn.loc, "the noinline function '" + fn.name + "' leaves the field '" +
+                          calleeFields[f].field + "' holding " + describe(fv) +
+                          "; a mutable argument's tensor fields must stay tensors");
+      results.push_back(t->value);
+      info.unsignedResults.push_back(t->isUnsigned);
+    }
     tt::ReturnOp::create(b_, loc(fn.loc), results);
     SmallVector<Type> resultTypes;
     for (Value r : results)
@@ -1179,10 +1293,19 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
   }
   const NoinlineInfo &info = cached->second;
   auto call = tt::CallOp::create(b_, loc(at), info.func, operands);
-  if (call.getNumResults() == 0)
+  // Write the mutable arguments' final fields back into the caller's objects.
+  for (size_t f = 0; f < argFields.size(); ++f) {
+    Value r = call.getResult(info.numReturns + f);
+    if (r.getType() != argFields[f].obj->fields[argFields[f].field]->value.getType())
+      error(at, "the noinline function '" + fn.name + "' changes the type of the field '" +
+                    argFields[f].field + "' of its argument");
+    argFields[f].obj->fields[argFields[f].field] =
+        makeTensor(r, info.unsignedResults[info.numReturns + f]);
+  }
+  if (info.numReturns == 0)
     return makeNone();
   std::vector<V> items;
-  for (unsigned k = 0; k < call.getNumResults(); ++k)
+  for (unsigned k = 0; k < info.numReturns; ++k)
     items.push_back(makeTensor(call.getResult(k), info.unsignedResults[k]));
   return info.tuple ? makeTuple(items) : items.front();
 }
@@ -1213,8 +1336,21 @@ void Generator::assign(const Expr &target, const V &value) {
       assign(*target.operands[k], value->items[k]);
     return;
   }
-  case ExprKind::Attribute:
-    error(target.loc, "assignment to attributes (aggregates) is not supported yet");
+  case ExprKind::Attribute: {
+    V base = eval(*target.operands[0]);
+    if (base->kind != Val::Aggregate)
+      error(target.loc, "only fields of aggregates can be assigned, not attributes of " +
+                            describe(base));
+    const ClassDef &cls = *base->obj->cls;
+    bool declared = false;
+    for (const Field &f : cls.fields)
+      declared |= f.name == target.name;
+    if (!declared)
+      error(target.loc, "'" + cls.name + "' has no field '" + target.name +
+                            "' (fields are declared in the class body: name: type)");
+    base->obj->fields[target.name] = value;
+    return;
+  }
   default:
     error(target.loc, "cannot assign to this expression");
   }
@@ -1249,7 +1385,6 @@ V Generator::carryable(const V &v, SourceLocation at) {
 }
 
 void Generator::execStmt(const Stmt &s) {
-  Frame &frame = frames_.back();
   switch (s.kind) {
   case StmtKind::Pass:
     return;
@@ -1277,8 +1412,12 @@ void Generator::execStmt(const Stmt &s) {
     return;
   }
   case StmtKind::Return:
-    frame.returnValue = s.value ? eval(*s.value) : makeNone();
-    frame.returned = true;
+  {
+    // Evaluating the value may call functions (new frames): look the frame up afterwards.
+    V value = s.value ? eval(*s.value) : makeNone();
+    frames_.back().returnValue = value;
+    frames_.back().returned = true;
+  }
     return;
   case StmtKind::Assert: {
     V cond = eval(*s.value);
@@ -1312,6 +1451,105 @@ void Generator::execStmt(const Stmt &s) {
   }
 }
 
+bool Generator::isAggregateClass(const ClassDef &cls) const {
+  for (const ExprPtr &d : cls.decorators) {
+    const Expr *callee = d->kind == ExprKind::Call ? d->operands[0].get() : d.get();
+    if ((callee->kind == ExprKind::Attribute || callee->kind == ExprKind::Name) &&
+        (callee->name == "aggregate" || callee->name == "_aggregate"))
+      return true;
+  }
+  return false;
+}
+
+V Generator::construct(const ClassDef &cls, CallArgs &args) {
+  V self = newVal(Val::Aggregate);
+  self->obj = std::make_shared<AggObject>();
+  self->obj->cls = &cls;
+  const FunctionDef *init = nullptr;
+  for (const FunctionDef &m : cls.methods)
+    if (m.name == "__init__")
+      init = &m;
+  if (init) {
+    callFunction(*init, args, self);
+  } else {
+    // Without __init__, arguments fill the fields in declaration order (or by name).
+    if (args.positional.size() > cls.fields.size())
+      error(args.loc, "'" + cls.name + "' has " + std::to_string(cls.fields.size()) +
+                          " fields, " + std::to_string(args.positional.size()) + " values given");
+    for (size_t k = 0; k < args.positional.size(); ++k)
+      self->obj->fields[cls.fields[k].name] = args.positional[k];
+    for (auto &kw : args.keywords) {
+      if (std::none_of(cls.fields.begin(), cls.fields.end(),
+                       [&](const Field &f) { return f.name == kw.first; }))
+        error(args.loc, "'" + cls.name + "' has no field '" + kw.first + "'");
+      self->obj->fields[kw.first] = kw.second;
+    }
+  }
+  for (const Field &f : cls.fields) {
+    auto it = self->obj->fields.find(f.name);
+    if (it == self->obj->fields.end())
+      error(args.loc, "constructing '" + cls.name + "' leaves the field '" + f.name + "' unset");
+    bool constexprField = f.annotation && f.annotation->name == "constexpr";
+    if (constexprField && it->second->kind == Val::Tensor)
+      error(args.loc, "the field '" + f.name + "' of '" + cls.name +
+                          "' is a tl.constexpr but gets a runtime value");
+  }
+  return self;
+}
+
+void Generator::collectFields(const V &v, std::vector<FieldSlot> &out,
+                              std::set<AggObject *> &seen, bool tensorsOnly) {
+  if (!v)
+    return;
+  if (v->kind == Val::Tuple) {
+    for (const V &item : v->items)
+      collectFields(item, out, seen, tensorsOnly);
+    return;
+  }
+  if (v->kind != Val::Aggregate || !seen.insert(v->obj.get()).second)
+    return;
+  for (const Field &f : v->obj->cls->fields) {
+    auto it = v->obj->fields.find(f.name);
+    if (it == v->obj->fields.end())
+      continue;
+    if (it->second->kind == Val::Tensor || (!tensorsOnly && it->second->kind != Val::Aggregate &&
+                                            it->second->kind != Val::Tuple))
+      out.push_back({v->obj, f.name});
+    else
+      collectFields(it->second, out, seen, tensorsOnly);
+  }
+}
+
+std::vector<Generator::FieldSlot> Generator::reachableFields(bool tensorsOnly) {
+  std::vector<FieldSlot> out;
+  std::set<AggObject *> seen;
+  for (auto &[name, v] : frames_.back().vars)
+    collectFields(v, out, seen, tensorsOnly);
+  return out;
+}
+
+void Generator::staticFieldSnapshot(std::vector<FieldSlot> &slots, std::vector<V> &values) {
+  for (const FieldSlot &f : reachableFields(/*tensorsOnly=*/false))
+    if (f.obj->fields[f.field]->kind != Val::Tensor) {
+      slots.push_back(f);
+      values.push_back(f.obj->fields[f.field]);
+    }
+}
+
+void Generator::checkFieldsUnchanged(const std::vector<FieldSlot> &slots,
+                                     const std::vector<V> &before, SourceLocation at) {
+  for (size_t k = 0; k < slots.size(); ++k) {
+    V now = slots[k].obj->fields[slots[k].field];
+    if (now != before[k] && !(now->isConstexpr() && before[k]->isConstexpr() &&
+                              now->kind == before[k]->kind && now->i == before[k]->i &&
+                              now->f == before[k]->f))
+      error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
+                    "' holds " + describe(before[k]) + " before the loop and changes inside "
+                    "it; a field that changes across iterations must start as a tensor "
+                    "(e.g. tl.zeros(...) or tl.full(...))");
+  }
+}
+
 void Generator::execIf(const Stmt &s) {
   V cond = eval(*s.value);
   if (cond->kind != Val::Tensor) {
@@ -1336,11 +1574,25 @@ void Generator::execIf(const Stmt &s) {
     V returnValue;
     mlir::Block *block;
   };
+  // Aggregate fields reachable before the if: each branch starts from their values.
+  std::vector<FieldSlot> fields = reachableFields(/*tensorsOnly=*/false);
+  std::vector<V> fieldsBefore;
+  for (const FieldSlot &f : fields)
+    fieldsBefore.push_back(f.obj->fields[f.field]);
+  auto restoreFields = [&] {
+    for (size_t k = 0; k < fields.size(); ++k)
+      fields[k].obj->fields[fields[k].field] = fieldsBefore[k];
+  };
+  std::vector<V> fieldsThen, fieldsElse;
   auto runBranch = [&](mlir::Block *block, const Block &body) {
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPoint(block->getTerminator());
     frames_.back().vars = before;
+    restoreFields();
     exec(body);
+    std::vector<V> &record = block == probe.thenBlock() ? fieldsThen : fieldsElse;
+    for (const FieldSlot &f : fields)
+      record.push_back(f.obj->fields[f.field]);
     Branch out{frames_.back().vars, frames_.back().returned, frames_.back().returnValue, block};
     frames_.back().returned = false;
     frames_.back().returnValue = nullptr;
@@ -1352,8 +1604,19 @@ void Generator::execIf(const Stmt &s) {
     error(s.loc, "a return in only one branch of an if on a runtime condition is not "
                  "supported: return in both branches or after the if");
 
+  restoreFields();
   std::map<std::string, V> after = before;
   std::vector<std::pair<std::string, std::pair<V, V>>> carried;
+  std::vector<size_t> carriedFields; // indices into `fields`, after the names in `carried`
+  for (size_t k = 0; k < fields.size(); ++k) {
+    V a = fieldsThen[k], b = fieldsElse[k];
+    bool same = a == b || (a->isConstexpr() && b->isConstexpr() && a->kind == b->kind &&
+                           a->i == b->i && a->f == b->f);
+    if (same)
+      fields[k].obj->fields[fields[k].field] = a;
+    else
+      carriedFields.push_back(k);
+  }
   for (const std::string &name : names) {
     auto t = thenB.vars.find(name), e = elseB.vars.find(name);
     if (t == thenB.vars.end() || e == elseB.vars.end()) {
@@ -1384,6 +1647,14 @@ void Generator::execIf(const Stmt &s) {
                      "branches of an if on a runtime condition");
       values.push_back(v->value);
     }
+    for (size_t k : carriedFields) {
+      V v = carryable(isThen ? fieldsThen[k] : fieldsElse[k], s.loc);
+      if (!v)
+        error(s.loc, "the field '" + fields[k].field + "' of '" + fields[k].obj->cls->name +
+                         "' holds different compile-time objects in the two branches of an if "
+                         "on a runtime condition");
+      values.push_back(v->value);
+    }
     if (br.returned) {
       V r = br.returnValue;
       std::vector<V> items = r->kind == Val::Tuple ? r->items : std::vector<V>{r};
@@ -1407,7 +1678,10 @@ void Generator::execIf(const Stmt &s) {
       std::string a, b;
       llvm::raw_string_ostream(a) << thenValues[k].getType();
       llvm::raw_string_ostream(b) << elseValues[k].getType();
-      std::string what = k < carried.size() ? "'" + carried[k].first + "'" : "the return value";
+      std::string what = k < carried.size() ? "'" + carried[k].first + "'"
+                         : k < carried.size() + carriedFields.size()
+                             ? "the field '" + fields[carriedFields[k - carried.size()]].field + "'"
+                             : "the return value";
       error(s.loc, what + " has type " + a + " in the if branch and " + b +
                        " in the else branch");
     }
@@ -1430,6 +1704,9 @@ void Generator::execIf(const Stmt &s) {
     bool u = c.second.first->kind == Val::Tensor && c.second.first->isUnsigned;
     after[c.first] = makeTensor(result.getResult(k++), u);
   }
+  for (size_t f : carriedFields)
+    fields[f].obj->fields[fields[f].field] =
+        makeTensor(result.getResult(k++), fieldsThen[f]->isUnsigned);
   frames_.back().vars = after;
   if (thenB.returned) {
     std::vector<V> items;
@@ -1527,6 +1804,14 @@ void Generator::execFor(const Stmt &s) {
     inits.push_back(v->value);
     unsignedness.push_back(v->isUnsigned);
   }
+  std::vector<FieldSlot> fields = reachableFields();
+  for (const FieldSlot &f : fields) {
+    inits.push_back(f.obj->fields[f.field]->value);
+    unsignedness.push_back(f.obj->fields[f.field]->isUnsigned);
+  }
+  std::vector<FieldSlot> staticFields;
+  std::vector<V> staticBefore;
+  staticFieldSnapshot(staticFields, staticBefore);
   Location l = loc(s.loc);
   auto loop = scf::ForOp::create(b_, l, tlb->value, tub->value, tst->value, inits);
   std::map<std::string, V> before = frames_.back().vars;
@@ -1540,10 +1825,16 @@ void Generator::execFor(const Stmt &s) {
     for (size_t k = 0; k < carriedNames.size(); ++k)
       frames_.back().vars[carriedNames[k]] =
           makeTensor(loop.getRegionIterArgs()[k], unsignedness[k]);
+    for (size_t k = 0; k < fields.size(); ++k)
+      fields[k].obj->fields[fields[k].field] = makeTensor(
+          loop.getRegionIterArgs()[carriedNames.size() + k], unsignedness[carriedNames.size() + k]);
     exec(s.body);
     if (frames_.back().returned)
       error(s.loc, "return inside a loop is not supported");
-    SmallVector<Value> yields;
+    checkUncarried(assigned, before, s.loc);
+    checkFieldsUnchanged(staticFields, staticBefore, s.loc);
+    std::vector<Value> fieldValues = fieldYields(fields, inits, carriedNames.size(), s.loc);
+    SmallVector<Value> yields(fieldValues.begin(), fieldValues.end());
     for (size_t k = 0; k < carriedNames.size(); ++k) {
       V v = carryable(frames_.back().vars[carriedNames[k]], s.loc);
       if (!v || v->value.getType() != inits[k].getType()) {
@@ -1555,7 +1846,7 @@ void Generator::execFor(const Stmt &s) {
                          " before the loop and " + (v ? b : describe(frames_.back().vars[carriedNames[k]])) +
                          " at the end of its body");
       }
-      yields.push_back(v->value);
+      yields.insert(yields.begin() + k, v->value);
     }
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
       body->back().erase();
@@ -1565,6 +1856,47 @@ void Generator::execFor(const Stmt &s) {
   frames_.back().vars = before;
   for (size_t k = 0; k < carriedNames.size(); ++k)
     frames_.back().vars[carriedNames[k]] = makeTensor(loop.getResult(k), unsignedness[k]);
+  for (size_t k = 0; k < fields.size(); ++k)
+    fields[k].obj->fields[fields[k].field] = makeTensor(
+        loop.getResult(carriedNames.size() + k), unsignedness[carriedNames.size() + k]);
+}
+
+std::vector<Value> Generator::fieldYields(const std::vector<FieldSlot> &fields,
+                                          ArrayRef<Value> inits, size_t offset,
+                                          SourceLocation at) {
+  std::vector<Value> yields;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    V v = carryable(fields[k].obj->fields[fields[k].field], at);
+    Type want = inits[offset + k].getType();
+    if (!v || v->value.getType() != want) {
+      std::string a;
+      llvm::raw_string_ostream(a) << want;
+      error(at, "the field '" + fields[k].field + "' of '" + fields[k].obj->cls->name +
+                    "' has type " + a + " before the loop and " +
+                    (v ? "another type" : describe(fields[k].obj->fields[fields[k].field])) +
+                    " at the end of its body");
+    }
+    yields.push_back(v->value);
+  }
+  return yields;
+}
+
+void Generator::checkUncarried(const std::vector<std::string> &assigned,
+                               const std::map<std::string, V> &before, SourceLocation at) {
+  // Names holding compile-time objects (aggregates, tuples, dtypes) cannot be rebound to
+  // other objects inside a loop: only SSA values travel around it.
+  for (const std::string &name : assigned) {
+    auto b = before.find(name);
+    if (b == before.end() || b->second->kind == Val::Tensor || b->second->isNumber())
+      continue;
+    auto now = frames_.back().vars.find(name);
+    if (now != frames_.back().vars.end() && now->second != b->second)
+      error(at, "'" + name + "' is rebound to another " +
+                    (b->second->kind == Val::Aggregate ? std::string("aggregate object")
+                                                       : describe(b->second)) +
+                    " inside the loop; only tensors and numbers can change across iterations "
+                    "(mutate the aggregate's fields instead)");
+  }
 }
 
 void Generator::execWhile(const Stmt &s) {
@@ -1582,14 +1914,32 @@ void Generator::execWhile(const Stmt &s) {
     locs.push_back(loc(s.loc));
     unsignedness.push_back(v->isUnsigned);
   }
+  std::vector<FieldSlot> staticFields;
+  std::vector<V> staticBefore;
+  staticFieldSnapshot(staticFields, staticBefore);
+  std::vector<FieldSlot> fields = reachableFields();
+  for (const FieldSlot &f : fields) {
+    V v = f.obj->fields[f.field];
+    inits.push_back(v->value);
+    types.push_back(v->value.getType());
+    locs.push_back(loc(s.loc));
+    unsignedness.push_back(v->isUnsigned);
+  }
+  size_t nv = carriedNames.size();
+  auto bindAll = [&](mlir::Block *block) {
+    for (size_t k = 0; k < nv; ++k)
+      frames_.back().vars[carriedNames[k]] = makeTensor(block->getArgument(k), unsignedness[k]);
+    for (size_t k = 0; k < fields.size(); ++k)
+      fields[k].obj->fields[fields[k].field] =
+          makeTensor(block->getArgument(nv + k), unsignedness[nv + k]);
+  };
   Location l = loc(s.loc);
   auto loop = scf::WhileOp::create(b_, l, types, inits);
   std::map<std::string, V> before = frames_.back().vars;
   {
     OpBuilder::InsertionGuard guard(b_);
     mlir::Block *cond = b_.createBlock(&loop.getBefore(), {}, types, locs);
-    for (size_t k = 0; k < carriedNames.size(); ++k)
-      frames_.back().vars[carriedNames[k]] = makeTensor(cond->getArgument(k), unsignedness[k]);
+    bindAll(cond);
     V c = eval(*s.value);
     if (c->kind != Val::Tensor)
       c = toTensor(makeBool(truthy(c, s.value->loc)), s.value->loc);
@@ -1600,11 +1950,13 @@ void Generator::execWhile(const Stmt &s) {
 
     frames_.back().vars = before;
     mlir::Block *body = b_.createBlock(&loop.getAfter(), {}, types, locs);
-    for (size_t k = 0; k < carriedNames.size(); ++k)
-      frames_.back().vars[carriedNames[k]] = makeTensor(body->getArgument(k), unsignedness[k]);
+    bindAll(body);
     exec(s.body);
     if (frames_.back().returned)
       error(s.loc, "return inside a loop is not supported");
+    checkUncarried(assigned, before, s.loc);
+    checkFieldsUnchanged(staticFields, staticBefore, s.loc);
+    std::vector<Value> fieldValues = fieldYields(fields, inits, nv, s.loc);
     SmallVector<Value> yields;
     for (size_t k = 0; k < carriedNames.size(); ++k) {
       V v = carryable(frames_.back().vars[carriedNames[k]], s.loc);
@@ -1613,11 +1965,15 @@ void Generator::execWhile(const Stmt &s) {
                          "' changes type in the loop body");
       yields.push_back(v->value);
     }
+    yields.append(fieldValues.begin(), fieldValues.end());
     scf::YieldOp::create(b_, l, yields);
   }
   frames_.back().vars = before;
   for (size_t k = 0; k < carriedNames.size(); ++k)
     frames_.back().vars[carriedNames[k]] = makeTensor(loop.getResult(k), unsignedness[k]);
+  for (size_t k = 0; k < fields.size(); ++k)
+    fields[k].obj->fields[fields[k].field] =
+        makeTensor(loop.getResult(nv + k), unsignedness[nv + k]);
 }
 
 // ---- the kernel ----------------------------------------------------------------------------

@@ -8,8 +8,10 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace tessel::frontend {
 
@@ -21,6 +23,14 @@ struct CompileError {
 
 struct Val;
 using V = std::shared_ptr<Val>;
+
+/// An instance of a @tl.aggregate class: one object, shared by every name that refers to it
+/// (Python identity), with mutable fields.
+struct AggObject {
+  const ClassDef *cls = nullptr;
+  std::map<std::string, V> fields;
+};
+using Obj = std::shared_ptr<AggObject>;
 
 /// A value during generation: an SSA value (scalar or tensor) or a compile-time object.
 struct Val {
@@ -38,6 +48,8 @@ struct Val {
     Builtin,   ///< a builtin function `s` (tl.load, range, min, ...)
     Method,    ///< method `s` bound to `self`
     Slice,     ///< `:` in a subscript
+    Aggregate, ///< an aggregate object `obj`
+    Class,     ///< an aggregate class `cls` (calling it constructs an object)
   };
   Kind kind;
   mlir::Value value;
@@ -50,6 +62,8 @@ struct Val {
   const FunctionDef *fn = nullptr;
   V self;
   bool isBlockType = false; ///< Dtype: a tensor's type (`x.type`), not a scalar type
+  Obj obj;                   ///< Aggregate
+  const ClassDef *cls = nullptr; ///< Class
 
   bool isConstexpr() const { return kind == Int || kind == Float || kind == Bool || kind == None; }
   bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }
@@ -137,12 +151,36 @@ private:
   static void assignedNames(const Block &block, std::vector<std::string> &out);
   /// The SSA value carried for `v` through a loop or an if (constexpr numbers materialized).
   V carryable(const V &v, SourceLocation at);
+  /// A tensor-valued field of an aggregate reachable from the current frame.
+  struct FieldSlot {
+    Obj obj;
+    std::string field;
+  };
+  /// Every tensor field of every aggregate object reachable from the current frame's names
+  /// (through fields and tuples), each object once: what loops and ifs must carry, since a
+  /// method call in their body may mutate any of them.
+  std::vector<FieldSlot> reachableFields(bool tensorsOnly = true);
+  static void collectFields(const V &v, std::vector<FieldSlot> &out, std::set<AggObject *> &seen,
+                            bool tensorsOnly = true);
+  /// The reachable fields that are not tensors, and their values.
+  void staticFieldSnapshot(std::vector<FieldSlot> &slots, std::vector<V> &values);
+  /// Fails if a field that is not a tensor changed (a loop cannot carry it).
+  void checkFieldsUnchanged(const std::vector<FieldSlot> &slots, const std::vector<V> &before,
+                            SourceLocation at);
+  V construct(const ClassDef &cls, CallArgs &args);
+  std::vector<mlir::Value> fieldYields(const std::vector<FieldSlot> &fields,
+                                       llvm::ArrayRef<mlir::Value> inits, size_t offset,
+                                       SourceLocation at);
+  void checkUncarried(const std::vector<std::string> &assigned,
+                      const std::map<std::string, V> &before, SourceLocation at);
+  bool isAggregateClass(const ClassDef &cls) const;
 
   /// A call of a noinline function: a private tt.func per signature and a tt.call.
   V callNoinline(const FunctionDef &fn, const std::map<std::string, V> &bound, SourceLocation at);
   struct NoinlineInfo {
     tt::FuncOp func;
     bool tuple = false;
+    size_t numReturns = 0; ///< results after these are the mutable arguments' fields
     std::vector<bool> unsignedResults;
   };
 
@@ -155,10 +193,11 @@ private:
   mlir::OpBuilder b_;
   mlir::ModuleOp moduleOp_;
   std::map<std::string, const FunctionDef *> functions_;
+  std::map<std::string, const ClassDef *> classes_;
   std::map<std::string, const Stmt *> globalDefs_;
   std::map<std::string, V> globals_;
   std::vector<std::string> evaluatingGlobals_;
-  std::vector<Frame> frames_;
+  std::deque<Frame> frames_; // a deque: pushing a frame keeps references to the others valid
   int callDepth_ = 0;
   std::map<std::string, NoinlineInfo> noinline_;
   bool debug_ = false;

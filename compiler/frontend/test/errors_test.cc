@@ -113,6 +113,24 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"AssignToSubscript", "def k(p, n):\n    x = tl.arange(0, 16)\n    x[0] = 1\n",
              "k.py:8:6: error: assignment to a subscript is not supported: tensors are immutable "
              "values (build a new one, e.g. with tl.where)\n    x[0] = 1\n     ^"},
+        Case{"SameAggregateTwiceToNoinline",
+             "def k(p, n):\n    a = A(tl.zeros((), dtype=tl.float32))\n    f(a, a)\n\n\n"
+             "@triton.jit(noinline=True)\ndef f(x, y):\n    x.v += 1.0\n    y.v += 2.0\n\n\n"
+             "@tl.aggregate\nclass A:\n    v: tl.tensor\n",
+             "k.py:8:5: error: the same aggregate object is passed to the parameters 'x' and 'y' "
+             "of the noinline function 'f': its mutations could not be written back to one "
+             "object; pass it once\n    f(a, a)\n    ^"},
+        Case{"AggregateFieldStartsConstexprInLoop",
+             "def k(p, n):\n    a = A(0.0)\n    for i in range(n):\n        a.v += 1.0\n\n\n"
+             "@tl.aggregate\nclass A:\n    v: tl.tensor\n",
+             "k.py:8:5: error: the field 'v' of 'A' holds a constexpr float before the loop and "
+             "changes inside it; a field that changes across iterations must start as a tensor "
+             "(e.g. tl.zeros(...) or tl.full(...))\n    for i in range(n):\n    ^"},
+        Case{"UndeclaredAggregateField",
+             "def k(p, n):\n    a = A(1.0)\n    a.w = 2.0\n\n\n"
+             "@tl.aggregate\nclass A:\n    v: tl.tensor\n",
+             "k.py:8:7: error: 'A' has no field 'w' (fields are declared in the class body: name: "
+             "type)\n    a.w = 2.0\n      ^"},
         Case{"UnterminatedString", "def k(p, n):\n    s = \"abc\n",
              "k.py:7:9: error: unterminated string literal (end of line)\n    s = \"abc\n"
              "        ^"}),

@@ -100,6 +100,25 @@ TEST_P(PyEndToEnd, LoopCarriedPointerAndRuntimeIf) {
   }
 }
 
+TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("aggregate_kernel", {{"BLOCK", "32"}}, "*fp32,*fp32,i32");
+  ASSERT_TRUE(k.kernel);
+  int n = 100 + int(rng()() % 200);
+  std::vector<float> x = randomFloats(n), out(4, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {x.data(), out.data(), n}, pool).ok());
+  double sum = 0;
+  for (float v : x)
+    sum += v;
+  // The count after the last odd block (where the noinline call ran).
+  int blocks = (n + 31) / 32, lastOdd = (blocks - 1) % 2 == 1 ? blocks - 1 : blocks - 2;
+  int lastCount = std::min(n, (lastOdd + 1) * 32);
+  EXPECT_NEAR(out[0], 2 * sum, 1e-3 * (1 + std::fabs(sum)));
+  EXPECT_EQ(out[1], float(n));
+  EXPECT_NEAR(out[2], 3 * sum, 1e-3 * (1 + std::fabs(sum)));
+  EXPECT_EQ(out[3], float(lastOdd >= 1 ? lastCount : 0));
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, PyEndToEnd, ::testing::Values(1, 0),
                          [](const auto &info) {
                            return std::string(info.param == 1 ? "OneThread" : "AllThreads");

@@ -52,3 +52,73 @@ def loop_kernel(x_ptr, out_ptr, n_rows, n_cols, stride, BLOCK: tl.constexpr, SCA
     if count > 0:
         acc = acc / count
     tl.store(out_ptr + cols, acc * SCALE, mask=cols < n_cols)
+
+
+@tl.aggregate
+class Stats:
+    total: tl.tensor
+    count: tl.tensor
+    scale: tl.constexpr
+
+    def __init__(self, total, count, scale: tl.constexpr):
+        self.total = total
+        self.count = count
+        self.scale = scale
+
+    def add(self, x, m):
+        self.total += tl.sum(tl.where(m, x, 0.0), axis=0) * self.scale
+        self.count += tl.sum(m.to(tl.int32), axis=0)
+
+
+@tl.aggregate
+class Pair:
+    first: Stats
+    second: Stats
+
+
+@triton.jit
+def new_stats(scale: tl.constexpr):
+    return Stats(tl.zeros((), dtype=tl.float32), tl.zeros((), dtype=tl.int32), scale)
+
+
+@triton.jit
+def bump(s, x, m):
+    s.add(x, m)  # a mutation in an inlined callee: visible to the caller
+
+
+@triton.jit
+def rebind(s, x, m):
+    s = new_stats(1)  # rebinding the parameter: the caller's object is untouched
+    s.add(x, m)
+
+
+@triton.jit(noinline=True)
+def add_noinline(s, x, m):
+    s.add(x, m)  # written back through the call's extra results
+    return s.count
+
+
+@triton.jit
+def aggregate_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # out[0] = sum(x) * 2 over a loop of method calls, through an alias and a noinline call;
+    # out[1] = the element count; out[2] = sum(x) * 3 from a nested aggregate updated in a
+    # runtime if; out[3] = the count returned by the last noinline call.
+    p = Pair(new_stats(2), new_stats(3))
+    alias = p.first
+    last = tl.zeros((), dtype=tl.int32)
+    for start in range(0, n, BLOCK):
+        offs = start + tl.arange(0, BLOCK)
+        m = offs < n
+        x = tl.load(x_ptr + offs, mask=m, other=0.0)
+        if (start // BLOCK) % 2 == 0:
+            bump(alias, x, m)
+        else:
+            last = add_noinline(p.first, x, m)
+        rebind(p.first, x, m)
+        new_stats(5).add(x, m)  # an r-value's mutation is discarded
+        if start >= 0:
+            p.second.add(x, m)
+    tl.store(out_ptr, p.first.total)
+    tl.store(out_ptr + 1, p.first.count.to(tl.float32))
+    tl.store(out_ptr + 2, p.second.total)
+    tl.store(out_ptr + 3, last.to(tl.float32))
