@@ -1,6 +1,7 @@
 //===- CodeGen.cpp - Triton-language kernels to tt IR: statements and expressions -*- C++ -*-===//
 
 #include "compiler/frontend/Generator.h"
+#include "compiler/frontend/Parser.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -8,8 +9,11 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 using namespace mlir;
 
@@ -79,23 +83,86 @@ Generator::Generator(MLIRContext &context, const SourceFile &file, const Module 
     : context_(context), file_(file), module_(module), b_(&context) {
   context_.loadDialect<tt::TTDialect, arith::ArithDialect, math::MathDialect, scf::SCFDialect,
                        cf::ControlFlowDialect>();
-  for (const FunctionDef &fn : module_.functions)
-    functions_[fn.name] = &fn;
-  for (const ClassDef &cls : module_.classes)
-    classes_[cls.name] = &cls;
-  for (const StmtPtr &s : module_.globals)
+  ModuleCtx &main = modules_.emplace_back();
+  main.file = &file_;
+  main.ast = &module_;
+  size_t slash = file_.name().rfind('/');
+  main.dir = slash == std::string::npos ? "." : file_.name().substr(0, slash);
+  indexModule(main);
+}
+
+void Generator::indexModule(ModuleCtx &ctx) {
+  for (const FunctionDef &fn : ctx.ast->functions) {
+    ctx.functions[fn.name] = &fn;
+    fnModule_[&fn] = &ctx;
+  }
+  for (const ClassDef &cls : ctx.ast->classes) {
+    ctx.classes[cls.name] = &cls;
+    for (const FunctionDef &m : cls.methods)
+      fnModule_[&m] = &ctx;
+  }
+  for (const StmtPtr &s : ctx.ast->globals)
     if ((s->kind == StmtKind::Assign || s->kind == StmtKind::AnnAssign) && !s->targets.empty())
       for (const ExprPtr &t : s->targets)
         if (t->kind == ExprKind::Name)
-          globalDefs_[t->name] = s.get();
+          ctx.globalDefs[t->name] = s.get();
+}
+
+ModuleCtx *Generator::currentModule() const {
+  for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+    if (it->module)
+      return it->module;
+  return const_cast<ModuleCtx *>(&modules_.front());
+}
+
+ModuleCtx *Generator::moduleOf(const FunctionDef &fn) {
+  auto it = fnModule_.find(&fn);
+  return it == fnModule_.end() ? &modules_.front() : it->second;
+}
+
+ModuleCtx &Generator::loadModule(const std::string &dotted, SourceLocation at) {
+  ModuleCtx *from = currentModule();
+  std::string rel = dotted;
+  std::replace(rel.begin(), rel.end(), '.', '/');
+  std::string path = from->dir + "/" + rel + ".py";
+  if (auto it = modulesByPath_.find(path); it != modulesByPath_.end())
+    return *it->second;
+  std::ifstream in(path);
+  if (!in)
+    error(at, "cannot import '" + dotted + "': no file " + path +
+                  " (kernels may import triton and kernel files next to them)");
+  std::stringstream text;
+  text << in.rdbuf();
+  ModuleCtx &ctx = modules_.emplace_back();
+  modulesByPath_[path] = &ctx;
+  ctx.ownedFile = std::make_unique<SourceFile>(path, text.str());
+  ctx.file = ctx.ownedFile.get();
+  absl::StatusOr<Module> parsed = Parse(*ctx.file);
+  if (!parsed.ok())
+    error(at, "cannot import '" + dotted + "':\n" + std::string(parsed.status().message()));
+  ctx.ownedAst = std::make_unique<Module>(*std::move(parsed));
+  ctx.ast = ctx.ownedAst.get();
+  size_t slash = path.rfind('/');
+  ctx.dir = path.substr(0, slash);
+  indexModule(ctx);
+  return ctx;
+}
+
+V Generator::moduleMember(ModuleCtx &ctx, const std::string &name, SourceLocation at) {
+  Frame frame;
+  frame.module = &ctx;
+  frames_.push_back(std::move(frame));
+  V v = evalGlobal(name, at);
+  frames_.pop_back();
+  return v;
 }
 
 void Generator::error(SourceLocation at, const std::string &message) const {
-  throw CompileError{at, message};
+  throw CompileError{at, message, currentModule()->file};
 }
 
 Location Generator::loc(SourceLocation at) const {
-  return FileLineColLoc::get(&context_, file_.name(), at.line, at.column);
+  return FileLineColLoc::get(&context_, currentModule()->file->name(), at.line, at.column);
 }
 
 std::string Generator::describe(const V &v) const {
@@ -715,28 +782,40 @@ V Generator::resolveNamespace(const std::string &path, const std::string &member
 }
 
 V Generator::evalGlobal(const std::string &name, SourceLocation at) {
-  if (auto it = globals_.find(name); it != globals_.end())
+  ModuleCtx &ctx = *currentModule();
+  if (auto it = ctx.globals.find(name); it != ctx.globals.end())
     return it->second;
-  for (const Import &imp : module_.imports) {
+  for (const Import &imp : ctx.ast->imports) {
     if (imp.alias != name)
       continue;
     std::string path = imp.module;
-    if (path != "triton" && path.rfind("triton.", 0) != 0)
-      error(imp.loc, "only the triton package may be imported in a kernel file (found '" + path +
-                         "')");
-    if (path == "triton.language.math" || path == "triton.language.extra" ||
-        path.rfind("triton.language.extra.", 0) == 0)
-      path = "triton.language.math";
-    V v = imp.name.empty() ? makeNamespace(path) : resolveNamespace(path, imp.name, imp.loc);
-    globals_[name] = v;
+    V v;
+    if (path != "triton" && path.rfind("triton.", 0) != 0) {
+      ModuleCtx &other = loadModule(path, imp.loc);
+      if (imp.name.empty()) {
+        v = makeNamespace(path);
+        v->mod = &other;
+      } else {
+        v = moduleMember(other, imp.name, imp.loc);
+      }
+    } else {
+      if (path == "triton.language.math" || path == "triton.language.extra" ||
+          path.rfind("triton.language.extra.", 0) == 0)
+        path = "triton.language.math";
+      v = imp.name.empty() ? makeNamespace(path) : resolveNamespace(path, imp.name, imp.loc);
+    }
+    ctx.globals[name] = v;
     return v;
   }
-  if (auto it = globalDefs_.find(name); it != globalDefs_.end()) {
-    if (std::find(evaluatingGlobals_.begin(), evaluatingGlobals_.end(), name) !=
+  if (auto it = ctx.globalDefs.find(name); it != ctx.globalDefs.end()) {
+    std::string key = ctx.file->name() + ":" + name;
+    if (std::find(evaluatingGlobals_.begin(), evaluatingGlobals_.end(), key) !=
         evaluatingGlobals_.end())
       error(at, "the module constant '" + name + "' is defined in terms of itself");
-    evaluatingGlobals_.push_back(name);
-    frames_.emplace_back();
+    evaluatingGlobals_.push_back(key);
+    Frame frame;
+    frame.module = &ctx;
+    frames_.push_back(std::move(frame));
     const Stmt &def = *it->second;
     if (!def.value)
       error(def.loc, "the module constant '" + name + "' has no value");
@@ -745,15 +824,15 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
     evaluatingGlobals_.pop_back();
     if (v->kind == Val::Tensor)
       error(def.loc, "module-level '" + name + "' must be a compile-time constant");
-    globals_[name] = v;
+    ctx.globals[name] = v;
     return v;
   }
-  if (auto it = functions_.find(name); it != functions_.end()) {
+  if (auto it = ctx.functions.find(name); it != ctx.functions.end()) {
     V v = newVal(Val::Function);
     v->fn = it->second;
     return v;
   }
-  if (auto it = classes_.find(name); it != classes_.end()) {
+  if (auto it = ctx.classes.find(name); it != ctx.classes.end()) {
     if (!isAggregateClass(*it->second))
       error(at, "'" + name + "' is a class but not a @tl.aggregate; kernels use aggregates only");
     V v = newVal(Val::Class);
@@ -781,6 +860,8 @@ V Generator::evalAttribute(const Expr &e) {
   const std::string &member = e.name;
   switch (base->kind) {
   case Val::Namespace:
+    if (base->mod)
+      return moduleMember(*base->mod, member, e.loc);
     return resolveNamespace(base->s, member, e.loc);
   case Val::Tensor: {
     Type type = base->value.getType();
@@ -1039,6 +1120,7 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
     error(args.loc, "calls nest too deeply (recursion is not supported)");
   Frame frame;
   frame.fn = &fn;
+  frame.module = moduleOf(fn);
   size_t first = self ? 1 : 0;
   if (self)
     frame.vars[fn.params[0].name] = self;
@@ -1061,7 +1143,7 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
       continue;
     if (!p.defaultValue)
       error(args.loc, "'" + fn.name + "' is missing the argument '" + p.name + "'");
-    frames_.emplace_back();
+    frames_.emplace_back().module = moduleOf(fn);
     V d = eval(*p.defaultValue);
     frames_.pop_back();
     frame.vars[p.name] = d;
@@ -1207,6 +1289,7 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
     mlir::Block *entry = b_.createBlock(&func.getBody(), {}, types, argLocs);
     Frame frame;
     frame.fn = &fn;
+    frame.module = moduleOf(fn);
     size_t k = 0;
     std::vector<FieldSlot> calleeFields;
     for (const Param &p : fn.params) {
@@ -1998,8 +2081,8 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
   debug_ = spec.debug;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc({1, 1}));
   moduleOp_ = *module;
-  auto fnIt = functions_.find(spec.entry);
-  if (fnIt == functions_.end())
+  auto fnIt = modules_.front().functions.find(spec.entry);
+  if (fnIt == modules_.front().functions.end())
     error({1, 1}, "no function named '" + spec.entry + "' in this file");
   const FunctionDef &fn = *fnIt->second;
   bool noinline = false;
@@ -2119,7 +2202,7 @@ absl::StatusOr<OwningOpRef<ModuleOp>> GenerateKernel(MLIRContext &context,
     }
     return result;
   } catch (const CompileError &e) {
-    return absl::InvalidArgumentError(file.formatError(e.loc, e.message));
+    return absl::InvalidArgumentError((e.file ? *e.file : file).formatError(e.loc, e.message));
   }
 }
 

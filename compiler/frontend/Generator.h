@@ -19,6 +19,20 @@ namespace tessel::frontend {
 struct CompileError {
   SourceLocation loc;
   std::string message;
+  const SourceFile *file = nullptr; ///< the file `loc` is in (null: the kernel's file)
+};
+
+/// A parsed kernel file: the one compiled, or one it imports (`from helpers import f`).
+struct ModuleCtx {
+  const SourceFile *file = nullptr;
+  const Module *ast = nullptr;
+  std::unique_ptr<SourceFile> ownedFile;
+  std::unique_ptr<Module> ownedAst;
+  std::string dir; ///< where its relative imports are looked up
+  std::map<std::string, const FunctionDef *> functions;
+  std::map<std::string, const ClassDef *> classes;
+  std::map<std::string, const struct Stmt *> globalDefs;
+  std::map<std::string, std::shared_ptr<struct Val>> globals;
 };
 
 struct Val;
@@ -63,6 +77,7 @@ struct Val {
   V self;
   bool isBlockType = false; ///< Dtype: a tensor's type (`x.type`), not a scalar type
   Obj obj;                   ///< Aggregate
+  ModuleCtx *mod = nullptr;  ///< Namespace of an imported kernel file
   const ClassDef *cls = nullptr; ///< Class
 
   bool isConstexpr() const { return kind == Int || kind == Float || kind == Bool || kind == None; }
@@ -130,7 +145,13 @@ private:
     bool returned = false;
     V returnValue;
     const FunctionDef *fn = nullptr;
+    ModuleCtx *module = nullptr; ///< whose globals names resolve to (null: the kernel's file)
   };
+  ModuleCtx *currentModule() const;
+  ModuleCtx *moduleOf(const FunctionDef &fn);
+  ModuleCtx &loadModule(const std::string &dotted, SourceLocation at);
+  void indexModule(ModuleCtx &ctx);
+  V moduleMember(ModuleCtx &ctx, const std::string &name, SourceLocation at);
 
   V eval(const Expr &e);
   V evalName(const Expr &e);
@@ -192,10 +213,9 @@ private:
   const Module &module_;
   mlir::OpBuilder b_;
   mlir::ModuleOp moduleOp_;
-  std::map<std::string, const FunctionDef *> functions_;
-  std::map<std::string, const ClassDef *> classes_;
-  std::map<std::string, const Stmt *> globalDefs_;
-  std::map<std::string, V> globals_;
+  std::deque<ModuleCtx> modules_; ///< [0]: the kernel's file
+  std::map<std::string, ModuleCtx *> modulesByPath_;
+  std::map<const FunctionDef *, ModuleCtx *> fnModule_;
   std::vector<std::string> evaluatingGlobals_;
   std::deque<Frame> frames_; // a deque: pushing a frame keeps references to the others valid
   int callDepth_ = 0;

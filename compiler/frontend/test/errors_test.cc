@@ -131,6 +131,10 @@ INSTANTIATE_TEST_SUITE_P(
              "@tl.aggregate\nclass A:\n    v: tl.tensor\n",
              "k.py:8:7: error: 'A' has no field 'w' (fields are declared in the class body: name: "
              "type)\n    a.w = 2.0\n      ^"},
+        Case{"ImportMissingModule",
+             "def k(p, n):\n    x = nosuch.f(n)\n\n\nimport nosuch\n",
+             "k.py:10:8: error: cannot import 'nosuch': no file ./nosuch.py (kernels may import "
+             "triton and kernel files next to them)\nimport nosuch\n       ^"},
         Case{"UnterminatedString", "def k(p, n):\n    s = \"abc\n",
              "k.py:7:9: error: unterminated string literal (end of line)\n    s = \"abc\n"
              "        ^"}),

@@ -38,7 +38,8 @@ Loaded compile(const std::string &entry, std::map<std::string, std::string> cons
   options.entry = entry;
   options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" + entry + ".so";
   absl::StatusOr<std::string> so =
-      tessel::compilePython(text.str(), "frontend_kernels.py", spec, options);
+      tessel::compilePython(text.str(), "compiler/frontend/test/kernels/frontend_kernels.py", spec,
+                            options);
   EXPECT_TRUE(so.ok()) << so.status();
   Loaded l;
   if (!so.ok())
@@ -117,6 +118,24 @@ TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
   EXPECT_EQ(out[1], float(n));
   EXPECT_NEAR(out[2], 3 * sum, 1e-3 * (1 + std::fabs(sum)));
   EXPECT_EQ(out[3], float(lastOdd >= 1 ? lastCount : 0));
+}
+
+TEST_P(PyEndToEnd, FunctionsImportedFromAnotherFile) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("imported_kernel", {{"BLOCK", "64"}}, "*fp32,*fp32,i32");
+  ASSERT_TRUE(k.kernel);
+  int n = 100 + int(rng()() % 200), blocks = (n + 63) / 64;
+  std::vector<float> x = randomFloats(n), out(n, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1}, {x.data(), out.data(), n}, pool)
+                  .ok());
+  for (int b = 0; b < blocks; ++b) {
+    double sum = 0;
+    for (int i = b * 64; i < std::min(n, b * 64 + 64); ++i)
+      sum += x[i];
+    float sign = sum > 0 ? 1.f : -1.f;
+    for (int i = b * 64; i < std::min(n, b * 64 + 64); ++i)
+      ASSERT_NEAR(out[i], std::min(x[i] + 0.5f, 1.0f) * sign, 1e-6f) << i;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, PyEndToEnd, ::testing::Values(1, 0),
