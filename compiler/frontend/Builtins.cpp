@@ -91,8 +91,21 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
   SourceLocation at = args.loc;
   Location l = loc(at);
-  if (name.rfind("math.", 0) == 0)
+  if (name.rfind("math.", 0) == 0) {
+    // tl.math.* and libdevice (tl.extra.*.libdevice.*) names: the CUDA spellings map onto the
+    // same math ops as the tl functions.
     name = name.substr(5);
+    static const std::map<std::string, std::string> libdevice = {
+        {"expf", "exp"},      {"exp2f", "exp2"},   {"logf", "log"},     {"log2f", "log2"},
+        {"sqrtf", "sqrt"},    {"rsqrtf", "rsqrt"}, {"sinf", "sin"},     {"cosf", "cos"},
+        {"tanhf", "tanh"},    {"erff", "erf"},     {"floorf", "floor"}, {"ceilf", "ceil"},
+        {"fabs", "abs"},      {"fabsf", "abs"},    {"fmin", "minimum"}, {"fminf", "minimum"},
+        {"fmax", "maximum"},  {"fmaxf", "maximum"}, {"log1pf", "log1p"}, {"expm1f", "expm1"},
+        {"pow", "pow"},       {"powf", "pow"},     {"fma", "fma"},      {"fmaf", "fma"},
+        {"div_rn", "div_rn"}, {"sqrt_rn", "sqrt_rn"}};
+    if (auto it = libdevice.find(name); it != libdevice.end())
+      name = it->second;
+  }
   bool isMethod = name.rfind("method.", 0) == 0;
   if (isMethod) {
     name = name.substr(7);
@@ -854,6 +867,53 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     V negated = unary("-", x, at);
     V e = makeTensor(math::ExpOp::create(b_, l, negated->value));
     return binary("/", makeFloat(1.0), binary("+", makeFloat(1.0), e, at), at);
+  }
+  if (name == "pow" || name == "fma") {
+    bool isFma = name == "fma";
+    std::vector<std::pair<std::string, bool>> params = {{"x", true}, {"y", true}};
+    if (isFma)
+      params.push_back({"z", true});
+    Params p(*this, args, name, params);
+    std::vector<V> ops = {p.tensor("x"), p.tensor("y")};
+    if (isFma)
+      ops.push_back(p.tensor("z"));
+    // The widest float among the operands (f32 when none is a float), one broadcast shape.
+    Type elem;
+    for (V &o : ops) {
+      Type e = elementOf(o->value);
+      if (isa<FloatType>(e) && (!elem || e.getIntOrFloatBitWidth() > elem.getIntOrFloatBitWidth()))
+        elem = e;
+    }
+    if (!elem)
+      elem = b_.getF32Type();
+    for (size_t k = 1; k < ops.size(); ++k)
+      std::tie(ops[0], ops[k]) = broadcastPair(ops[0], ops[k], at);
+    SmallVector<Value> vals;
+    for (V &o : ops)
+      vals.push_back(broadcastTo(cast(o, elem, false, at), shapeOf(ops[0]->value), at)->value);
+    if (isFma)
+      return makeTensor(math::FmaOp::create(b_, l, vals[0], vals[1], vals[2]));
+    return makeTensor(math::PowFOp::create(b_, l, vals[0], vals[1]));
+  }
+  if (name == "softmax") {
+    // Triton's standard library: exp(x - max) / sum(exp(x - max)) along `dim` (the last one by
+    // default), kept broadcastable.
+    Params p(*this, args, "softmax", {{"x", true}, {"dim", false}, {"keep_dims", false},
+                                      {"ieee_rounding", false}});
+    V x = p.tensor("x");
+    int64_t rank = int64_t(shapeOf(x->value).size());
+    if (rank == 0)
+      error(at, "tl.softmax needs a tensor");
+    V dim = p.opt("dim") ? p.get("dim") : makeInt(rank - 1);
+    CallArgs mx{{x}, {{"axis", dim}, {"keep_dims", makeBool(true)}}, at};
+    V z = binary("-", x, callBuiltin("max", mx), at);
+    V num = makeTensor(math::ExpOp::create(b_, l, cast(z, isa<FloatType>(elementOf(z->value)) ? elementOf(z->value) : Type(b_.getF32Type()), false, at)->value));
+    CallArgs sm{{num}, {{"axis", dim}, {"keep_dims", makeBool(true)}}, at};
+    V den = callBuiltin("sum", sm);
+    CallArgs dv{{num, den}, {}, at};
+    if (p.opt("ieee_rounding"))
+      dv.keywords.push_back({"ieee_rounding", p.get("ieee_rounding")});
+    return callBuiltin("fdiv", dv);
   }
   if (name == "fdiv" || name == "div_rn") {
     Params p(*this, args, name, {{"x", true}, {"y", true}, {"ieee_rounding", false},

@@ -120,6 +120,16 @@ TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
   EXPECT_EQ(out[3], float(lastOdd >= 1 ? lastCount : 0));
 }
 
+TEST_P(PyEndToEnd, AggregateInTupleIsOneObject) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("tuple_alias_kernel", {}, "*fp32");
+  ASSERT_TRUE(k.kernel);
+  std::vector<float> out(2, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {out.data()}, pool).ok());
+  EXPECT_EQ(out[0], 3.0f);
+  EXPECT_EQ(out[1], 3.0f);
+}
+
 TEST_P(PyEndToEnd, FunctionsImportedFromAnotherFile) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("imported_kernel", {{"BLOCK", "64"}}, "*fp32,*fp32,i32");

@@ -47,3 +47,47 @@ def k(x_ptr, y_ptr, h_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_add(h_ptr + offs % 8, 1, mask=m)
     # CHECK: tt.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x!tt.ptr<f32>>
     tl.store(y_ptr + offs, e + blocks, mask=m)
+
+
+# RUN: tessel-compile %s --entry more --signature '*fp32,i32' --emit ttir -o - | FileCheck %s --check-prefix=MORE
+@triton.jit
+def combine_max(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def combine_sum(a, b):
+    return a + b
+
+
+@triton.jit
+def more(p, n):
+    x = tl.load(p + tl.arange(0, 16))
+    # MORE-LABEL: tt.func public @more
+    # tl.softmax: max and sum reductions kept broadcastable, exp, division.
+    # MORE: "tt.reduce"
+    # MORE: arith.maxnumf
+    # MORE: math.exp
+    # MORE: "tt.reduce"
+    # MORE: arith.addf
+    # MORE: arith.divf
+    s = tl.softmax(x)
+    # reduce / associative_scan with a jit combine function: its body becomes the region.
+    # MORE: "tt.reduce"
+    # MORE: arith.maxnumf
+    r = tl.reduce(x, 0, combine_max)
+    # MORE: "tt.scan"(%{{.*}}) <{axis = 0 : i32, reverse = true}>
+    # MORE: arith.addf
+    c = tl.associative_scan(x, 0, combine_sum, reverse=True)
+    # MORE: "tt.reduce"
+    # MORE: arith.cmpf olt
+    # MORE: arith.select
+    i = tl.argmin(x, axis=0)
+    # libdevice names map to math ops.
+    # MORE: math.powf
+    # MORE: math.fma
+    # MORE: math.tanh
+    q = tl.extra.cuda.libdevice.pow(x, 2.0) + tl.math.fma(x, x, 1.0) + tl.math.tanh(x)
+    # MORE: arith.constant dense<3.000000e+00> : tensor<16xf32>
+    f = tl.full((16,), 3.0, dtype=tl.float32) + tl.zeros_like(x)
+    tl.store(p + tl.arange(0, 16), s + r + c + i + q + f)
