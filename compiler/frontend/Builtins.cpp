@@ -385,6 +385,24 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     tt::StoreOp::create(b_, l, pp->value, vv->value, mask, ArrayRef<int32_t>{});
     return makeNone();
   }
+  if (name == "atomic_cas") {
+    Params p(*this, args, name, {{"pointer", true}, {"cmp", true}, {"val", true},
+                                 {"sem", false}, {"scope", false}});
+    V ptr = p.tensor("pointer");
+    auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
+    if (!ptrElem)
+      error(at, "tl.atomic_cas needs a pointer");
+    Type elem = ptrElem.getPointeeType();
+    V cmp = cast(p.get("cmp"), elem, false, at), val = cast(p.get("val"), elem, false, at);
+    auto [pp, cc] = broadcastPair(ptr, cmp, at);
+    auto [pp2, vv] = broadcastPair(pp, val, at);
+    cc = broadcastTo(cc, shapeOf(pp2->value), at);
+    ArrayRef<int64_t> shape = shapeOf(pp2->value);
+    Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
+    return makeTensor(tt::AtomicCASOp::create(b_, l, result, pp2->value, cc->value, vv->value,
+                                              tt::MemSemantic::ACQUIRE_RELEASE,
+                                              tt::MemSyncScope::GPU));
+  }
   if (name.rfind("atomic_", 0) == 0) {
     static const std::map<std::string, int> kinds = {{"atomic_add", 0}, {"atomic_max", 1},
                                                      {"atomic_min", 2}, {"atomic_xchg", 3},
@@ -413,14 +431,10 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
       op = isFloat ? tt::RMWOp::FADD : tt::RMWOp::ADD;
       break;
     case 1:
-      if (isFloat)
-        error(at, "atomic_max on floats is not supported yet");
-      op = tt::RMWOp::MAX;
+      op = isFloat || !val->isUnsigned ? tt::RMWOp::MAX : tt::RMWOp::UMAX;
       break;
     case 2:
-      if (isFloat)
-        error(at, "atomic_min on floats is not supported yet");
-      op = tt::RMWOp::MIN;
+      op = isFloat || !val->isUnsigned ? tt::RMWOp::MIN : tt::RMWOp::UMIN;
       break;
     case 3:
       op = tt::RMWOp::XCHG;

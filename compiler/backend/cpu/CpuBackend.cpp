@@ -3,6 +3,7 @@
 #include "compiler/backend/cpu/CpuBackend.h"
 #include "compiler/backend/cpu/LaunchEntry.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -82,10 +83,12 @@ static constexpr const char *kBufferizePipeline =
     "canonicalize,cse,"
     // Tile buffers: out of loops, then onto the stack (no malloc per program) up to 64 KiB.
     "func.func(buffer-hoisting,buffer-loop-hoisting,"
-    "promote-buffers-to-stack{max-alloc-size-in-bytes=65536}),"
-    "buffer-deallocation-pipeline,"
-    // Clones that deallocation inserts (a noinline callee returning a tensor) become copies.
-    "convert-bufferization-to-memref";
+    "promote-buffers-to-stack{max-alloc-size-in-bytes=65536})";
+
+// Heap buffers left after promotion to the stack get deallocations. Clones that deallocation
+// inserts (a noinline callee returning a tensor) become copies.
+static constexpr const char *kDeallocPipeline =
+    "buffer-deallocation-pipeline,convert-bufferization-to-memref";
 
 static constexpr const char *kLoopsPipeline =
     "convert-linalg-to-loops,"
@@ -281,6 +284,18 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
     return failure();
   reuseDeadInputsAsOutputs(module);
   if (failed(runPipeline(module, kBufferizePipeline)))
+    return failure();
+  // Only when something is left on the heap: deallocation analysis does not handle every op
+  // with regions (memref.generic_atomic_rmw, from atomic_cas), and it has nothing to do
+  // without heap buffers.
+  bool heap = false;
+  module.walk([&](Operation *op) {
+    heap |= isa<memref::AllocOp, memref::ReallocOp>(op) ||
+            isa<func::ReturnOp>(op) && llvm::any_of(op->getOperandTypes(), [](Type t) {
+              return isa<BaseMemRefType>(t);
+            });
+  });
+  if (heap && failed(runPipeline(module, kDeallocPipeline)))
     return failure();
   copiesToLinalg(module);
   // Tile buffers on the stack start on a cache line: unaligned 64-byte vector accesses split

@@ -120,6 +120,22 @@ TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
   EXPECT_EQ(out[3], float(lastOdd >= 1 ? lastCount : 0));
 }
 
+TEST_P(PyEndToEnd, Atomics) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("atomics_kernel", {{"BLOCK", "32"}}, "*fp32,*fp32,*i32,i32");
+  ASSERT_TRUE(k.kernel);
+  int n = 100 + int(rng()() % 200), blocks = (n + 31) / 32;
+  std::vector<float> x = randomFloats(n), maxmin = {-INFINITY, INFINITY};
+  std::vector<int32_t> counter = {0, 0};
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1},
+                                      {x.data(), maxmin.data(), counter.data(), n}, pool)
+                  .ok());
+  EXPECT_EQ(maxmin[0], *std::max_element(x.begin(), x.end()));
+  EXPECT_EQ(maxmin[1], *std::min_element(x.begin(), x.end()));
+  EXPECT_EQ(counter[0], blocks);
+  EXPECT_EQ(counter[1], 7);
+}
+
 TEST_P(PyEndToEnd, AggregateInTupleIsOneObject) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("tuple_alias_kernel", {}, "*fp32");

@@ -146,3 +146,16 @@ def tuple_alias_kernel(out_ptr):
     a.total += 2.0
     tl.store(out_ptr, t[0].total)
     tl.store(out_ptr + 1, a.total)
+
+
+@triton.jit
+def atomics_kernel(x_ptr, maxmin_ptr, counter_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    zeros = tl.zeros((BLOCK,), dtype=tl.int32)
+    tl.atomic_max(maxmin_ptr + zeros, x, mask=m)
+    tl.atomic_min(maxmin_ptr + 1 + zeros, x, mask=m)
+    tl.atomic_add(counter_ptr, 1)
+    tl.atomic_xchg(counter_ptr + 1, 7)

@@ -91,3 +91,14 @@ def more(p, n):
     # MORE: arith.constant dense<3.000000e+00> : tensor<16xf32>
     f = tl.full((16,), 3.0, dtype=tl.float32) + tl.zeros_like(x)
     tl.store(p + tl.arange(0, 16), s + r + c + i + q + f)
+
+
+# RUN: tessel-compile %s --entry cas --signature '*i32' --emit ttir -o - | FileCheck %s --check-prefix=CAS
+@triton.jit
+def cas(p):
+    # CAS: tt.atomic_cas acq_rel, gpu, %{{.*}}, %{{.*}}, %{{.*}} : (!tt.ptr<i32>, i32, i32) -> i32
+    # CAS: tt.atomic_rmw max, acq_rel, gpu
+    # CAS: tt.atomic_rmw exch, acq_rel, gpu
+    old = tl.atomic_cas(p, 0, 1)
+    tl.atomic_max(p + 1, old)
+    tl.atomic_xchg(p + 2, 3)
