@@ -1145,6 +1145,27 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   }
   if (name == "debug_barrier")
     return makeNone();
+  if (name == "device_print") {
+    // device_print(prefix, *args, hex=False)
+    if (args.positional.empty() || args.positional[0]->kind != Val::Str)
+      error(at, "tl.device_print takes a prefix string first");
+    bool hex = false;
+    for (auto &kw : args.keywords) {
+      if (kw.first != "hex")
+        error(at, "tl.device_print got an unexpected keyword '" + kw.first + "'");
+      hex = truthy(kw.second, at);
+    }
+    SmallVector<Value> values;
+    SmallVector<int32_t> isSigned;
+    for (size_t k = 1; k < args.positional.size(); ++k) {
+      V v = toTensor(args.positional[k], at);
+      values.push_back(v->value);
+      isSigned.push_back(isa<IntegerType>(elementOf(v->value)) && !v->isUnsigned ? 1 : 0);
+    }
+    tt::PrintOp::create(b_, l, b_.getStringAttr(args.positional[0]->s), b_.getBoolAttr(hex),
+                        values, b_.getDenseI32ArrayAttr(isSigned));
+    return makeNone();
+  }
 
   error(at, "'tl." + name + "' is not supported by the frontend yet");
 }

@@ -278,6 +278,7 @@ static void dropTritonArgumentAttributes(ModuleOp module) {
 LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
                                          const CpuTarget &target) {
   dropTritonArgumentAttributes(module);
+  lowerPrints(module);
   tileAndVectorizeMatmuls(module, knobs);
   tileAndVectorizeElementwise(module, knobs);
   if (failed(runPipeline(module, kFusePipeline)))

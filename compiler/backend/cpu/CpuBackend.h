@@ -66,6 +66,9 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, const CpuKnobs &kn
 /// Whether `target` (empty fields: the host) has an LLVM feature such as "avx512f".
 bool cpuTargetHasFeature(const CpuTarget &target, const std::string &feature);
 
+/// tt.print (tl.device_print) as printf calls, one line per element (Print.cpp).
+void lowerPrints(mlir::ModuleOp module);
+
 /// exp/exp2 on f32 as a polynomial and llvm.ldexp (FastExp.cpp): for targets where ldexp is
 /// one instruction (AVX-512's vscalefps).
 void populateFastExpPatterns(mlir::RewritePatternSet &patterns);

@@ -206,6 +206,8 @@ private:
       return lowerAtomic(op, rmw.getPtr(), rmw.getMask());
     if (auto cas = dyn_cast<tt::AtomicCASOp>(op))
       return lowerAtomic(op, cas.getPtr(), Value());
+    if (isa<tt::PrintOp>(op))
+      return success(); // printing is target-specific: the backend lowers it
     if (isa<tt::TritonDialect, tts::StructuredDialect>(op->getDialect()))
       return unsupported(op, Twine("'") + op->getName().getStringRef() +
                                  "' is not supported here");
@@ -730,7 +732,8 @@ struct StructuredToMemrefPass
       if (failed(Lowering(func).run()))
         return signalPassFailure();
     WalkResult leftover = module.walk([](Operation *op) {
-      if (isa<tt::TritonDialect, tts::StructuredDialect>(op->getDialect())) {
+      if (isa<tt::TritonDialect, tts::StructuredDialect>(op->getDialect()) &&
+          !isa<tt::PrintOp>(op)) {
         op->emitError() << "structured-to-memref: '" << op->getName()
                         << "' is left; run triton-arith-to-linalg first";
         return WalkResult::interrupt();

@@ -136,6 +136,24 @@ TEST_P(PyEndToEnd, Atomics) {
   EXPECT_EQ(counter[1], 7);
 }
 
+TEST_P(PyEndToEnd, DevicePrint) {
+  if (GetParam() != 1)
+    GTEST_SKIP() << "one thread keeps the printed lines in order";
+  tessel::runtime::ThreadPool pool(1);
+  Loaded k = compile("print_kernel", {}, "*fp32");
+  ASSERT_TRUE(k.kernel);
+  std::vector<float> x = {1.5f, -2.0f, 0.25f, 8.0f};
+  ::testing::internal::CaptureStdout();
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {x.data()}, pool).ok());
+  std::fflush(stdout);
+  std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out, "pid (0, 0, 0) idx (0) x = 1.500000\n"
+                 "pid (0, 0, 0) idx (1) x = -2.000000\n"
+                 "pid (0, 0, 0) idx (2) x = 0.250000\n"
+                 "pid (0, 0, 0) idx (3) x = 8.000000\n"
+                 "pid (0, 0, 0) idx () n 41\n");
+}
+
 TEST_P(PyEndToEnd, AggregateInTupleIsOneObject) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("tuple_alias_kernel", {}, "*fp32");

@@ -159,3 +159,11 @@ def atomics_kernel(x_ptr, maxmin_ptr, counter_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_min(maxmin_ptr + 1 + zeros, x, mask=m)
     tl.atomic_add(counter_ptr, 1)
     tl.atomic_xchg(counter_ptr + 1, 7)
+
+
+@triton.jit
+def print_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.device_print("x =", x)
+    tl.device_print("n", tl.program_id(0) + 41)
+    tl.static_print("compile time only")
