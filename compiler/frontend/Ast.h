@@ -39,6 +39,7 @@ enum class ExprKind {
   IfExp,     ///< operands[1] if operands[0] else operands[2]
   Tuple,     ///< (operands...) or a bare a, b
   List,      ///< [operands...]
+  Dict,      ///< {k0: v0, ...}: operands are k0, v0, k1, v1, ... (decorator arguments only)
 };
 
 struct Expr {

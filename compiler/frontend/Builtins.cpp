@@ -353,7 +353,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
                                    ArrayRef<int32_t>{}, tt::PaddingOptionAttr());
     if (V v = p.opt("volatile"))
       load.setIsVolatile(truthy(v, at));
-    return makeTensor(load);
+    return makeTensor(load, ptr->isUnsigned);
   }
   if (name == "store") {
     Params p(*this, args, "store",

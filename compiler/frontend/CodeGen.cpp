@@ -612,7 +612,8 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
     Value offset = off->value;
     if (op == "-")
       offset = arith::SubIOp::create(b_, l, constant(eb, 0, shapeOf(offset)), offset);
-    return makeTensor(tt::AddPtrOp::create(b_, l, p->value.getType(), p->value, offset));
+    return makeTensor(tt::AddPtrOp::create(b_, l, p->value.getType(), p->value, offset),
+                      p->isUnsigned);
   }
 
   bool isCompare = op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
@@ -1065,6 +1066,8 @@ V Generator::eval(const Expr &e) {
     CallArgs args{{cond, a, b}, {}, e.loc};
     return callBuiltin("where", args);
   }
+  case ExprKind::Dict:
+    error(e.loc, "dict literals are not supported in kernels");
   case ExprKind::Tuple:
   case ExprKind::List: {
     std::vector<V> items;
@@ -2154,7 +2157,7 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
     if (divisibility > 0)
       attrs.set("tt.divisibility", b_.getI32IntegerAttr(divisibility));
     argAttrs.push_back(attrs.getDictionary(&context_));
-    runtimeParams.push_back({p.name, u && !isPtr});
+    runtimeParams.push_back({p.name, u}); // for a pointer: its pointee is unsigned
   }
   if (next < spec.signature.size())
     error(fn.loc, "the signature lists " + std::to_string(spec.signature.size()) +

@@ -50,6 +50,7 @@ using Obj = std::shared_ptr<AggObject>;
 struct Val {
   enum Kind {
     Tensor,    ///< `value` (scalar or ranked tensor); `isUnsigned` for unsigned integers
+               ///< (for pointers: the pointee is unsigned)
     Int,       ///< constexpr int `i`
     Float,     ///< constexpr float `f`
     Bool,      ///< constexpr bool `i` (distinct from Int: True is not 1)

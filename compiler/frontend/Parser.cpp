@@ -971,8 +971,27 @@ private:
         return e;
       }
       if (t.text == "{") {
-        fail(loc, "dict and set literals are not supported");
-        return nullptr;
+        // Dicts appear in decorators (triton.autotune's triton.Config({...})), which are
+        // accepted and ignored; code generation rejects them inside kernels.
+        next();
+        auto e = makeExpr(ExprKind::Dict, loc);
+        while (!atOp("}")) {
+          ExprPtr key = parseExpr();
+          if (!key)
+            return nullptr;
+          if (!expectOp(":", "between a key and its value (set literals are not supported)"))
+            return nullptr;
+          ExprPtr value = parseExpr();
+          if (!value)
+            return nullptr;
+          e->operands.push_back(std::move(key));
+          e->operands.push_back(std::move(value));
+          if (!acceptOp(","))
+            break;
+        }
+        if (!expectOp("}", "to close the dict"))
+          return nullptr;
+        return e;
       }
       break;
     default:
