@@ -305,6 +305,7 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
     if (!alloca.getAlignment())
       alloca.setAlignment(64);
   });
+  lowerGenericAtomics(module);
   if (failed(runPipeline(module, kLoopsPipeline)))
     return failure();
   approximateMath(module, cpuTargetHasFeature(target, "avx512f"));

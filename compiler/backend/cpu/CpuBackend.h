@@ -66,6 +66,10 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, const CpuKnobs &kn
 /// Whether `target` (empty fields: the host) has an LLVM feature such as "avx512f".
 bool cpuTargetHasFeature(const CpuTarget &target, const std::string &feature);
 
+/// memref.generic_atomic_rmw (from tt.atomic_cas) as a compare-and-swap loop on the element's
+/// address (GenericAtomics.cpp).
+void lowerGenericAtomics(mlir::ModuleOp module);
+
 /// tt.print (tl.device_print) as printf calls, one line per element (Print.cpp).
 void lowerPrints(mlir::ModuleOp module);
 

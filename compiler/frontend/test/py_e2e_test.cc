@@ -122,18 +122,26 @@ TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
 
 TEST_P(PyEndToEnd, Atomics) {
   tessel::runtime::ThreadPool pool(GetParam());
-  Loaded k = compile("atomics_kernel", {{"BLOCK", "32"}}, "*fp32,*fp32,*i32,i32");
+  Loaded k = compile("atomics_kernel", {{"BLOCK", "32"}}, "*fp32,*fp32,*i32,*i32,i32");
   ASSERT_TRUE(k.kernel);
   int n = 100 + int(rng()() % 200), blocks = (n + 31) / 32;
   std::vector<float> x = randomFloats(n), maxmin = {-INFINITY, INFINITY};
-  std::vector<int32_t> counter = {0, 0};
+  std::vector<int32_t> counter = {0, 0}, flag(1 + blocks, -1);
+  flag[0] = 0;
   ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1},
-                                      {x.data(), maxmin.data(), counter.data(), n}, pool)
+                                      {x.data(), maxmin.data(), counter.data(), flag.data(), n},
+                                      pool)
                   .ok());
   EXPECT_EQ(maxmin[0], *std::max_element(x.begin(), x.end()));
   EXPECT_EQ(maxmin[1], *std::min_element(x.begin(), x.end()));
   EXPECT_EQ(counter[0], blocks);
   EXPECT_EQ(counter[1], 7);
+  // atomic_cas: one winner saw 0; every other program saw the winner's id + 1.
+  int winner = flag[0] - 1;
+  ASSERT_GE(winner, 0);
+  ASSERT_LT(winner, blocks);
+  for (int b = 0; b < blocks; ++b)
+    EXPECT_EQ(flag[1 + b], b == winner ? 0 : winner + 1) << b;
 }
 
 TEST_P(PyEndToEnd, DevicePrint) {

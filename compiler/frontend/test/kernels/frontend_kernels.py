@@ -149,7 +149,7 @@ def tuple_alias_kernel(out_ptr):
 
 
 @triton.jit
-def atomics_kernel(x_ptr, maxmin_ptr, counter_ptr, n, BLOCK: tl.constexpr):
+def atomics_kernel(x_ptr, maxmin_ptr, counter_ptr, flag_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
@@ -159,6 +159,9 @@ def atomics_kernel(x_ptr, maxmin_ptr, counter_ptr, n, BLOCK: tl.constexpr):
     tl.atomic_min(maxmin_ptr + 1 + zeros, x, mask=m)
     tl.atomic_add(counter_ptr, 1)
     tl.atomic_xchg(counter_ptr + 1, 7)
+    # Exactly one program finds 0 and writes its id + 1; the others see that value.
+    seen = tl.atomic_cas(flag_ptr, 0, pid + 1)
+    tl.store(flag_ptr + 1 + pid, seen)
 
 
 @triton.jit
