@@ -952,7 +952,15 @@ V Generator::evalSubscript(const Expr &e) {
       i += n;
     if (i < 0 || i >= n)
       error(e.operands[1]->loc, "tuple index " + std::to_string(index->i) + " out of range");
-    return base->items[i];
+    V item = base->items[i];
+    if (item->kind == Val::Aggregate) {
+      // Remember that this reference came out of a tuple (see assign()).
+      V viaTuple = newVal(Val::Aggregate);
+      viaTuple->obj = item->obj;
+      viaTuple->viaTuple = true;
+      return viaTuple;
+    }
+    return item;
   }
   if (base->kind == Val::Builtin && base->s == "constexpr")
     return base; // tl.constexpr[...] annotations
@@ -1434,6 +1442,23 @@ void Generator::assign(const Expr &target, const V &value) {
     if (!declared)
       error(target.loc, "'" + cls.name + "' has no field '" + target.name +
                             "' (fields are declared in the class body: name: type)");
+    // An aggregate stored in a tuple and mutated both through the tuple and through another
+    // reference: the two places are reported rather than relying on references inside tuples.
+    AggObject &obj = *base->obj;
+    SourceLocation &first = base->viaTuple ? obj.mutatedViaTuple : obj.mutatedDirectly;
+    bool &seen = base->viaTuple ? obj.hasMutationViaTuple : obj.hasMutationDirectly;
+    if (!seen) {
+      seen = true;
+      first = target.loc;
+    }
+    if (obj.hasMutationViaTuple && obj.hasMutationDirectly)
+      error(target.loc, "this '" + cls.name + "' object is mutated both through a tuple (line " +
+                            std::to_string(obj.mutatedViaTuple.line) + ", column " +
+                            std::to_string(obj.mutatedViaTuple.column) +
+                            ") and through another reference (line " +
+                            std::to_string(obj.mutatedDirectly.line) + ", column " +
+                            std::to_string(obj.mutatedDirectly.column) +
+                            "); mutate it through one of them");
     base->obj->fields[target.name] = value;
     return;
   }

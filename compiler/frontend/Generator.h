@@ -43,6 +43,10 @@ using V = std::shared_ptr<Val>;
 struct AggObject {
   const ClassDef *cls = nullptr;
   std::map<std::string, V> fields;
+  /// Where a field was first assigned through a reference taken out of a tuple, and through
+  /// any other reference (both: an error).
+  SourceLocation mutatedViaTuple, mutatedDirectly;
+  bool hasMutationViaTuple = false, hasMutationDirectly = false;
 };
 using Obj = std::shared_ptr<AggObject>;
 
@@ -79,6 +83,7 @@ struct Val {
   bool isBlockType = false; ///< Dtype: a tensor's type (`x.type`), not a scalar type
   Obj obj;                   ///< Aggregate
   ModuleCtx *mod = nullptr;  ///< Namespace of an imported kernel file
+  bool viaTuple = false;     ///< Aggregate: this reference was taken out of a tuple
   const ClassDef *cls = nullptr; ///< Class
 
   bool isConstexpr() const { return kind == Int || kind == Float || kind == Bool || kind == None; }

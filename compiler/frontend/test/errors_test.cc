@@ -120,6 +120,13 @@ INSTANTIATE_TEST_SUITE_P(
              "k.py:8:5: error: the same aggregate object is passed to the parameters 'x' and 'y' "
              "of the noinline function 'f': its mutations could not be written back to one "
              "object; pass it once\n    f(a, a)\n    ^"},
+        Case{"AggregateMutatedThroughTupleAndName",
+             "def k(p, n):\n    a = A(tl.zeros((), dtype=tl.float32))\n    t = (a, 5)\n"
+             "    t[0].v += 1.0\n    a.v += 2.0\n\n\n"
+             "@tl.aggregate\nclass A:\n    v: tl.tensor\n",
+             "k.py:10:7: error: this 'A' object is mutated both through a tuple (line 9, column 10) "
+             "and through another reference (line 10, column 7); mutate it through one of them\n"
+             "    a.v += 2.0\n      ^"},
         Case{"AggregateFieldStartsConstexprInLoop",
              "def k(p, n):\n    a = A(0.0)\n    for i in range(n):\n        a.v += 1.0\n\n\n"
              "@tl.aggregate\nclass A:\n    v: tl.tensor\n",

@@ -162,16 +162,6 @@ TEST_P(PyEndToEnd, DevicePrint) {
                  "pid (0, 0, 0) idx () n 41\n");
 }
 
-TEST_P(PyEndToEnd, AggregateInTupleIsOneObject) {
-  tessel::runtime::ThreadPool pool(GetParam());
-  Loaded k = compile("tuple_alias_kernel", {}, "*fp32");
-  ASSERT_TRUE(k.kernel);
-  std::vector<float> out(2, NAN);
-  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {out.data()}, pool).ok());
-  EXPECT_EQ(out[0], 3.0f);
-  EXPECT_EQ(out[1], 3.0f);
-}
-
 TEST_P(PyEndToEnd, FunctionsImportedFromAnotherFile) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("imported_kernel", {{"BLOCK", "64"}}, "*fp32,*fp32,i32");

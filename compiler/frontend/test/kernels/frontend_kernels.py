@@ -137,18 +137,6 @@ def imported_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def tuple_alias_kernel(out_ptr):
-    # An aggregate inside a tuple and under a name is one object (tuples hold references, as in
-    # Python): mutations through either are seen through both.
-    a = Stats(tl.zeros((), dtype=tl.float32), tl.zeros((), dtype=tl.int32), 1)
-    t = (a, 5)
-    t[0].total += 1.0
-    a.total += 2.0
-    tl.store(out_ptr, t[0].total)
-    tl.store(out_ptr + 1, a.total)
-
-
-@triton.jit
 def atomics_kernel(x_ptr, maxmin_ptr, counter_ptr, flag_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
