@@ -986,7 +986,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     Params p(*this, args, "where", {{"condition", true}, {"x", true}, {"y", true}});
     V c = cast(p.get("condition"), b_.getI1Type(), false, at);
     V x = p.get("x"), y = p.get("y");
-    V sum = binary("+", x, y, at);
+    V sum = toTensor(binary("+", x, y, at), at); // the common type (two numbers fold first)
     Type elem = elementOf(sum->value);
     bool u = sum->isUnsigned;
     if (Operation *dead = sum->value.getDefiningOp())
