@@ -1,0 +1,299 @@
+//===- Bundle.cpp - tuned kernel bundles: open, verify, look up, load -*- C++ -*-===//
+
+#include "runtime/Bundle.h"
+#include "runtime/Sha256.h"
+
+#include "nlohmann/json.hpp"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace tessel::runtime {
+namespace {
+
+using nlohmann::json;
+
+bool readFile(const std::string &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::stringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return true;
+}
+
+/// Errors while reading the manifest name the JSON path of the bad value.
+class Reader {
+public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+  absl::Status error(const std::string &where, const std::string &what) const {
+    return absl::InvalidArgumentError(file_ + ": " + where + ": " + what);
+  }
+  absl::StatusOr<const json *> member(const json &obj, const std::string &where,
+                                      const std::string &key) const {
+    if (!obj.is_object())
+      return error(where, "expected an object");
+    auto it = obj.find(key);
+    if (it == obj.end())
+      return error(where, "missing \"" + key + "\"");
+    return &*it;
+  }
+  absl::StatusOr<std::string> string(const json &obj, const std::string &where,
+                                     const std::string &key) const {
+    auto v = member(obj, where, key);
+    if (!v.ok())
+      return v.status();
+    if (!(*v)->is_string())
+      return error(where + "." + key, "expected a string");
+    return (*v)->get<std::string>();
+  }
+
+private:
+  std::string file_;
+};
+
+/// An artifact path must stay inside the bundle: relative, no "..".
+bool insideBundle(const std::string &path) {
+  if (path.empty() || path[0] == '/')
+    return false;
+  std::stringstream s(path);
+  std::string part;
+  while (std::getline(s, part, '/'))
+    if (part == "..")
+      return false;
+  return true;
+}
+
+std::string shapeText(const std::map<std::string, int64_t> &shape) {
+  std::string out;
+  for (const auto &[k, v] : shape)
+    out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return out;
+}
+
+} // namespace
+
+TargetDescription TargetDescription::Host() {
+  TargetDescription t;
+  struct utsname u;
+  if (uname(&u) == 0)
+    t.arch = u.machine;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (line.rfind("flags", 0) != 0)
+      continue;
+    std::stringstream s(line.substr(line.find(':') + 1));
+    std::string flag;
+    while (s >> flag)
+      t.features.push_back(flag);
+    break;
+  }
+  return t;
+}
+
+absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
+                                                     const TargetDescription &host) {
+  std::string manifestPath = dir + "/manifest.json", text;
+  if (!readFile(manifestPath, text))
+    return absl::NotFoundError("cannot read " + manifestPath + " (is " + dir + " a bundle?)");
+  json m;
+  try {
+    m = json::parse(text);
+  } catch (const json::exception &e) {
+    return absl::InvalidArgumentError(manifestPath + ": not valid JSON: " + e.what());
+  }
+  Reader r(manifestPath);
+  auto bundle = std::make_unique<Bundle>();
+  bundle->dir_ = dir;
+
+  auto version = r.member(m, "manifest", "schema_version");
+  if (!version.ok())
+    return version.status();
+  if (!(*version)->is_number_integer())
+    return r.error("schema_version", "expected an integer");
+  if ((*version)->get<int64_t>() != kBundleSchemaVersion)
+    return absl::FailedPreconditionError(
+        manifestPath + ": schema version " + std::to_string((*version)->get<int64_t>()) +
+        " is not the one this runtime reads (" + std::to_string(kBundleSchemaVersion) +
+        "); rebuild the bundle with a matching tessel");
+  auto compiler = r.string(m, "manifest", "compiler_version");
+  if (!compiler.ok())
+    return compiler.status();
+  bundle->compilerVersion_ = *compiler;
+
+  // The target: kind, architecture, CPU features.
+  auto target = r.member(m, "manifest", "target");
+  if (!target.ok())
+    return target.status();
+  auto kind = r.string(**target, "target", "kind");
+  auto arch = r.string(**target, "target", "arch");
+  if (!kind.ok())
+    return kind.status();
+  if (!arch.ok())
+    return arch.status();
+  bundle->target_.kind = *kind;
+  bundle->target_.arch = *arch;
+  auto features = r.member(**target, "target", "features");
+  if (!features.ok())
+    return features.status();
+  if (!(*features)->is_array())
+    return r.error("target.features", "expected an array of strings");
+  for (const json &f : **features) {
+    if (!f.is_string())
+      return r.error("target.features", "expected an array of strings");
+    bundle->target_.features.push_back(f.get<std::string>());
+  }
+  if (*kind != host.kind || *arch != host.arch)
+    return absl::FailedPreconditionError(manifestPath + ": the bundle is for " + *kind + " " +
+                                         *arch + ", this machine is " + host.kind + " " +
+                                         host.arch + "; its artifacts cannot run here");
+  std::set<std::string> have(host.features.begin(), host.features.end());
+  std::string missing;
+  for (const std::string &f : bundle->target_.features)
+    if (!have.count(f))
+      missing += (missing.empty() ? "" : ", ") + f;
+  if (!missing.empty())
+    return absl::FailedPreconditionError(manifestPath +
+                                         ": the bundle was built for CPU features this machine "
+                                         "lacks (" + missing + "); its artifacts cannot run here");
+
+  // Kernels and their tuned entries; every artifact checked against its checksum.
+  auto kernels = r.member(m, "manifest", "kernels");
+  if (!kernels.ok())
+    return kernels.status();
+  if (!(*kernels)->is_array())
+    return r.error("kernels", "expected an array");
+  for (size_t k = 0; k < (*kernels)->size(); ++k) {
+    const json &kernel = (**kernels)[k];
+    std::string where = "kernels[" + std::to_string(k) + "]";
+    auto name = r.string(kernel, where, "name");
+    auto signature = r.string(kernel, where, "signature");
+    auto entries = r.member(kernel, where, "entries");
+    if (!name.ok())
+      return name.status();
+    if (!signature.ok())
+      return signature.status();
+    if (!entries.ok())
+      return entries.status();
+    if (!(*entries)->is_array())
+      return r.error(where + ".entries", "expected an array");
+    for (size_t e = 0; e < (*entries)->size(); ++e) {
+      const json &entry = (**entries)[e];
+      std::string at = where + ".entries[" + std::to_string(e) + "]";
+      BundleEntry b;
+      b.kernel = *name;
+      b.signature = *signature;
+      auto shape = r.member(entry, at, "shape");
+      if (!shape.ok())
+        return shape.status();
+      if (!(*shape)->is_object() || (*shape)->empty())
+        return r.error(at + ".shape", "expected an object of integer dimensions");
+      for (auto it = (*shape)->begin(); it != (*shape)->end(); ++it) {
+        if (!it.value().is_number_integer() || it.value().get<int64_t>() <= 0)
+          return r.error(at + ".shape." + it.key(), "expected a positive integer");
+        b.shape[it.key()] = it.value().get<int64_t>();
+      }
+      for (auto [field, out] : {std::pair<const char *, std::string *>{"dtype", &b.dtype},
+                                {"entry", &b.entry},
+                                {"artifact", &b.artifact},
+                                {"sha256", &b.sha256}}) {
+        auto v = r.string(entry, at, field);
+        if (!v.ok())
+          return v.status();
+        *out = *v;
+      }
+      if (entry.contains("config"))
+        b.configJson = entry["config"].dump();
+      if (entry.contains("metrics"))
+        b.metricsJson = entry["metrics"].dump();
+      if (!insideBundle(b.artifact))
+        return r.error(at + ".artifact", "\"" + b.artifact +
+                                             "\" is not a relative path inside the bundle");
+      std::string bytes, path = dir + "/" + b.artifact;
+      if (!readFile(path, bytes))
+        return absl::NotFoundError(manifestPath + ": " + at + ": the artifact " + path +
+                                   " is missing or unreadable");
+      if (Sha256Hex(bytes) != b.sha256)
+        return absl::DataLossError(manifestPath + ": " + at + ": the artifact " + path +
+                                   " does not match its checksum (sha256 " +
+                                   Sha256Hex(bytes) + ", manifest says " + b.sha256 +
+                                   "); it was modified or corrupted");
+      b.artifact = path;
+      bundle->entries_.push_back(std::move(b));
+    }
+  }
+  return bundle;
+}
+
+absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
+                                          const std::map<std::string, int64_t> &shape,
+                                          const std::string &dtype) const {
+  BundleChoice best;
+  double bestDistance = 0;
+  bool anyKernel = false;
+  for (const BundleEntry &e : entries_) {
+    if (e.kernel != kernel)
+      continue;
+    anyKernel = true;
+    if ((!dtype.empty() && e.dtype != dtype) || e.shape.size() != shape.size())
+      continue;
+    double distance = 0;
+    bool sameDims = true;
+    for (const auto &[dim, value] : shape) {
+      auto it = e.shape.find(dim);
+      if (it == e.shape.end() || value <= 0) {
+        sameDims = false;
+        break;
+      }
+      distance += std::fabs(std::log2(double(it->second) / double(value)));
+    }
+    if (!sameDims)
+      continue;
+    if (!best.entry || distance < bestDistance) {
+      best.entry = &e;
+      bestDistance = distance;
+    }
+  }
+  if (!best.entry)
+    return absl::NotFoundError(anyKernel ? "no tuned entry of '" + kernel + "' has the dimensions " +
+                                               shapeText(shape) +
+                                               (dtype.empty() ? "" : " and dtype " + dtype)
+                                         : "the bundle has no kernel named '" + kernel + "'");
+  best.exact = best.entry->shape == shape;
+  best.explanation = best.exact ? "tuned for " + shapeText(shape) + " (exact)"
+                                : "nearest tuned shape " + shapeText(best.entry->shape) +
+                                      " for " + shapeText(shape);
+  return best;
+}
+
+absl::StatusOr<std::unique_ptr<Module>> Bundle::Load(const BundleEntry &entry) const {
+  std::string bytes;
+  if (!readFile(entry.artifact, bytes))
+    return absl::NotFoundError("the artifact " + entry.artifact + " is missing or unreadable");
+  if (Sha256Hex(bytes) != entry.sha256)
+    return absl::DataLossError("the artifact " + entry.artifact +
+                               " changed since the bundle was opened (checksum mismatch)");
+  absl::StatusOr<std::unique_ptr<Module>> module = Module::Open(entry.artifact);
+  if (!module.ok())
+    return module.status();
+  absl::StatusOr<Kernel> kernel = (*module)->GetKernel(entry.entry);
+  if (!kernel.ok())
+    return kernel.status();
+  std::string signature;
+  for (const ArgType &t : kernel->signature())
+    signature += (signature.empty() ? "" : ",") + t.str();
+  if (signature != entry.signature)
+    return absl::FailedPreconditionError("the artifact " + entry.artifact + " has kernel '" +
+                                         entry.entry + "' with signature " + signature +
+                                         ", the manifest says " + entry.signature);
+  return module;
+}
+
+} // namespace tessel::runtime

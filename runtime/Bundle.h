@@ -1,0 +1,91 @@
+//===- Bundle.h - tuned kernel bundles: open, verify, look up, load -*- C++ -*-===//
+//
+// A bundle is a directory holding manifest.json and the artifacts it names (ARCHITECTURE.md):
+//
+//   {"schema_version": 1, "compiler_version": "...",
+//    "target": {"kind": "cpu", "arch": "x86_64", "features": ["avx512f", ...]},
+//    "kernels": [{"name": "matmul", "signature": "ptr:f32,...",
+//                 "entries": [{"shape": {"M": 1024, ...}, "dtype": "f32",
+//                              "entry": "matmul_kernel", "artifact": "artifacts/m.so",
+//                              "sha256": "...", "config": {...}, "metrics": {...}}]}]}
+//
+// Open verifies everything before anything is loaded: the schema version, the target (kind,
+// architecture, and every CPU feature the artifacts were built for present here), that each
+// artifact stays inside the bundle and matches its checksum. Each mismatch is a clear error;
+// an artifact for another machine is never loaded. Lookups return the entry tuned for the
+// requested shape, or for the nearest tuned shape, and say which.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_BUNDLE_H
+#define TESSEL_RUNTIME_BUNDLE_H
+
+#include "runtime/Module.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel::runtime {
+
+/// The machine a bundle was built for, or this machine.
+struct TargetDescription {
+  std::string kind = "cpu"; ///< cpu, cuda, hip
+  std::string arch;         ///< x86_64, aarch64, sm_90, gfx942, ...
+  std::vector<std::string> features; ///< CPU features as /proc/cpuinfo names them (avx512f)
+  /// This machine: kind cpu, its architecture and CPU flags.
+  static TargetDescription Host();
+};
+
+/// The schema version this runtime reads and the autotuner writes.
+inline constexpr int kBundleSchemaVersion = 1;
+
+struct BundleEntry {
+  std::string kernel;   ///< the kernel's name in the bundle
+  std::string signature;
+  std::map<std::string, int64_t> shape;
+  std::string dtype;
+  std::string entry;    ///< the symbol in the artifact
+  std::string artifact; ///< path of the shared object
+  std::string sha256;
+  std::string configJson, metricsJson; ///< the tuned configuration and its measurements
+};
+
+/// What a lookup chose.
+struct BundleChoice {
+  const BundleEntry *entry = nullptr;
+  bool exact = false;
+  std::string explanation; ///< e.g. "nearest tuned shape M=1024,N=1024 for M=1000,N=1000"
+};
+
+class Bundle {
+public:
+  /// Opens and verifies the bundle in `dir` for `host`.
+  static absl::StatusOr<std::unique_ptr<Bundle>> Open(const std::string &dir,
+                                                      const TargetDescription &host =
+                                                          TargetDescription::Host());
+  /// The entry of `kernel` tuned for `shape` (and `dtype` when not empty), else the one tuned
+  /// for the nearest shape with the same dimensions (distance: sum of |log2 ratio|).
+  absl::StatusOr<BundleChoice> Find(const std::string &kernel,
+                                    const std::map<std::string, int64_t> &shape,
+                                    const std::string &dtype = "") const;
+  /// Loads an entry's artifact (checked again against its checksum) and its kernel.
+  absl::StatusOr<std::unique_ptr<Module>> Load(const BundleEntry &entry) const;
+
+  const std::vector<BundleEntry> &entries() const { return entries_; }
+  const std::string &compilerVersion() const { return compilerVersion_; }
+  const TargetDescription &target() const { return target_; }
+
+private:
+  std::string dir_, compilerVersion_;
+  TargetDescription target_;
+  std::vector<BundleEntry> entries_;
+};
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_BUNDLE_H

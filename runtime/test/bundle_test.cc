@@ -1,0 +1,186 @@
+//===- bundle_test.cc - opening, verifying and using tuned kernel bundles -*- C++ -*-===//
+//
+// A bundle with two vector-add entries (tuned for n = 1000 and n = 100000) built from the
+// Triton-printed vadd: exact and nearest lookups, loading and running an entry; and each
+// refusal: corrupt manifest, wrong schema, another architecture, missing CPU features, a
+// tampered artifact, a path outside the bundle, a missing artifact, a wrong signature.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/pipeline/Compiler.h"
+#include "runtime/Bundle.h"
+#include "runtime/Launch.h"
+#include "runtime/Sha256.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using tessel::runtime::Bundle;
+using tessel::runtime::TargetDescription;
+
+std::string read(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+/// A fresh bundle directory; `edit` may change the manifest text before it is written.
+std::string makeBundle(const std::string &name,
+                       const std::function<void(std::string &)> &edit = nullptr) {
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/artifacts");
+  tessel::CompileOptions options;
+  options.entry = "vadd";
+  options.outputPath = dir + "/artifacts/vadd.so";
+  auto so = tessel::compileTTIR(
+      read("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir"), "vadd.ttir",
+      options);
+  EXPECT_TRUE(so.ok()) << so.status();
+  std::string sha = tessel::runtime::Sha256Hex(read(options.outputPath));
+  TargetDescription host = TargetDescription::Host();
+  std::string features = "\"sse2\""; // a feature every x86-64 machine has
+  std::string manifest = R"({
+  "schema_version": 1,
+  "compiler_version": "tessel test",
+  "target": {"kind": "cpu", "arch": ")" + host.arch + R"(", "features": [)" + features + R"(]},
+  "kernels": [{"name": "vadd", "signature": "ptr:f32,ptr:f32,ptr:f32,i32", "entries": [
+    {"shape": {"n": 1000}, "dtype": "f32", "entry": "vadd", "artifact": "artifacts/vadd.so",
+     "sha256": ")" + sha + R"(", "config": {"BLOCK": 128}, "metrics": {"time_ms": 0.01}},
+    {"shape": {"n": 100000}, "dtype": "f32", "entry": "vadd", "artifact": "artifacts/vadd.so",
+     "sha256": ")" + sha + R"(", "config": {"BLOCK": 128}, "metrics": {"time_ms": 0.1}}]}]
+})";
+  if (edit)
+    edit(manifest);
+  write(dir + "/manifest.json", manifest);
+  return dir;
+}
+
+void replace(std::string &text, const std::string &from, const std::string &to) {
+  size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+}
+
+TEST(Bundle, ExactAndNearestLookupsAndARun) {
+  auto bundle = Bundle::Open(makeBundle("good"));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ((*bundle)->compilerVersion(), "tessel test");
+  EXPECT_EQ((*bundle)->entries().size(), 2u);
+
+  auto exact = (*bundle)->Find("vadd", {{"n", 100000}}, "f32");
+  ASSERT_TRUE(exact.ok()) << exact.status();
+  EXPECT_TRUE(exact->exact);
+  EXPECT_EQ(exact->entry->shape.at("n"), 100000);
+  EXPECT_EQ(exact->explanation, "tuned for n=100000 (exact)");
+
+  auto near = (*bundle)->Find("vadd", {{"n", 3000}});
+  ASSERT_TRUE(near.ok()) << near.status();
+  EXPECT_FALSE(near->exact);
+  EXPECT_EQ(near->entry->shape.at("n"), 1000); // log2 distance 1.6 vs 5.1
+  EXPECT_EQ(near->explanation, "nearest tuned shape n=1000 for n=3000");
+  EXPECT_EQ(near->entry->configJson, "{\"BLOCK\":128}");
+
+  EXPECT_EQ((*bundle)->Find("softmax", {{"n", 1}}).status().message(),
+            "the bundle has no kernel named 'softmax'");
+  EXPECT_FALSE((*bundle)->Find("vadd", {{"m", 1}}).ok());
+
+  // Load the chosen entry and run it on fresh random data.
+  auto module = (*bundle)->Load(*near->entry);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto kernel = (*module)->GetKernel(near->entry->entry);
+  ASSERT_TRUE(kernel.ok());
+  std::mt19937 gen(std::random_device{}());
+  std::uniform_real_distribution<float> d(-1, 1);
+  int n = 3000;
+  std::vector<float> x(n), y(n), out(n, NAN);
+  for (int i = 0; i < n; ++i)
+    x[i] = d(gen), y[i] = d(gen);
+  tessel::runtime::ThreadPool pool(0);
+  ASSERT_TRUE(tessel::runtime::Launch(*kernel, {(n + 127) / 128, 1, 1},
+                                      {x.data(), y.data(), out.data(), n}, pool)
+                  .ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], x[i] + y[i]) << i;
+}
+
+std::string openError(const std::string &dir, const TargetDescription &host =
+                                                 TargetDescription::Host()) {
+  auto bundle = Bundle::Open(dir, host);
+  EXPECT_FALSE(bundle.ok());
+  return bundle.ok() ? "" : std::string(bundle.status().message());
+}
+
+TEST(Bundle, CorruptManifestIsRefused) {
+  std::string dir = makeBundle("corrupt", [](std::string &m) { m = m.substr(0, m.size() / 2); });
+  EXPECT_NE(openError(dir).find("manifest.json: not valid JSON"), std::string::npos);
+  dir = makeBundle("badtype", [](std::string &m) { replace(m, "{\"n\": 1000}", "{\"n\": \"big\"}"); });
+  EXPECT_NE(openError(dir).find("kernels[0].entries[0].shape.n: expected a positive integer"),
+            std::string::npos);
+  dir = makeBundle("nofield", [](std::string &m) { replace(m, "\"compiler_version\"", "\"compiler\""); });
+  EXPECT_NE(openError(dir).find("missing \"compiler_version\""), std::string::npos);
+  EXPECT_NE(openError(std::string(getenv("TEST_TMPDIR")) + "/nothing-here").find("cannot read"),
+            std::string::npos);
+}
+
+TEST(Bundle, OtherSchemaVersionIsRefused) {
+  std::string dir = makeBundle("schema", [](std::string &m) { replace(m, "\"schema_version\": 1", "\"schema_version\": 7"); });
+  EXPECT_NE(openError(dir).find("schema version 7 is not the one this runtime reads (1)"),
+            std::string::npos);
+}
+
+TEST(Bundle, BundleForAnotherTargetIsRefused) {
+  std::string dir = makeBundle("target");
+  TargetDescription arm = TargetDescription::Host();
+  arm.arch = "aarch64";
+  EXPECT_NE(openError(dir, arm).find("this machine is cpu aarch64; its artifacts cannot run here"),
+            std::string::npos);
+  TargetDescription gpu = TargetDescription::Host();
+  gpu.kind = "cuda";
+  EXPECT_NE(openError(dir, gpu).find("the bundle is for cpu"), std::string::npos);
+  std::string amx = makeBundle("features", [](std::string &m) { replace(m, "[\"sse2\"]", "[\"sse2\", \"no_such_feature\"]"); });
+  EXPECT_NE(openError(amx).find("CPU features this machine lacks (no_such_feature)"),
+            std::string::npos);
+}
+
+TEST(Bundle, TamperedArtifactIsRefused) {
+  std::string dir = makeBundle("tampered");
+  std::string bytes = read(dir + "/artifacts/vadd.so");
+  bytes[bytes.size() / 2] ^= 0x5a;
+  write(dir + "/artifacts/vadd.so", bytes);
+  EXPECT_NE(openError(dir).find("does not match its checksum"), std::string::npos);
+}
+
+TEST(Bundle, ArtifactPathsStayInsideTheBundle) {
+  std::string dir = makeBundle("escape", [](std::string &m) { replace(m, "\"artifacts/vadd.so\"", "\"../good/artifacts/vadd.so\""); });
+  EXPECT_NE(openError(dir).find("is not a relative path inside the bundle"), std::string::npos);
+  dir = makeBundle("missing", [](std::string &m) { replace(m, "\"artifacts/vadd.so\"", "\"artifacts/gone.so\""); });
+  EXPECT_NE(openError(dir).find("is missing or unreadable"), std::string::npos);
+}
+
+TEST(Bundle, WrongSignatureIsRefusedAtLoad) {
+  auto bundle = Bundle::Open(makeBundle("signature", [](std::string &m) {
+    replace(m, "ptr:f32,ptr:f32,ptr:f32,i32", "ptr:f32,i32");
+  }));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  auto module = (*bundle)->Load((*bundle)->entries()[0]);
+  ASSERT_FALSE(module.ok());
+  EXPECT_NE(std::string(module.status().message()).find("the manifest says ptr:f32,i32"),
+            std::string::npos);
+}
+
+} // namespace
