@@ -184,3 +184,32 @@ TEST(Bundle, WrongSignatureIsRefusedAtLoad) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Bundle, MutatedManifestsNeverCrash) {
+  // The manifest is untrusted input: random byte edits give an error or a valid bundle.
+  std::string dir = makeBundle("mutated");
+  std::string good = read(dir + "/manifest.json");
+  unsigned seed = std::random_device{}();
+  std::printf("random seed %u\n", seed);
+  std::mt19937 gen(seed);
+  const std::string alphabet = "{}[]:,\"0123456789-.eE truefalsnul\\/abcdxyz";
+  for (int i = 0; i < 400; ++i) {
+    std::string m = good;
+    for (int e = 0, edits = 1 + int(gen() % 3); e < edits && !m.empty(); ++e) {
+      size_t pos = gen() % m.size();
+      if (gen() % 2)
+        m[pos] = alphabet[gen() % alphabet.size()];
+      else
+        m.erase(pos, 1 + gen() % 6);
+    }
+    write(dir + "/manifest.json", m);
+    auto bundle = Bundle::Open(dir);
+    if (bundle.ok())
+      for (const auto &entry : (*bundle)->entries())
+        (void)(*bundle)->Find(entry.kernel, entry.shape);
+  }
+}
+
+} // namespace
