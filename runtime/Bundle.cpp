@@ -1,6 +1,7 @@
 //===- Bundle.cpp - tuned kernel bundles: open, verify, look up, load -*- C++ -*-===//
 
 #include "runtime/Bundle.h"
+#include "runtime/Files.h"
 #include "runtime/Sha256.h"
 
 #include "nlohmann/json.hpp"
@@ -17,16 +18,6 @@ namespace tessel::runtime {
 namespace {
 
 using nlohmann::json;
-
-bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::stringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return true;
-}
 
 /// Errors while reading the manifest name the JSON path of the bad value.
 class Reader {
@@ -101,7 +92,7 @@ TargetDescription TargetDescription::Host() {
 absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
                                                      const TargetDescription &host) {
   std::string manifestPath = dir + "/manifest.json", text;
-  if (!readFile(manifestPath, text))
+  if (!ReadWholeFile(manifestPath, text))
     return absl::NotFoundError("cannot read " + manifestPath + " (is " + dir + " a bundle?)");
   json m;
   try {
@@ -217,7 +208,7 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
         return r.error(at + ".artifact", "\"" + b.artifact +
                                              "\" is not a relative path inside the bundle");
       std::string bytes, path = dir + "/" + b.artifact;
-      if (!readFile(path, bytes))
+      if (!ReadWholeFile(path, bytes))
         return absl::NotFoundError(manifestPath + ": " + at + ": the artifact " + path +
                                    " is missing or unreadable");
       if (Sha256Hex(bytes) != b.sha256)
@@ -275,7 +266,7 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
 
 absl::StatusOr<std::unique_ptr<Module>> Bundle::Load(const BundleEntry &entry) const {
   std::string bytes;
-  if (!readFile(entry.artifact, bytes))
+  if (!ReadWholeFile(entry.artifact, bytes))
     return absl::NotFoundError("the artifact " + entry.artifact + " is missing or unreadable");
   if (Sha256Hex(bytes) != entry.sha256)
     return absl::DataLossError("the artifact " + entry.artifact +

@@ -1,0 +1,37 @@
+//===- BundleWriter.h - write a tuned kernel bundle atomically -*- C++ -*-===//
+//
+// Writes DIR (manifest.json + artifacts/, the layout runtime/Bundle.h reads) into a temporary
+// directory beside it, then swaps it in with one atomic rename: readers see the old bundle or
+// the new one, never a partial one, and a failed write leaves the old bundle untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_AUTOTUNE_BUNDLEWRITER_H
+#define TESSEL_AUTOTUNE_BUNDLEWRITER_H
+
+#include "runtime/Bundle.h"
+
+#include "absl/status/status.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessel::autotune {
+
+/// One tuned entry: a compiled shared object and what it was tuned for.
+struct TunedEntry {
+  std::string kernel, signature, dtype, entry;
+  std::map<std::string, int64_t> shape;
+  std::string sharedObject; ///< path of the compiled artifact to copy into the bundle
+  std::string configJson = "{}", metricsJson = "{}";
+};
+
+absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescription &target,
+                         const std::string &compilerVersion,
+                         const std::vector<TunedEntry> &entries);
+
+} // namespace tessel::autotune
+
+#endif // TESSEL_AUTOTUNE_BUNDLEWRITER_H
