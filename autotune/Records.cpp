@@ -1,0 +1,208 @@
+//===- Records.cpp - autotuning records: JSON lines, appended and flushed one at a time -*- C++ -*-===//
+
+#include "autotune/Records.h"
+#include "runtime/Files.h"
+
+#include "nlohmann/json.hpp"
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace tessel::autotune {
+namespace {
+
+using nlohmann::json;
+
+json toJson(const Record &r) {
+  json config = json::parse(r.configJson, nullptr, /*allow_exceptions=*/false);
+  if (config.is_discarded())
+    config = json::object();
+  json j = {{"schema_version", kRecordSchemaVersion},
+            {"kernel", r.kernel},
+            {"shape", r.shape},
+            {"dtype", r.dtype},
+            {"target", {{"kind", r.target.kind}, {"arch", r.target.arch}, {"features", r.target.features}}},
+            {"config", config},
+            {"status", r.status},
+            {"compile_seconds", r.compileSeconds},
+            {"median_seconds", r.medianSeconds},
+            {"min_seconds", r.minSeconds},
+            {"max_seconds", r.maxSeconds},
+            {"repetitions", r.repetitions},
+            {"tflops", r.tflops},
+            {"gbps", r.gbps},
+            {"compiler_version", r.compilerVersion},
+            {"timestamp", r.timestamp},
+            {"host", r.host}};
+  if (!r.error.empty())
+    j["error"] = r.error;
+  return j;
+}
+
+} // namespace
+
+std::string Record::key() const {
+  json k = {{"kernel", kernel}, {"shape", shape}, {"dtype", dtype},
+            {"target", {target.kind, target.arch}},
+            {"config", json::parse(configJson, nullptr, /*allow_exceptions=*/false)}};
+  return k.dump(); // nlohmann's objects keep keys sorted: one spelling per candidate
+}
+
+std::string ToJsonLine(const Record &record) { return toJson(record).dump(); }
+
+absl::StatusOr<Record> FromJsonLine(const std::string &line) {
+  json j;
+  try {
+    j = json::parse(line);
+  } catch (const json::exception &e) {
+    return absl::InvalidArgumentError(std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object())
+    return absl::InvalidArgumentError("a record must be a JSON object");
+  Record r;
+  try {
+    if (j.at("schema_version").get<int>() != kRecordSchemaVersion)
+      return absl::FailedPreconditionError(
+          "record schema version " + std::to_string(j.at("schema_version").get<int>()) +
+          " is not the one this tessel reads (" + std::to_string(kRecordSchemaVersion) + ")");
+    r.kernel = j.at("kernel").get<std::string>();
+    r.shape = j.at("shape").get<std::map<std::string, int64_t>>();
+    r.dtype = j.at("dtype").get<std::string>();
+    const json &t = j.at("target");
+    r.target.kind = t.at("kind").get<std::string>();
+    r.target.arch = t.at("arch").get<std::string>();
+    r.target.features = t.at("features").get<std::vector<std::string>>();
+    if (!j.at("config").is_object())
+      return absl::InvalidArgumentError("\"config\" must be an object");
+    r.configJson = j.at("config").dump();
+    r.status = j.at("status").get<std::string>();
+    static const std::set<std::string> statuses = {"ok",       "compile_error", "invalid_config",
+                                                   "mismatch", "timeout",       "crash"};
+    if (!statuses.count(r.status))
+      return absl::InvalidArgumentError("unknown status \"" + r.status + "\"");
+    r.compileSeconds = j.value("compile_seconds", 0.0);
+    r.medianSeconds = j.value("median_seconds", 0.0);
+    r.minSeconds = j.value("min_seconds", 0.0);
+    r.maxSeconds = j.value("max_seconds", 0.0);
+    r.repetitions = j.value("repetitions", int64_t(0));
+    r.tflops = j.value("tflops", 0.0);
+    r.gbps = j.value("gbps", 0.0);
+    r.error = j.value("error", std::string());
+    r.compilerVersion = j.at("compiler_version").get<std::string>();
+    r.timestamp = j.at("timestamp").get<std::string>();
+    r.host = j.at("host").get<std::string>();
+  } catch (const json::exception &e) {
+    return absl::InvalidArgumentError(std::string("bad record: ") + e.what());
+  }
+  return r;
+}
+
+absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Open(const std::string &path) {
+  // A write interrupted mid-line left a partial last record: drop it, so that appending goes
+  // on after the last complete one.
+  std::string existing;
+  if (runtime::ReadWholeFile(path, existing) && !existing.empty() && existing.back() != '\n') {
+    size_t keep = existing.rfind('\n');
+    keep = keep == std::string::npos ? 0 : keep + 1;
+    if (truncate(path.c_str(), off_t(keep)) != 0)
+      return absl::InternalError("cannot drop the incomplete last record of " + path + ": " +
+                                 std::strerror(errno));
+  }
+  std::FILE *f = std::fopen(path.c_str(), "a");
+  if (!f)
+    return absl::InvalidArgumentError("cannot open " + path + " for appending: " +
+                                      std::strerror(errno));
+  auto w = std::unique_ptr<RecordWriter>(new RecordWriter());
+  w->file_ = f;
+  w->path_ = path;
+  return w;
+}
+
+RecordWriter::~RecordWriter() {
+  if (file_)
+    std::fclose(file_);
+}
+
+absl::Status RecordWriter::Append(const Record &record) {
+  std::string line = ToJsonLine(record) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
+    return absl::InternalError("cannot append to " + path_ + ": " + std::strerror(errno));
+  fsync(fileno(file_)); // on disk before the next candidate runs (it may crash the machine)
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Record>> ReadRecords(const std::string &path, std::string *warning) {
+  std::string text;
+  if (!runtime::ReadWholeFile(path, text))
+    return absl::NotFoundError("cannot read " + path);
+  std::vector<Record> out;
+  size_t start = 0;
+  for (int line = 1; start < text.size(); ++line) {
+    size_t end = text.find('\n', start);
+    bool last = end == std::string::npos;
+    std::string body = text.substr(start, last ? std::string::npos : end - start);
+    start = last ? text.size() : end + 1;
+    if (body.empty())
+      continue;
+    absl::StatusOr<Record> r = FromJsonLine(body);
+    if (!r.ok()) {
+      if (last) { // an interrupted append: the record was never complete
+        if (warning)
+          *warning = path + ":" + std::to_string(line) +
+                     ": ignoring an incomplete last record (interrupted write)";
+        break;
+      }
+      return absl::InvalidArgumentError(path + ":" + std::to_string(line) + ": " +
+                                        std::string(r.status().message()));
+    }
+    out.push_back(*std::move(r));
+  }
+  return out;
+}
+
+absl::StatusOr<std::set<std::string>> MeasuredKeys(const std::string &path) {
+  std::set<std::string> keys;
+  if (!std::filesystem::exists(path))
+    return keys;
+  absl::StatusOr<std::vector<Record>> records = ReadRecords(path);
+  if (!records.ok())
+    return records.status();
+  for (const Record &r : *records)
+    keys.insert(r.key());
+  return keys;
+}
+
+absl::Status MergeRecords(const std::vector<std::string> &inputs, const std::string &output) {
+  std::set<std::string> seen;
+  std::string merged;
+  for (const std::string &path : inputs) {
+    absl::StatusOr<std::vector<Record>> records = ReadRecords(path);
+    if (!records.ok())
+      return records.status();
+    for (const Record &r : *records)
+      if (seen.insert(r.key()).second)
+        merged += ToJsonLine(r) + "\n";
+  }
+  std::string tmp = output + ".tmp-" + std::to_string(std::random_device{}());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << merged;
+    out.close();
+    if (!out)
+      return absl::InternalError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, output, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return absl::InternalError("cannot move the merged records to " + output);
+  }
+  return absl::OkStatus();
+}
+
+} // namespace tessel::autotune

@@ -1,0 +1,78 @@
+//===- Records.h - autotuning records: JSON lines, appended and flushed one at a time -*- C++ -*-===//
+//
+// One record per measured (or failed) candidate, in the format docs/records.schema.json
+// documents (schema version 1). Writers append a line and flush it before returning, so an
+// interrupted sweep loses nothing; readers skip a truncated last line, refuse anything else
+// malformed with the file and line, and give the keys already measured (for --resume). Merging
+// combines files, one record per candidate key.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_AUTOTUNE_RECORDS_H
+#define TESSEL_AUTOTUNE_RECORDS_H
+
+#include "runtime/Bundle.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tessel::autotune {
+
+inline constexpr int kRecordSchemaVersion = 1;
+
+struct Record {
+  std::string kernel;
+  std::map<std::string, int64_t> shape;
+  std::string dtype;
+  runtime::TargetDescription target;
+  std::string configJson = "{}"; ///< canonical JSON (sorted keys)
+  std::string status = "ok";     ///< ok, compile_error, invalid_config, mismatch, timeout, crash
+  double compileSeconds = 0, medianSeconds = 0, minSeconds = 0, maxSeconds = 0;
+  int64_t repetitions = 0;
+  double tflops = 0, gbps = 0;
+  std::string error, compilerVersion, timestamp, host;
+
+  /// What identifies a candidate: kernel, shape, dtype, target and config.
+  std::string key() const;
+};
+
+/// The record as one line of JSON (no newline).
+std::string ToJsonLine(const Record &record);
+/// Parses one line; errors say what is wrong.
+absl::StatusOr<Record> FromJsonLine(const std::string &line);
+
+class RecordWriter {
+public:
+  /// Opens `path` for appending (created if missing); an incomplete last line left by an
+  /// interrupted write is dropped first.
+  static absl::StatusOr<std::unique_ptr<RecordWriter>> Open(const std::string &path);
+  ~RecordWriter();
+  /// Appends one line and flushes it to the file before returning.
+  absl::Status Append(const Record &record);
+
+private:
+  std::FILE *file_ = nullptr;
+  std::string path_;
+};
+
+/// All complete records of `path`. A truncated last line (no newline, not valid JSON) is
+/// skipped and reported in `warning`; any other bad line is an error naming the line.
+absl::StatusOr<std::vector<Record>> ReadRecords(const std::string &path,
+                                                std::string *warning = nullptr);
+
+/// The keys of the records in `path` (none when the file does not exist yet).
+absl::StatusOr<std::set<std::string>> MeasuredKeys(const std::string &path);
+
+/// Writes to `output` every record of `inputs`, one per key (the first seen), atomically.
+absl::Status MergeRecords(const std::vector<std::string> &inputs, const std::string &output);
+
+} // namespace tessel::autotune
+
+#endif // TESSEL_AUTOTUNE_RECORDS_H

@@ -1,0 +1,146 @@
+//===- records_test.cc - record lines, interrupted files, resume keys, merging -*- C++ -*-===//
+
+#include "autotune/Records.h"
+
+#include "gtest/gtest.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace {
+
+using namespace tessel::autotune;
+
+std::string tmp(const std::string &name) { return std::string(getenv("TEST_TMPDIR")) + "/" + name; }
+
+Record sample(int64_t m, int block, const std::string &status = "ok") {
+  Record r;
+  r.kernel = "matmul";
+  r.shape = {{"M", m}, {"N", 256}, {"K", 128}};
+  r.dtype = "f32";
+  r.target.kind = "cpu";
+  r.target.arch = "x86_64";
+  r.target.features = {"avx512f"};
+  r.configJson = "{\"BLOCK_M\": " + std::to_string(block) + ", \"tile\": [4, 64, 1]}";
+  r.status = status;
+  r.compileSeconds = 0.25;
+  r.medianSeconds = 1e-3 * block;
+  r.minSeconds = r.medianSeconds * 0.9;
+  r.maxSeconds = r.medianSeconds * 1.2;
+  r.repetitions = 20;
+  r.tflops = 0.2;
+  if (status != "ok")
+    r.error = "compile failed: \"quoted\"\nsecond line";
+  r.compilerVersion = "tessel test";
+  r.timestamp = "2026-11-22T12:00:00Z";
+  r.host = "box";
+  return r;
+}
+
+TEST(Records, RoundTripKeepsEveryField) {
+  Record r = sample(512, 64, "compile_error");
+  absl::StatusOr<Record> back = FromJsonLine(ToJsonLine(r));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(ToJsonLine(*back), ToJsonLine(r));
+  EXPECT_EQ(back->error, r.error);
+  EXPECT_EQ(back->key(), r.key());
+  // The key does not depend on how the config's keys were ordered.
+  Record reordered = r;
+  reordered.configJson = "{\"tile\": [4, 64, 1], \"BLOCK_M\": 64}";
+  EXPECT_EQ(reordered.key(), r.key());
+  EXPECT_NE(sample(512, 32).key(), r.key());
+}
+
+TEST(Records, AppendedRecordsSurviveAnInterruptedWrite) {
+  std::string path = tmp("interrupted.jsonl");
+  std::filesystem::remove(path);
+  {
+    auto w = RecordWriter::Open(path);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Append(sample(512, 32)).ok());
+    ASSERT_TRUE((*w)->Append(sample(512, 64)).ok());
+  }
+  // A killed sweep leaves half a line at the end.
+  std::string half = ToJsonLine(sample(512, 128));
+  std::ofstream(path, std::ios::app) << half.substr(0, half.size() / 2);
+  std::string warning;
+  auto records = ReadRecords(path, &warning);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_EQ(records->size(), 2u);
+  EXPECT_NE(warning.find("interrupted.jsonl:3: ignoring an incomplete last record"),
+            std::string::npos);
+  auto keys = MeasuredKeys(path);
+  ASSERT_TRUE(keys.ok());
+  EXPECT_EQ(keys->size(), 2u);
+  EXPECT_TRUE(keys->count(sample(512, 64).key()));
+  EXPECT_FALSE(keys->count(sample(512, 128).key()));
+  // Resuming: the writer drops the partial line, then appends after the complete ones.
+  {
+    auto w = RecordWriter::Open(path);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE((*w)->Append(sample(512, 128)).ok());
+  }
+  warning.clear();
+  records = ReadRecords(path, &warning);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_EQ(records->size(), 3u);
+  EXPECT_EQ(warning, "");
+}
+
+TEST(Records, CorruptLinesAreErrorsWithTheirLine) {
+  std::string path = tmp("corrupt.jsonl");
+  std::ofstream(path) << ToJsonLine(sample(1, 1)) << "\n{\"schema_version\": 1}\n"
+                      << ToJsonLine(sample(2, 2)) << "\n";
+  auto records = ReadRecords(path);
+  ASSERT_FALSE(records.ok());
+  EXPECT_NE(std::string(records.status().message()).find("corrupt.jsonl:2: bad record"),
+            std::string::npos);
+  std::ofstream(path) << "{\"schema_version\": 9}\n";
+  records = ReadRecords(path);
+  ASSERT_FALSE(records.ok());
+  EXPECT_NE(std::string(records.status().message()).find("schema version 9"), std::string::npos);
+  std::ofstream(path) << ToJsonLine(sample(1, 1)).replace(ToJsonLine(sample(1, 1)).find("\"ok\""), 4, "\"fine\"") << "\n";
+  records = ReadRecords(path);
+  ASSERT_FALSE(records.ok());
+  EXPECT_NE(std::string(records.status().message()).find("unknown status \"fine\""),
+            std::string::npos);
+  EXPECT_FALSE(ReadRecords(tmp("missing.jsonl")).ok());
+  auto none = MeasuredKeys(tmp("missing.jsonl"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(Records, MergeKeepsOneRecordPerCandidate) {
+  std::string a = tmp("a.jsonl"), b = tmp("b.jsonl"), out = tmp("merged.jsonl");
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+  {
+    auto wa = RecordWriter::Open(a);
+    auto wb = RecordWriter::Open(b);
+    ASSERT_TRUE(wa.ok() && wb.ok());
+    for (int block : {16, 32, 64})
+      ASSERT_TRUE((*wa)->Append(sample(512, block)).ok());
+    for (int block : {64, 128})
+      ASSERT_TRUE((*wb)->Append(sample(512, block)).ok());
+  }
+  ASSERT_TRUE(MergeRecords({a, b}, out).ok());
+  auto merged = ReadRecords(out);
+  ASSERT_TRUE(merged.ok());
+  EXPECT_EQ(merged->size(), 4u);
+}
+
+TEST(Records, MutatedLinesNeverCrash) {
+  std::string good = ToJsonLine(sample(512, 64, "crash"));
+  unsigned seed = std::random_device{}();
+  std::printf("random seed %u\n", seed);
+  std::mt19937 gen(seed);
+  for (int i = 0; i < 2000; ++i) {
+    std::string m = good;
+    for (int e = 0, n = 1 + int(gen() % 3); e < n && !m.empty(); ++e)
+      m[gen() % m.size()] = "{}[]:,\"0123456789 -eE.xyz"[gen() % 24];
+    (void)FromJsonLine(m);
+  }
+}
+
+} // namespace
