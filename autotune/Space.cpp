@@ -1,0 +1,171 @@
+//===- Space.cpp - configuration spaces, sharding and search strategies -*- C++ -*-===//
+
+#include "autotune/Space.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+
+namespace tessel::autotune {
+
+std::string Space::Check(const Point &p) const {
+  for (const auto &c : constraints)
+    if (std::string why = c(p); !why.empty())
+      return why;
+  return "";
+}
+
+std::vector<Point> Space::Enumerate() const {
+  std::vector<Point> out;
+  if (params.empty())
+    return out;
+  std::vector<size_t> idx(params.size(), 0);
+  while (true) {
+    Point p;
+    for (size_t k = 0; k < params.size(); ++k) {
+      if (params[k].second.empty())
+        return out;
+      p[params[k].first] = params[k].second[idx[k]];
+    }
+    if (Check(p).empty())
+      out.push_back(p);
+    size_t k = params.size();
+    while (k > 0) {
+      --k;
+      if (++idx[k] < params[k].second.size())
+        break;
+      idx[k] = 0;
+      if (k == 0)
+        return out;
+    }
+  }
+}
+
+absl::StatusOr<std::pair<int, int>> ParseShard(const std::string &text) {
+  size_t slash = text.find('/');
+  if (slash == std::string::npos)
+    return absl::InvalidArgumentError("--shard takes I/N, got '" + text + "'");
+  char *end = nullptr;
+  long i = std::strtol(text.c_str(), &end, 10);
+  if (end != text.c_str() + slash)
+    return absl::InvalidArgumentError("--shard takes I/N, got '" + text + "'");
+  long n = std::strtol(text.c_str() + slash + 1, &end, 10);
+  if (*end != 0 || n <= 0 || i < 0 || i >= n || n > 1000000)
+    return absl::InvalidArgumentError("--shard takes I/N with 0 <= I < N, got '" + text + "'");
+  return std::make_pair(int(i), int(n));
+}
+
+std::vector<Point> Shard(const std::vector<Point> &points, int index, int count) {
+  std::vector<Point> out;
+  for (size_t k = index; k < points.size(); k += count)
+    out.push_back(points[k]);
+  return out;
+}
+
+namespace {
+
+/// Evaluates each point at most once.
+class Evaluator {
+public:
+  explicit Evaluator(const Objective &cost) : cost_(cost) {}
+  double operator()(const Point &p) {
+    auto it = seen_.find(p);
+    if (it != seen_.end())
+      return it->second;
+    double c = cost_(p);
+    seen_.emplace(p, c);
+    if (!result.evaluations || c < result.bestCost) {
+      result.best = p;
+      result.bestCost = c;
+    }
+    ++result.evaluations;
+    return c;
+  }
+  bool evaluated(const Point &p) const { return seen_.count(p) != 0; }
+  SearchResult result;
+
+private:
+  const Objective &cost_;
+  std::map<Point, double> seen_;
+};
+
+} // namespace
+
+SearchResult ExhaustiveSearch(const std::vector<Point> &points, const Objective &cost) {
+  Evaluator eval(cost);
+  for (const Point &p : points)
+    eval(p);
+  return eval.result;
+}
+
+SearchResult RandomSearch(const std::vector<Point> &points, const Objective &cost, int budget,
+                          uint64_t seed) {
+  std::vector<Point> order = points;
+  std::mt19937_64 gen(seed);
+  std::shuffle(order.begin(), order.end(), gen);
+  Evaluator eval(cost);
+  for (size_t k = 0; k < order.size() && int(k) < budget; ++k)
+    eval(order[k]);
+  return eval.result;
+}
+
+SearchResult EvolutionarySearch(const Space &space, const std::vector<Point> &points,
+                                const Objective &cost, int budget, uint64_t seed) {
+  Evaluator eval(cost);
+  if (points.empty() || budget <= 0)
+    return eval.result;
+  std::mt19937_64 gen(seed);
+  std::set<Point> valid(points.begin(), points.end());
+  // First population: a random tenth of the budget (at least 4 points).
+  std::vector<Point> order = points;
+  std::shuffle(order.begin(), order.end(), gen);
+  int initial = std::max(4, budget / 10);
+  std::vector<std::pair<double, Point>> population;
+  for (int k = 0; k < initial && k < int(order.size()) && eval.result.evaluations < budget; ++k)
+    population.push_back({eval(order[k]), order[k]});
+  auto neighbour = [&](Point p) {
+    // Move one parameter to an adjacent value.
+    const auto &param = space.params[gen() % space.params.size()];
+    const std::vector<int64_t> &values = param.second;
+    auto it = std::find(values.begin(), values.end(), p[param.first]);
+    size_t at = it == values.end() ? 0 : size_t(it - values.begin());
+    if (gen() % 2 && at + 1 < values.size())
+      ++at;
+    else if (at > 0)
+      --at;
+    p[param.first] = values[at];
+    return p;
+  };
+  int stale = 0;
+  while (eval.result.evaluations < budget && eval.result.evaluations < int(points.size()) &&
+         stale < 1000) {
+    std::sort(population.begin(), population.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    size_t parents = std::max<size_t>(2, population.size() / 4);
+    const Point &a = population[gen() % std::min(parents, population.size())].second;
+    const Point &b = population[gen() % std::min(parents, population.size())].second;
+    Point child;
+    for (const auto &param : space.params)
+      child[param.first] = gen() % 2 ? a.at(param.first) : b.at(param.first);
+    for (int m = 0, mutations = 1 + int(gen() % 2); m < mutations; ++m)
+      child = neighbour(child);
+    if (!valid.count(child) || eval.evaluated(child)) {
+      ++stale;
+      continue;
+    }
+    stale = 0;
+    population.push_back({eval(child), child});
+  }
+  // Out of new neighbours: spend what is left of the budget at random.
+  for (const Point &p : order) {
+    if (eval.result.evaluations >= budget)
+      break;
+    if (!eval.evaluated(p))
+      eval(p);
+  }
+  return eval.result;
+}
+
+} // namespace tessel::autotune

@@ -1,0 +1,64 @@
+//===- Space.h - configuration spaces, sharding and search strategies -*- C++ -*-===//
+//
+// A space is a set of named parameters, each with its candidate values (kernel constexprs such
+// as BLOCK_M, lowering knobs such as the matmul register tile), and constraints that prune
+// invalid points before anything is compiled. Points are enumerated in one deterministic order,
+// so `--shard=I/N` splits them identically on every machine. Strategies choose which points to
+// evaluate: exhaustive, random (without repetition), and evolutionary (mutation and crossover
+// of the best points so far, never evaluating a point twice).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_AUTOTUNE_SPACE_H
+#define TESSEL_AUTOTUNE_SPACE_H
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessel::autotune {
+
+using Point = std::map<std::string, int64_t>;
+
+struct Space {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> params;
+  /// Each returns an empty string when `p` is valid, else why it is not.
+  std::vector<std::function<std::string(const Point &)>> constraints;
+
+  /// Every valid point, in a fixed order (the parameters' order, last varying fastest).
+  std::vector<Point> Enumerate() const;
+  /// Why `p` is invalid ("" when valid).
+  std::string Check(const Point &p) const;
+};
+
+/// Parses "I/N" (0 <= I < N).
+absl::StatusOr<std::pair<int, int>> ParseShard(const std::string &text);
+/// The points of shard `index` of `count`: every count-th point of the fixed order.
+std::vector<Point> Shard(const std::vector<Point> &points, int index, int count);
+
+/// The cost of a point (lower is better); infinity for failures.
+using Objective = std::function<double(const Point &)>;
+
+struct SearchResult {
+  Point best;
+  double bestCost = 0;
+  int evaluations = 0;
+};
+
+SearchResult ExhaustiveSearch(const std::vector<Point> &points, const Objective &cost);
+/// At most `budget` distinct points drawn uniformly.
+SearchResult RandomSearch(const std::vector<Point> &points, const Objective &cost, int budget,
+                          uint64_t seed);
+/// At most `budget` distinct points: a random first population, then children of the best
+/// points (crossover of two parents, mutation of one parameter to a neighbouring value) that
+/// are valid and not yet evaluated.
+SearchResult EvolutionarySearch(const Space &space, const std::vector<Point> &points,
+                                const Objective &cost, int budget, uint64_t seed);
+
+} // namespace tessel::autotune
+
+#endif // TESSEL_AUTOTUNE_SPACE_H
