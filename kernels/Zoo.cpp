@@ -1,0 +1,325 @@
+//===- Zoo.cpp - the kernel zoo: matmul and row reductions -*- C++ -*-===//
+
+#include "kernels/Zoo.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+namespace tessel::zoo {
+namespace {
+
+using runtime::Arg;
+using runtime::Grid;
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t nextPow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+// ---- element types as stored -----------------------------------------------------------------
+
+size_t elementBytes(const std::string &dtype) { return dtype == "f32" ? 4 : 2; }
+
+/// Rounds `x` to `dtype` and returns the stored bits (in 4 or 2 bytes).
+uint32_t store(const std::string &dtype, float x) {
+  if (dtype == "f32") {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  }
+  if (dtype == "f16") {
+    _Float16 h = _Float16(x);
+    uint16_t b;
+    std::memcpy(&b, &h, 2);
+    return b;
+  }
+  uint32_t b; // bf16, round to nearest even
+  std::memcpy(&b, &x, 4);
+  b += 0x7fff + ((b >> 16) & 1);
+  return b >> 16;
+}
+
+float load(const std::string &dtype, uint32_t bits) {
+  float x;
+  if (dtype == "f32") {
+    std::memcpy(&x, &bits, 4);
+  } else if (dtype == "f16") {
+    uint16_t b = uint16_t(bits);
+    _Float16 h;
+    std::memcpy(&h, &b, 2);
+    x = float(h);
+  } else {
+    uint32_t b = bits << 16;
+    std::memcpy(&x, &b, 4);
+  }
+  return x;
+}
+
+/// A buffer of `n` elements of `dtype`.
+struct Buffer {
+  std::string dtype;
+  std::vector<uint8_t> bytes;
+  Buffer(std::string d, size_t n) : dtype(std::move(d)), bytes(n * elementBytes(dtype)) {}
+  size_t size() const { return bytes.size() / elementBytes(dtype); }
+  void set(size_t i, float x) {
+    uint32_t b = store(dtype, x);
+    std::memcpy(&bytes[i * elementBytes(dtype)], &b, elementBytes(dtype));
+  }
+  float get(size_t i) const {
+    uint32_t b = 0;
+    std::memcpy(&b, &bytes[i * elementBytes(dtype)], elementBytes(dtype));
+    return load(dtype, b);
+  }
+  void *data() { return bytes.data(); }
+};
+
+void fillRandom(Buffer &b, std::mt19937_64 &gen) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  for (size_t i = 0; i < b.size(); ++i)
+    b.set(i, d(gen));
+}
+
+std::string pointer(const std::string &dtype) {
+  return "*" + std::string(dtype == "f32" ? "fp32" : dtype == "f16" ? "fp16" : "bf16") + ":16";
+}
+
+absl::Status mismatch(const std::string &what, size_t i, double got, double want) {
+  std::ostringstream s;
+  s << what << "[" << i << "] = " << got << ", expected " << want;
+  return absl::DataLossError(s.str());
+}
+
+// ---- matmul ----------------------------------------------------------------------------------
+
+class MatmulProblem : public Problem {
+public:
+  MatmulProblem(const Shape &shape, const std::string &dtype, uint64_t seed)
+      : m_(shape.at("M")), n_(shape.at("N")), k_(shape.at("K")), dtype_(dtype),
+        a_(dtype, m_ * k_), b_(dtype, k_ * n_), c_(dtype, m_ * n_), want_(m_ * n_) {
+    std::mt19937_64 gen(seed);
+    fillRandom(a_, gen);
+    fillRandom(b_, gen);
+    std::vector<float> a(a_.size()), b(b_.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = a_.get(i);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = b_.get(i);
+    std::vector<double> row(n_);
+    for (int64_t i = 0; i < m_; ++i) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (int64_t l = 0; l < k_; ++l) {
+        double x = a[i * k_ + l];
+        const float *bl = &b[l * n_];
+        for (int64_t j = 0; j < n_; ++j)
+          row[j] += x * bl[j];
+      }
+      for (int64_t j = 0; j < n_; ++j)
+        want_[i * n_ + j] = row[j];
+    }
+  }
+  std::vector<Arg> Args() override {
+    return {a_.data(), b_.data(), c_.data(), int32_t(m_), int32_t(n_), int32_t(k_),
+            int32_t(k_), int32_t(n_), int32_t(n_)};
+  }
+  Grid GridFor(const Point &c) const override {
+    return Grid{int32_t(cdiv(m_, c.at("BLOCK_M")) * cdiv(n_, c.at("BLOCK_N"))), 1, 1};
+  }
+  void Poison() override {
+    for (size_t i = 0; i < c_.size(); ++i)
+      c_.set(i, NAN);
+  }
+  absl::Status Check() const override {
+    // f32 accumulation of K products, then one rounding to the output type.
+    double rel = dtype_ == "f32" ? 1e-4 : dtype_ == "f16" ? 2e-3 : 1e-2;
+    for (size_t i = 0; i < c_.size(); ++i) {
+      double got = c_.get(i), want = want_[i];
+      if (!(std::fabs(got - want) <= rel * (std::sqrt(double(k_)) + std::fabs(want))))
+        return mismatch("C", i, got, want);
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t m_, n_, k_;
+  std::string dtype_;
+  Buffer a_, b_, c_;
+  std::vector<double> want_;
+};
+
+Kernel matmulKernel() {
+  Kernel k;
+  k.name = "matmul";
+  k.source = "kernels/matmul.py";
+  k.entry = "matmul";
+  k.dims = {"M", "N", "K"};
+  k.defaultShapes = {{{"M", 256}, {"N", 256}, {"K", 256}}};
+  k.largeShapes = {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 2048}, {"N", 2048}, {"K", 2048}}};
+  k.dtypes = {"f32", "f16", "bf16"};
+  k.space.params = {{"BLOCK_M", {32, 64, 128}}, {"BLOCK_N", {32, 64, 128}},
+                    {"BLOCK_K", {16, 32, 64}},  {"GROUP_M", {8}},
+                    {"knob.tile_m", {4, 8}},    {"knob.tile_n", {32, 64}}};
+  k.space.constraints.push_back([](const Point &p) {
+    return p.at("knob.tile_n") <= p.at("BLOCK_N") && p.at("knob.tile_m") <= p.at("BLOCK_M")
+               ? ""
+               : "the register tile is larger than the block";
+  });
+  k.space.constraints.push_back([](const Point &p) {
+    return (p.at("BLOCK_M") + p.at("BLOCK_N")) * p.at("BLOCK_K") * 4 <= 64 * 1024
+               ? ""
+               : "the A and B tiles exceed 64 KiB";
+  });
+  k.signature = [](const std::string &d) {
+    std::string p = pointer(d);
+    return p + "," + p + "," + p + ",i32,i32,i32,i32,i32,i32";
+  };
+  k.runtimeSignature = [](const std::string &d) {
+    std::string p = "ptr:" + d;
+    return p + "," + p + "," + p + ",i32,i32,i32,i32,i32,i32";
+  };
+  k.constexprs = [](const Point &p, const Shape &) {
+    return std::map<std::string, std::string>{
+        {"BLOCK_M", std::to_string(p.at("BLOCK_M"))}, {"BLOCK_N", std::to_string(p.at("BLOCK_N"))},
+        {"BLOCK_K", std::to_string(p.at("BLOCK_K"))}, {"GROUP_M", std::to_string(p.at("GROUP_M"))},
+        {"stride_ak", "1"}, {"stride_bn", "1"}, {"stride_cn", "1"}};
+  };
+  k.flops = [](const Shape &s) { return 2.0 * s.at("M") * s.at("N") * s.at("K"); };
+  k.bytes = [](const Shape &s) {
+    return 4.0 * (s.at("M") * s.at("K") + s.at("K") * s.at("N") + s.at("M") * s.at("N"));
+  };
+  k.makeProblem = [](const Shape &s, const std::string &d, uint64_t seed) {
+    return std::unique_ptr<Problem>(new MatmulProblem(s, d, seed));
+  };
+  return k;
+}
+
+// ---- row reductions -----------------------------------------------------------------------------
+
+class RowProblem : public Problem {
+public:
+  RowProblem(const Shape &shape, bool softmax, uint64_t seed)
+      : rows_(shape.at("rows")), cols_(shape.at("cols")), softmax_(softmax),
+        in_(size_t(rows_) * cols_), out_(softmax ? size_t(rows_) * cols_ : size_t(rows_)),
+        want_(out_.size()) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<float> d(-3.f, 3.f);
+    for (float &x : in_)
+      x = d(gen);
+    for (int64_t r = 0; r < rows_; ++r) {
+      const float *x = &in_[r * cols_];
+      if (softmax) {
+        double mx = -INFINITY, sum = 0;
+        for (int64_t c = 0; c < cols_; ++c)
+          mx = std::max(mx, double(x[c]));
+        for (int64_t c = 0; c < cols_; ++c)
+          sum += std::exp(x[c] - mx);
+        for (int64_t c = 0; c < cols_; ++c)
+          want_[r * cols_ + c] = std::exp(x[c] - mx) / sum;
+      } else {
+        double sum = 0;
+        for (int64_t c = 0; c < cols_; ++c)
+          sum += x[c];
+        want_[r] = sum;
+      }
+    }
+  }
+  std::vector<Arg> Args() override {
+    if (softmax_)
+      return {out_.data(), in_.data(), int32_t(cols_), int32_t(cols_), int32_t(cols_)};
+    return {in_.data(), out_.data(), int32_t(cols_), int32_t(cols_)};
+  }
+  Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
+  void Poison() override { std::fill(out_.begin(), out_.end(), NAN); }
+  absl::Status Check() const override {
+    for (size_t i = 0; i < out_.size(); ++i) {
+      double tol = softmax_ ? 1e-5 * (1 + want_[i]) : 1e-4 * (std::sqrt(double(cols_)) + std::fabs(want_[i]));
+      if (!(std::fabs(out_[i] - want_[i]) <= tol))
+        return mismatch(softmax_ ? "softmax" : "row sum", i, out_[i], want_[i]);
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t rows_, cols_;
+  bool softmax_;
+  std::vector<float> in_, out_;
+  std::vector<double> want_;
+};
+
+Kernel rowKernel(bool softmax) {
+  Kernel k;
+  k.name = softmax ? "softmax" : "row_sum";
+  k.source = "kernels/reductions.py";
+  k.entry = softmax ? "softmax" : "row_sum";
+  k.dims = {"rows", "cols"};
+  k.defaultShapes = {{{"rows", 1024}, {"cols", 1000}}};
+  k.largeShapes = {{{"rows", 4096}, {"cols", 1000}}, {{"rows", 4096}, {"cols", 4096}}};
+  k.dtypes = {"f32"};
+  // The row is one block (BLOCK = the next power of two of cols); the knobs are swept.
+  k.space.params = {{"knob.vector_width", {0, 16, 64}}};
+  k.signature = [softmax](const std::string &) {
+    return std::string(softmax ? "*fp32:16,*fp32:16,i32,i32,i32" : "*fp32:16,*fp32:16,i32,i32");
+  };
+  k.runtimeSignature = [softmax](const std::string &) {
+    return std::string(softmax ? "ptr:f32,ptr:f32,i32,i32,i32" : "ptr:f32,ptr:f32,i32,i32");
+  };
+  k.constexprs = [](const Point &, const Shape &s) {
+    return std::map<std::string, std::string>{{"BLOCK", std::to_string(nextPow2(s.at("cols")))}};
+  };
+  k.flops = [](const Shape &s) { return double(s.at("rows")) * s.at("cols") * 5; };
+  k.bytes = [softmax](const Shape &s) {
+    return 4.0 * s.at("rows") * (softmax ? 2 * s.at("cols") : s.at("cols") + 1);
+  };
+  k.makeProblem = [softmax](const Shape &s, const std::string &, uint64_t seed) {
+    return std::unique_ptr<Problem>(new RowProblem(s, softmax, seed));
+  };
+  return k;
+}
+
+} // namespace
+
+const std::vector<Kernel> &Kernels() {
+  static const std::vector<Kernel> zoo = {matmulKernel(), rowKernel(true), rowKernel(false)};
+  return zoo;
+}
+
+const Kernel *Find(const std::string &name) {
+  for (const Kernel &k : Kernels())
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+std::string ShapeText(const Shape &shape) {
+  std::string out;
+  for (const auto &[k, v] : shape)
+    out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
+  return out;
+}
+
+absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) {
+  Shape shape;
+  std::stringstream s(text);
+  std::string item;
+  while (std::getline(s, item, ',')) {
+    size_t eq = item.find('=');
+    char *end = nullptr;
+    long long v = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
+    if (eq == std::string::npos || !end || *end || v <= 0 || v > (1LL << 30))
+      return absl::InvalidArgumentError("bad shape item '" + item + "' (expected DIM=positive int)");
+    shape[item.substr(0, eq)] = v;
+  }
+  for (const std::string &d : kernel.dims)
+    if (!shape.count(d))
+      return absl::InvalidArgumentError("shape '" + text + "' lacks " + d + " for " + kernel.name);
+  if (shape.size() != kernel.dims.size())
+    return absl::InvalidArgumentError("shape '" + text + "' has dimensions " + kernel.name +
+                                      " does not have");
+  return shape;
+}
+
+} // namespace tessel::zoo

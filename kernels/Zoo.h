@@ -1,0 +1,67 @@
+//===- Zoo.h - the kernel zoo: what the autotuner tunes and how it checks it -*- C++ -*-===//
+//
+// Per kernel: its Triton-language source and entry, the problem dimensions with a small
+// default set of shapes and a large one, dtypes, the configuration space (the kernel's
+// constexprs, named as in the source, and the CPU backend's knobs, prefixed "knob."), how a
+// configuration becomes constexprs, the argument signature per dtype, FLOP and byte counts,
+// and a Problem factory: random inputs, poisoned outputs, the launch grid and a check against
+// a C++ reference. Runtime only (no compiler): tessel-bench links it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_KERNELS_ZOO_H
+#define TESSEL_KERNELS_ZOO_H
+
+#include "autotune/Space.h"
+#include "runtime/Launch.h"
+
+#include "absl/status/status.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel::zoo {
+
+using Shape = std::map<std::string, int64_t>;
+using autotune::Point;
+
+/// One problem instance: its data, how to launch on it and how to check the result.
+class Problem {
+public:
+  virtual ~Problem() = default;
+  virtual std::vector<runtime::Arg> Args() = 0;
+  virtual runtime::Grid GridFor(const Point &config) const = 0;
+  /// Fills the outputs with NaN (or a sentinel) so an output left unwritten fails the check.
+  virtual void Poison() = 0;
+  /// Compares the outputs with the C++ reference (computed once, on the same inputs).
+  virtual absl::Status Check() const = 0;
+};
+
+struct Kernel {
+  std::string name, source, entry;
+  std::vector<std::string> dims;
+  std::vector<Shape> defaultShapes, largeShapes;
+  std::vector<std::string> dtypes;
+  autotune::Space space;
+  /// Runtime argument types in Triton's signature syntax, and the runtime's "ptr:f32,..." form.
+  std::function<std::string(const std::string &dtype)> signature, runtimeSignature;
+  /// The constexprs (and baked-in unit strides) of a configuration.
+  std::function<std::map<std::string, std::string>(const Point &, const Shape &)> constexprs;
+  std::function<double(const Shape &)> flops, bytes;
+  std::function<std::unique_ptr<Problem>(const Shape &, const std::string &dtype, uint64_t seed)>
+      makeProblem;
+};
+
+const std::vector<Kernel> &Kernels();
+const Kernel *Find(const std::string &name);
+
+/// Parses "M=1024,N=512" for `kernel`'s dimensions.
+absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text);
+std::string ShapeText(const Shape &shape);
+
+} // namespace tessel::zoo
+
+#endif // TESSEL_KERNELS_ZOO_H
