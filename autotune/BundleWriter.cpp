@@ -76,7 +76,7 @@ absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescriptio
     if (!fs::exists(tmp / name) && !writeFile((tmp / name).string(), bytes))
       return absl::InternalError("cannot write " + (tmp / name).string());
     json entry = {{"shape", e.shape},  {"dtype", e.dtype},   {"entry", e.entry},
-                  {"artifact", name},  {"sha256", sha}};
+                  {"artifact", name},  {"sha256", sha},   {"signature", e.signature}};
     json config = json::parse(e.configJson, nullptr, /*allow_exceptions=*/false);
     json metrics = json::parse(e.metricsJson, nullptr, /*allow_exceptions=*/false);
     if (config.is_discarded() || metrics.is_discarded())
@@ -85,11 +85,9 @@ absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescriptio
     entry["config"] = config;
     entry["metrics"] = metrics;
     auto [it, fresh] = kernelIndex.emplace(e.kernel, kernels.size());
+    // The kernel's signature is its first entry's; entries of other dtypes carry their own.
     if (fresh)
       kernels.push_back({{"name", e.kernel}, {"signature", e.signature}, {"entries", json::array()}});
-    else if (kernels[it->second]["signature"] != e.signature)
-      return absl::InvalidArgumentError("two entries of '" + e.kernel +
-                                        "' have different signatures");
     kernels[it->second]["entries"].push_back(entry);
   }
   manifest["kernels"] = kernels;

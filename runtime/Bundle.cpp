@@ -200,6 +200,12 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
           return v.status();
         *out = *v;
       }
+      if (entry.is_object() && entry.contains("signature")) { // per entry (dtype), optional
+        auto sig = r.string(entry, at, "signature");
+        if (!sig.ok())
+          return sig.status();
+        b.signature = *sig;
+      }
       if (entry.contains("config"))
         b.configJson = entry["config"].dump();
       if (entry.contains("metrics"))

@@ -9,6 +9,8 @@
 //                              "entry": "matmul_kernel", "artifact": "artifacts/m.so",
 //                              "sha256": "...", "config": {...}, "metrics": {...}}]}]}
 //
+// An entry may carry its own "signature" (another dtype of the kernel); else the kernel's.
+//
 // Open verifies everything before anything is loaded: the schema version, the target (kind,
 // architecture, and every CPU feature the artifacts were built for present here), that each
 // artifact stays inside the bundle and matches its checksum. Each mismatch is a clear error;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "autotune/BundleWriter.h"
+#include "autotune/test/RunCommand.h"
 #include "compiler/pipeline/Compiler.h"
 
 #include "gtest/gtest.h"
@@ -40,26 +41,19 @@ std::string compile(const std::string &source, const std::string &entry,
 }
 
 int runConsumer(const std::string &bundle, std::string &output) {
-  std::string cmd = "runtime/examples/bundle_consumer " + bundle + " 2>&1";
-  FILE *p = popen(cmd.c_str(), "r");
-  char buf[512];
-  while (p && fgets(buf, sizeof buf, p))
-    output += buf;
-  int status = p ? pclose(p) : -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return tessel::test::RunCommand("runtime/examples/bundle_consumer " + bundle, output);
 }
 
 TEST(Consumer, RunsMatmulAndSoftmaxFromABundle) {
   std::string tmp = getenv("TEST_TMPDIR");
-  std::string matmul = compile("tools/ttir_corpus/corpus_kernels.py", "matmul_kernel",
-                               {{"BLOCK_SIZE_M", "64"}, {"BLOCK_SIZE_N", "64"},
-                                {"BLOCK_SIZE_K", "32"}, {"GROUP_SIZE_M", "8"},
-                                {"stride_ak", "1"}, {"stride_bn", "1"}, {"stride_cn", "1"}},
+  std::string matmul = compile("kernels/matmul.py", "matmul",
+                               {{"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "32"},
+                                {"GROUP_M", "8"}, {"stride_ak", "1"}, {"stride_bn", "1"},
+                                {"stride_cn", "1"}},
                                "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32,i32,i32",
                                tmp + "/matmul.so");
-  std::string softmax = compile("compiler/frontend/test/samples/kernels.py", "softmax_kernel",
-                                {{"BLOCK_SIZE", "1024"}}, "*fp32:16,*fp32:16,i32,i32,i32",
-                                tmp + "/softmax.so");
+  std::string softmax = compile("kernels/reductions.py", "softmax", {{"BLOCK", "1024"}},
+                                "*fp32:16,*fp32:16,i32,i32,i32", tmp + "/softmax.so");
   auto entry = [](const std::string &kernel, const std::string &sig, const std::string &sym,
                   std::map<std::string, int64_t> shape, const std::string &so,
                   const std::string &config) {
@@ -74,19 +68,18 @@ TEST(Consumer, RunsMatmulAndSoftmaxFromABundle) {
     return e;
   };
   const std::string mmSig = "ptr:f32,ptr:f32,ptr:f32,i32,i32,i32,i32,i32,i32";
-  const std::string mmConfig =
-      R"({"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8})";
+  const std::string mmConfig = R"({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8})";
   std::string dir = tmp + "/bundle";
   tessel::runtime::TargetDescription host = tessel::runtime::TargetDescription::Host();
   host.features = {"sse2"};
   ASSERT_TRUE(tessel::autotune::WriteBundle(
                   dir, host, "tessel test",
-                  {entry("matmul", mmSig, "matmul_kernel", {{"M", 256}, {"N", 256}, {"K", 256}},
+                  {entry("matmul", mmSig, "matmul", {{"M", 256}, {"N", 256}, {"K", 256}},
                          matmul, mmConfig),
-                   entry("matmul", mmSig, "matmul_kernel", {{"M", 1024}, {"N", 1024}, {"K", 1024}},
+                   entry("matmul", mmSig, "matmul", {{"M", 1024}, {"N", 1024}, {"K", 1024}},
                          matmul, mmConfig),
-                   entry("softmax", "ptr:f32,ptr:f32,i32,i32,i32", "softmax_kernel",
-                         {{"rows", 4096}, {"cols", 1000}}, softmax, R"({"BLOCK_SIZE": 1024})")})
+                   entry("softmax", "ptr:f32,ptr:f32,i32,i32,i32", "softmax",
+                         {{"rows", 4096}, {"cols", 1000}}, softmax, R"({"BLOCK": 1024})")})
                   .ok());
   std::string output;
   EXPECT_EQ(runConsumer(dir, output), 0) << output;

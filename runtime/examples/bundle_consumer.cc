@@ -54,7 +54,7 @@ bool runMatmul(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
     return false;
   }
   auto kernel = (*module)->GetKernel(choice->entry->entry);
-  int64_t bm = configValue(*choice, "BLOCK_SIZE_M"), bn = configValue(*choice, "BLOCK_SIZE_N");
+  int64_t bm = configValue(*choice, "BLOCK_M"), bn = configValue(*choice, "BLOCK_N");
   if (!kernel.ok() || bm <= 0 || bn <= 0) {
     std::fprintf(stderr, "matmul: the entry lacks a kernel or its block sizes\n");
     return false;
@@ -95,7 +95,7 @@ bool runSoftmax(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
     return false;
   }
   auto kernel = (*module)->GetKernel(choice->entry->entry);
-  if (!kernel.ok() || configValue(*choice, "BLOCK_SIZE") < cols) {
+  if (!kernel.ok() || configValue(*choice, "BLOCK") < cols) {
     std::fprintf(stderr, "softmax: the entry's block does not cover %d columns\n", cols);
     return false;
   }

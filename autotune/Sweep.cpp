@@ -1,0 +1,497 @@
+//===- Sweep.cpp - bazel run //autotune:sweep: tune the zoo, record, bundle -*- C++ -*-===//
+//
+// sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] [--dtypes=f32,...]
+//       [--strategy=exhaustive|random|evolutionary] [--budget=N] [--out=DIR] [--resume]
+//       [--shard=I/N] [--timeout=SECONDS] [--min-time=SECONDS]
+//
+// For every kernel x dtype x shape: the configurations the strategy picks (constraints prune
+// invalid ones first; --shard keeps every N-th), compiled in parallel (exhaustive / random) or
+// one at a time (evolutionary, which needs each result to choose the next), then measured one
+// at a time by tessel-bench in a child process with a timeout, nothing else running. Every
+// candidate becomes a record in DIR/records.jsonl, appended and flushed at once; --resume skips
+// candidates already recorded. At the end: a summary table, DIR/benchmark.json (Google
+// Benchmark's format) and DIR/bundle/ with the best entry per kernel, dtype and shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "autotune/BundleWriter.h"
+#include "autotune/Records.h"
+#include "autotune/Space.h"
+#include "compiler/pipeline/Compiler.h"
+#include "kernels/Zoo.h"
+#include "runtime/Files.h"
+#include "runtime/Sha256.h"
+
+#include "nlohmann/json.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+
+using namespace tessel;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char *kCompilerVersion = "tessel 0.1";
+
+struct Options {
+  std::vector<std::string> kernels, dtypes;
+  std::string shapes = "default", strategy = "random", out = "sweep-out";
+  int budget = 8;
+  bool resume = false;
+  int shardIndex = 0, shardCount = 1;
+  double timeout = 60, minTime = 0.1;
+};
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, sep))
+    if (!item.empty())
+      out.push_back(item);
+  return out;
+}
+
+std::string configJson(const autotune::Point &p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto &[k, v] : p)
+    j[k] = v;
+  return j.dump();
+}
+
+std::string nowUtc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string hostName() {
+  char buf[256] = {0};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+/// Compiles one candidate to `out` (atomically written by the compiler).
+absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
+                              const zoo::Shape &shape, const autotune::Point &p,
+                              const std::string &out) {
+  std::string source;
+  if (!runtime::ReadWholeFile(k.source, source))
+    return absl::NotFoundError("cannot read " + k.source);
+  frontend::KernelSpec spec;
+  spec.constexprs = k.constexprs(p, shape);
+  spec.signature = frontend::SplitSignature(k.signature(dtype));
+  CompileOptions options;
+  options.entry = k.entry;
+  options.outputPath = out;
+  if (p.count("knob.tile_m"))
+    options.knobs.matmulTileM = p.at("knob.tile_m");
+  if (p.count("knob.tile_n"))
+    options.knobs.matmulTileN = p.at("knob.tile_n");
+  if (p.count("knob.vector_width"))
+    options.knobs.vectorWidth = p.at("knob.vector_width");
+  absl::StatusOr<std::string> so = compilePython(source, k.source, spec, options);
+  return so.ok() ? absl::OkStatus() : so.status();
+}
+
+/// Runs tessel-bench in a child process; fills the record's measurement or failure.
+void measure(const std::string &bench, const zoo::Kernel &k, const std::string &dtype,
+             const zoo::Shape &shape, const autotune::Point &p, const std::string &so,
+             const Options &opt, autotune::Record &r) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) {
+    r.status = "crash";
+    r.error = "cannot create a pipe";
+    return;
+  }
+  std::vector<std::string> args = {bench,          "--kernel", k.name,   "--shape",
+                                   zoo::ShapeText(shape), "--dtype", dtype, "--so",
+                                   so,             "--config", configJson(p), "--min-time",
+                                   std::to_string(opt.minTime)};
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    std::vector<char *> argv;
+    for (std::string &a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(bench.c_str(), argv.data());
+    _exit(127);
+  }
+  close(pipefd[1]);
+  std::string output;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout);
+  bool timedOut = false;
+  while (true) {
+    double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      timedOut = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    struct pollfd pfd = {pipefd[0], POLLIN, 0};
+    int ready = poll(&pfd, 1, int(std::min(left, 1.0) * 1000) + 1);
+    if (ready > 0) {
+      char buf[4096];
+      ssize_t n = read(pipefd[0], buf, sizeof buf);
+      if (n <= 0)
+        break; // the child closed its end (exited)
+      output.append(buf, size_t(n));
+    }
+  }
+  close(pipefd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (timedOut) {
+    r.status = "timeout";
+    r.error = "no result within " + std::to_string(int(opt.timeout)) + " s";
+    return;
+  }
+  if (WIFSIGNALED(status)) {
+    r.status = "crash";
+    r.error = std::string("killed by signal ") + strsignal(WTERMSIG(status));
+    return;
+  }
+  size_t brace = output.rfind('{');
+  nlohmann::json j = brace == std::string::npos
+                         ? nlohmann::json()
+                         : nlohmann::json::parse(output.substr(brace), nullptr, false);
+  if (WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_object()) {
+    r.status = "crash";
+    r.error = "tessel-bench exited with " + std::to_string(WEXITSTATUS(status)) + ": " + output;
+    return;
+  }
+  r.status = j.value("status", "crash");
+  r.error = j.value("error", "");
+  r.medianSeconds = j.value("median_seconds", 0.0);
+  r.minSeconds = j.value("min_seconds", 0.0);
+  r.maxSeconds = j.value("max_seconds", 0.0);
+  r.repetitions = j.value("repetitions", int64_t(0));
+  if (r.status == "ok" && r.medianSeconds > 0) {
+    r.tflops = k.flops(shape) / r.medianSeconds / 1e12;
+    r.gbps = k.bytes(shape) / r.medianSeconds / 1e9;
+  }
+}
+
+int usage(const std::string &why) {
+  std::fprintf(stderr,
+               "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
+               "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
+               "[--out=DIR] [--resume] [--shard=I/N] [--timeout=S] [--min-time=S]\n",
+               why.c_str());
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    size_t eq = a.find('=');
+    std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    if (key == "--kernels")
+      opt.kernels = split(value, ',');
+    else if (key == "--dtypes")
+      opt.dtypes = split(value, ',');
+    else if (key == "--shapes")
+      opt.shapes = value;
+    else if (key == "--strategy")
+      opt.strategy = value;
+    else if (key == "--budget")
+      opt.budget = std::atoi(value.c_str());
+    else if (key == "--out")
+      opt.out = value;
+    else if (key == "--resume")
+      opt.resume = true;
+    else if (key == "--timeout")
+      opt.timeout = std::atof(value.c_str());
+    else if (key == "--min-time")
+      opt.minTime = std::atof(value.c_str());
+    else if (key == "--shard") {
+      auto shard = autotune::ParseShard(value);
+      if (!shard.ok())
+        return usage(std::string(shard.status().message()));
+      std::tie(opt.shardIndex, opt.shardCount) = *shard;
+    } else
+      return usage("unknown argument '" + a + "'");
+  }
+  if (opt.strategy != "exhaustive" && opt.strategy != "random" && opt.strategy != "evolutionary")
+    return usage("unknown --strategy '" + opt.strategy + "'");
+  if (opt.budget <= 0 || opt.timeout <= 0)
+    return usage("--budget and --timeout must be positive");
+
+  // Where the runner is: next to this binary's runfiles (bazel run) or given by TESSEL_BENCH.
+  std::string bench = getenv("TESSEL_BENCH") ? getenv("TESSEL_BENCH") : "autotune/tessel-bench";
+  if (access(bench.c_str(), X_OK) != 0)
+    return usage("cannot find tessel-bench at " + bench + " (set TESSEL_BENCH)");
+
+  std::vector<const zoo::Kernel *> kernels;
+  if (opt.kernels.empty())
+    for (const zoo::Kernel &k : zoo::Kernels())
+      kernels.push_back(&k);
+  for (const std::string &name : opt.kernels) {
+    const zoo::Kernel *k = zoo::Find(name);
+    if (!k)
+      return usage("no zoo kernel named '" + name + "'");
+    kernels.push_back(k);
+  }
+
+  fs::create_directories(opt.out + "/artifacts-cache");
+  std::string recordsPath = opt.out + "/records.jsonl";
+  if (!opt.resume && fs::exists(recordsPath))
+    fs::remove(recordsPath);
+  absl::StatusOr<std::set<std::string>> done = autotune::MeasuredKeys(recordsPath);
+  if (!done.ok())
+    return usage(std::string(done.status().message()));
+  auto writer = autotune::RecordWriter::Open(recordsPath);
+  if (!writer.ok())
+    return usage(std::string(writer.status().message()));
+  runtime::TargetDescription host = runtime::TargetDescription::Host();
+  host.features = {}; // native code for this host: the bundle is for this architecture
+
+  // The work: (kernel, dtype, shape) groups and their candidate points.
+  struct Group {
+    const zoo::Kernel *kernel;
+    std::string dtype;
+    zoo::Shape shape;
+    std::vector<autotune::Point> points;
+  };
+  std::vector<Group> groups;
+  uint64_t seed = std::random_device{}();
+  for (const zoo::Kernel *k : kernels) {
+    std::vector<zoo::Shape> shapes;
+    if (opt.shapes == "default")
+      shapes = k->defaultShapes;
+    else if (opt.shapes == "large")
+      shapes = k->largeShapes;
+    else
+      for (const std::string &s : split(opt.shapes, ';')) {
+        auto shape = zoo::ParseShape(*k, s);
+        if (!shape.ok())
+          return usage(std::string(shape.status().message()));
+        shapes.push_back(*shape);
+      }
+    for (const std::string &dtype : k->dtypes) {
+      if (!opt.dtypes.empty() && std::find(opt.dtypes.begin(), opt.dtypes.end(), dtype) == opt.dtypes.end())
+        continue;
+      for (const zoo::Shape &shape : shapes) {
+        std::vector<autotune::Point> points =
+            autotune::Shard(k->space.Enumerate(), opt.shardIndex, opt.shardCount);
+        if (opt.strategy == "random") {
+          std::mt19937_64 gen(seed);
+          std::shuffle(points.begin(), points.end(), gen);
+          if (int(points.size()) > opt.budget)
+            points.resize(opt.budget);
+        }
+        groups.push_back({k, dtype, shape, points});
+      }
+    }
+  }
+  size_t total = 0;
+  for (const Group &g : groups)
+    total += opt.strategy == "evolutionary" ? std::min<size_t>(g.points.size(), opt.budget)
+                                            : g.points.size();
+  std::printf("sweep: %zu candidates in %zu kernel/dtype/shape groups (%s), records in %s\n",
+              total, groups.size(), opt.strategy.c_str(), recordsPath.c_str());
+
+  auto start = std::chrono::steady_clock::now();
+  size_t measured = 0;
+  std::map<std::string, double> bestSoFar;
+  auto candidateRecord = [&](const Group &g, const autotune::Point &p) {
+    autotune::Record r;
+    r.kernel = g.kernel->name;
+    r.shape = g.shape;
+    r.dtype = g.dtype;
+    r.target = host;
+    r.configJson = configJson(p);
+    r.compilerVersion = kCompilerVersion;
+    r.host = hostName();
+    return r;
+  };
+  auto artifactPath = [&](const autotune::Record &r) {
+    return opt.out + "/artifacts-cache/" + runtime::Sha256Hex(r.key()).substr(0, 24) + ".so";
+  };
+  // Measures one compiled (or failed) candidate and appends its record.
+  auto finish = [&](const Group &g, const autotune::Point &p, autotune::Record r,
+                    const absl::Status &compiled, double compileSeconds) -> double {
+    r.compileSeconds = compileSeconds;
+    if (!compiled.ok()) {
+      r.status = "compile_error";
+      r.error = std::string(compiled.message());
+    } else {
+      measure(bench, *g.kernel, g.dtype, g.shape, p, artifactPath(r), opt, r);
+    }
+    r.timestamp = nowUtc();
+    if (absl::Status s = (*writer)->Append(r); !s.ok())
+      std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
+    ++measured;
+    std::string group = g.kernel->name + " " + g.dtype + " " + zoo::ShapeText(g.shape);
+    double cost = r.status == "ok" ? r.medianSeconds : std::numeric_limits<double>::infinity();
+    if (std::isfinite(cost) && (!bestSoFar.count(group) || cost < bestSoFar[group]))
+      bestSoFar[group] = cost;
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double eta = measured ? elapsed / measured * (total - std::min(total, measured)) : 0;
+    int bar = total ? int(30.0 * measured / total) : 30;
+    std::printf("[%-30s] %zu/%zu %s %s: %s%s, best %.3f ms, ETA %.0f s\n",
+                std::string(std::min(bar, 30), '#').c_str(), measured, total, group.c_str(),
+                r.configJson.c_str(), r.status.c_str(),
+                r.status == "ok" ? (" " + std::to_string(r.medianSeconds * 1e3) + " ms").c_str() : "",
+                bestSoFar.count(group) ? bestSoFar[group] * 1e3 : NAN, eta);
+    std::fflush(stdout);
+    return cost;
+  };
+
+  for (const Group &g : groups) {
+    if (opt.strategy == "evolutionary") {
+      auto objective = [&](const autotune::Point &p) {
+        autotune::Record r = candidateRecord(g, p);
+        if (done->count(r.key()))
+          return std::numeric_limits<double>::infinity(); // measured in an earlier run
+        auto t0 = std::chrono::steady_clock::now();
+        absl::Status s = compileCandidate(*g.kernel, g.dtype, g.shape, p, artifactPath(r));
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return finish(g, p, r, s, secs);
+      };
+      autotune::EvolutionarySearch(g.kernel->space, g.points, objective, opt.budget, seed);
+      continue;
+    }
+    // Builder: compile the group's candidates in parallel; runner: measure them one by one.
+    std::vector<autotune::Point> todo;
+    for (const autotune::Point &p : g.points)
+      if (!done->count(candidateRecord(g, p).key()))
+        todo.push_back(p);
+    std::vector<absl::Status> compiled(todo.size());
+    std::vector<double> seconds(todo.size());
+    std::atomic<size_t> next{0};
+    unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
+    std::vector<std::thread> threads;
+    for (unsigned w = 0; w < workers; ++w)
+      threads.emplace_back([&] {
+        for (size_t i; (i = next++) < todo.size();) {
+          auto t0 = std::chrono::steady_clock::now();
+          compiled[i] = compileCandidate(*g.kernel, g.dtype, g.shape, todo[i],
+                                         artifactPath(candidateRecord(g, todo[i])));
+          seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
+      });
+    for (std::thread &t : threads)
+      t.join();
+    for (size_t i = 0; i < todo.size(); ++i)
+      finish(g, todo[i], candidateRecord(g, todo[i]), compiled[i], seconds[i]);
+  }
+  writer->reset();
+
+  // Summary, Google Benchmark JSON and the bundle, from every record (earlier runs included).
+  std::string warning;
+  auto records = autotune::ReadRecords(recordsPath, &warning);
+  if (!records.ok())
+    return usage(std::string(records.status().message()));
+  std::map<std::string, const autotune::Record *> best;
+  std::map<std::string, std::pair<int, int>> counts; // tried, failed
+  for (const autotune::Record &r : *records) {
+    std::string group = r.kernel + " " + r.dtype + " " + zoo::ShapeText(r.shape);
+    counts[group].first++;
+    if (r.status != "ok") {
+      counts[group].second++;
+      continue;
+    }
+    if (!best.count(group) || r.medianSeconds < best[group]->medianSeconds)
+      best[group] = &r;
+  }
+  std::printf("\n%-40s %-60s %12s %12s %8s\n", "kernel / dtype / shape", "best config", "time",
+              "rate", "tried/failed");
+  nlohmann::json benchmarks = nlohmann::json::array();
+  std::vector<autotune::TunedEntry> entries;
+  for (const auto &[group, countPair] : counts) {
+    const autotune::Record *r = best.count(group) ? best[group] : nullptr;
+    if (!r) {
+      std::printf("%-40s %-60s %12s %12s %5d/%d\n", group.c_str(), "(none succeeded)", "-", "-",
+                  countPair.first, countPair.second);
+      continue;
+    }
+    const zoo::Kernel *k = zoo::Find(r->kernel);
+    bool flopBound = r->kernel == "matmul";
+    char rate[32];
+    std::snprintf(rate, sizeof rate, flopBound ? "%.1f GFLOP/s" : "%.1f GB/s",
+                  flopBound ? r->tflops * 1e3 : r->gbps);
+    std::printf("%-40s %-60s %9.3f ms %12s %5d/%d\n", group.c_str(), r->configJson.c_str(),
+                r->medianSeconds * 1e3, rate, countPair.first, countPair.second);
+    benchmarks.push_back({{"name", r->kernel + "/" + r->dtype + "/" + zoo::ShapeText(r->shape)},
+                          {"run_type", "iteration"},
+                          {"iterations", r->repetitions},
+                          {"real_time", r->medianSeconds * 1e9},
+                          {"cpu_time", r->medianSeconds * 1e9},
+                          {"time_unit", "ns"},
+                          {"GFLOP/s", r->tflops * 1e3},
+                          {"GB/s", r->gbps},
+                          {"config", nlohmann::json::parse(r->configJson, nullptr, false)}});
+    // The bundle entry: the cached artifact, rebuilt if a resumed record's is gone.
+    std::string so = artifactPath(*r);
+    autotune::Point p;
+    nlohmann::json parsed = nlohmann::json::parse(r->configJson, nullptr, false);
+    if (parsed.is_object())
+      for (auto it = parsed.begin(); it != parsed.end(); ++it)
+        if (it.value().is_number_integer())
+          p[it.key()] = it.value().get<int64_t>();
+    if (!fs::exists(so) && k && !compileCandidate(*k, r->dtype, r->shape, p, so).ok())
+      continue;
+    autotune::TunedEntry e;
+    e.kernel = r->kernel;
+    e.signature = k ? k->runtimeSignature(r->dtype) : "";
+    e.dtype = r->dtype;
+    e.entry = k ? k->entry : r->kernel;
+    e.shape = r->shape;
+    e.sharedObject = so;
+    // The configuration with the constexprs as the kernel sees them (block sizes, ...).
+    nlohmann::json config = parsed.is_object() ? parsed : nlohmann::json::object();
+    if (k)
+      for (const auto &[name, value] : k->constexprs(p, r->shape))
+        if (name.rfind("stride_", 0) != 0)
+          config[name] = std::stoll(value);
+    e.configJson = config.dump();
+    e.metricsJson = nlohmann::json{{"median_seconds", r->medianSeconds},
+                                   {"gflops", r->tflops * 1e3},
+                                   {"gbps", r->gbps}}
+                        .dump();
+    entries.push_back(e);
+  }
+  nlohmann::json gb = {{"context", {{"date", nowUtc()}, {"host_name", hostName()},
+                                    {"library_version", kCompilerVersion}}},
+                       {"benchmarks", benchmarks}};
+  std::ofstream(opt.out + "/benchmark.json") << gb.dump(2) << "\n";
+  if (absl::Status s = autotune::WriteBundle(opt.out + "/bundle", host, kCompilerVersion, entries);
+      !s.ok()) {
+    std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
+    return 1;
+  }
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("\nsweep: %zu measured in %.0f s; records %s, benchmark JSON %s/benchmark.json, "
+              "bundle %s/bundle (%zu entries)\n",
+              measured, elapsed, recordsPath.c_str(), opt.out.c_str(), opt.out.c_str(),
+              entries.size());
+  return 0;
+}

@@ -1,0 +1,72 @@
+//===- sweep_test.cc - a tiny sweep end to end: records, resume, benchmark JSON, bundle -*- C++ -*-===//
+
+#include "autotune/Records.h"
+#include "autotune/test/RunCommand.h"
+#include "runtime/Bundle.h"
+#include "runtime/Files.h"
+
+#include "nlohmann/json.hpp"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <sys/wait.h>
+
+namespace {
+
+using tessel::test::RunCommand;
+int run(const std::string &cmd, std::string &output) { return RunCommand(cmd, output); }
+
+TEST(Sweep, TinySweepRecordsResumesAndBundles) {
+  std::string out = std::string(getenv("TEST_TMPDIR")) + "/sweep";
+  std::string cmd = "autotune/sweep --kernels=softmax,row_sum --strategy=exhaustive "
+                    "--min-time=0.01 --out=" + out;
+  std::string log;
+  ASSERT_EQ(run(cmd, log), 0) << log;
+  EXPECT_NE(log.find("6/6"), std::string::npos) << log; // progress reached the end
+  EXPECT_NE(log.find("best config"), std::string::npos) << log; // the summary table
+  std::string warning;
+  auto records = tessel::autotune::ReadRecords(out + "/records.jsonl", &warning);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 6u); // 3 vector widths x 2 kernels
+  for (const auto &r : *records) {
+    EXPECT_EQ(r.status, "ok") << r.error;
+    EXPECT_GT(r.medianSeconds, 0);
+    EXPECT_GE(r.repetitions, 5);
+    EXPECT_GT(r.gbps, 0);
+  }
+
+  // --resume measures nothing twice.
+  log.clear();
+  ASSERT_EQ(run(cmd + " --resume", log), 0) << log;
+  EXPECT_NE(log.find("sweep: 0 measured"), std::string::npos) << log;
+  records = tessel::autotune::ReadRecords(out + "/records.jsonl");
+  ASSERT_TRUE(records.ok());
+  EXPECT_EQ(records->size(), 6u);
+
+  // Google Benchmark JSON and the bundle: one best entry per kernel.
+  std::string text;
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(out + "/benchmark.json", text));
+  nlohmann::json gb = nlohmann::json::parse(text);
+  EXPECT_EQ(gb["benchmarks"].size(), 2u);
+  auto bundle = tessel::runtime::Bundle::Open(out + "/bundle");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ((*bundle)->entries().size(), 2u);
+  auto choice = (*bundle)->Find("softmax", {{"rows", 1024}, {"cols", 1000}}, "f32");
+  ASSERT_TRUE(choice.ok());
+  EXPECT_TRUE(choice->exact);
+  EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
+}
+
+TEST(Sweep, BadArgumentsAreRefused) {
+  std::string log;
+  EXPECT_EQ(run("autotune/sweep --strategy=magic", log), 2);
+  EXPECT_NE(log.find("unknown --strategy 'magic'"), std::string::npos) << log;
+  log.clear();
+  EXPECT_EQ(run("autotune/sweep --kernels=nope", log), 2);
+  EXPECT_NE(log.find("no zoo kernel named 'nope'"), std::string::npos) << log;
+  log.clear();
+  EXPECT_EQ(run("autotune/sweep --shard=3/3", log), 2);
+}
+
+} // namespace
