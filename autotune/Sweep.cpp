@@ -244,6 +244,9 @@ int main(int argc, char **argv) {
   if (opt.budget <= 0 || opt.timeout <= 0)
     return usage("--budget and --timeout must be positive");
 
+  // `bazel run` starts us in the runfiles tree; a relative --out means the user's directory.
+  if (const char *wd = getenv("BUILD_WORKING_DIRECTORY"); wd && !opt.out.empty() && opt.out[0] != '/')
+    opt.out = std::string(wd) + "/" + opt.out;
   // Where the runner is: next to this binary's runfiles (bazel run) or given by TESSEL_BENCH.
   std::string bench = getenv("TESSEL_BENCH") ? getenv("TESSEL_BENCH") : "autotune/tessel-bench";
   if (access(bench.c_str(), X_OK) != 0)
