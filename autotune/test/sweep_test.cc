@@ -9,6 +9,8 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+
 #include <cstdio>
 #include <sys/wait.h>
 
@@ -56,6 +58,62 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   ASSERT_TRUE(choice.ok());
   EXPECT_TRUE(choice->exact);
   EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
+}
+
+std::set<std::string> keysOf(const std::string &path) {
+  std::set<std::string> keys;
+  auto records = tessel::autotune::ReadRecords(path);
+  EXPECT_TRUE(records.ok()) << records.status();
+  if (records.ok())
+    for (const auto &r : *records)
+      keys.insert(r.key());
+  return keys;
+}
+
+TEST(Sweep, ThreeShardsMergedEqualOneSweep) {
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/shards";
+  std::string base = "autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
+                     "--shapes=M=64,N=64,K=64 --min-time=0.001 --out=" + dir;
+  std::string log;
+  ASSERT_EQ(run(base + "/all", log), 0) << log;
+  std::string merged = dir + "/merged.jsonl", inputs;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(run(base + "/" + std::to_string(i) + " --shard=" + std::to_string(i) + "/3", log), 0)
+        << log;
+    inputs += " " + dir + "/" + std::to_string(i) + "/records.jsonl";
+  }
+  ASSERT_EQ(run("autotune/merge " + merged + inputs, log), 0) << log;
+  std::set<std::string> all = keysOf(dir + "/all/records.jsonl");
+  EXPECT_GT(all.size(), 10u);
+  EXPECT_EQ(keysOf(merged), all);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_LT(keysOf(dir + "/" + std::to_string(i) + "/records.jsonl").size(), all.size());
+}
+
+TEST(Sweep, ResumeAfterAnInterruptedSweepMeasuresNothingTwice) {
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/interrupted";
+  std::string cmd = "autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
+                    "--shapes=M=64,N=64,K=64 --min-time=0.05 --out=" + dir;
+  // Kill the sweep once a few records are on disk.
+  std::string log;
+  ASSERT_EQ(run("(" + cmd + " > /dev/null 2>&1 & pid=$!; "
+                "while kill -0 $pid 2>/dev/null && "
+                "[ \"$(cat " + dir + "/records.jsonl 2>/dev/null | wc -l)\" -lt 5 ]; do sleep 0.05; done; "
+                "kill -9 $pid; wait $pid; true)", log), 0) << log;
+  size_t before = keysOf(dir + "/records.jsonl").size();
+  EXPECT_GE(before, 5u);
+  log.clear();
+  ASSERT_EQ(run(cmd + " --resume", log), 0) << log;
+  auto records = tessel::autotune::ReadRecords(dir + "/records.jsonl");
+  ASSERT_TRUE(records.ok()) << records.status();
+  std::set<std::string> keys;
+  for (const auto &r : *records)
+    EXPECT_TRUE(keys.insert(r.key()).second) << "measured twice: " << r.key();
+  // Everything is there: the same set as an uninterrupted sweep.
+  log.clear();
+  ASSERT_EQ(run("autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
+                "--shapes=M=64,N=64,K=64 --min-time=0.001 --out=" + dir + "-full", log), 0);
+  EXPECT_EQ(keys, keysOf(dir + "-full/records.jsonl"));
 }
 
 TEST(Sweep, BadArgumentsAreRefused) {
