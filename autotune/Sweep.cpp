@@ -4,6 +4,8 @@
 //       [--strategy=exhaustive|random|evolutionary] [--budget=N] [--out=DIR] [--resume]
 //       [--shard=I/N] [--timeout=SECONDS] [--min-time=SECONDS]
 //
+// TESSEL_ZOO_DIR, when set, is read instead of kernels/ for the kernels' sources.
+//
 // For every kernel x dtype x shape: the configurations the strategy picks (constraints prune
 // invalid ones first; --shard keeps every N-th), compiled in parallel (exhaustive / random) or
 // one at a time (evolutionary, which needs each result to choose the next), then measured one
@@ -95,9 +97,13 @@ std::string hostName() {
 absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
                               const zoo::Shape &shape, const autotune::Point &p,
                               const std::string &out) {
+  // TESSEL_ZOO_DIR replaces kernels/ (to tune edited copies of the zoo's sources).
+  std::string path = k.source;
+  if (const char *dir = getenv("TESSEL_ZOO_DIR"); dir && path.rfind("kernels/", 0) == 0)
+    path = std::string(dir) + "/" + path.substr(8);
   std::string source;
-  if (!runtime::ReadWholeFile(k.source, source))
-    return absl::NotFoundError("cannot read " + k.source);
+  if (!runtime::ReadWholeFile(path, source))
+    return absl::NotFoundError("cannot read " + path);
   frontend::KernelSpec spec;
   spec.constexprs = k.constexprs(p, shape);
   spec.signature = frontend::SplitSignature(k.signature(dtype));
@@ -110,7 +116,7 @@ absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
     options.knobs.matmulTileN = p.at("knob.tile_n");
   if (p.count("knob.vector_width"))
     options.knobs.vectorWidth = p.at("knob.vector_width");
-  absl::StatusOr<std::string> so = compilePython(source, k.source, spec, options);
+  absl::StatusOr<std::string> so = compilePython(source, path, spec, options);
   return so.ok() ? absl::OkStatus() : so.status();
 }
 

@@ -9,6 +9,8 @@
 
 #include "gtest/gtest.h"
 
+#include <fstream>
+#include <map>
 #include <set>
 
 #include <cstdio>
@@ -114,6 +116,49 @@ TEST(Sweep, ResumeAfterAnInterruptedSweepMeasuresNothingTwice) {
   ASSERT_EQ(run("autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
                 "--shapes=M=64,N=64,K=64 --min-time=0.001 --out=" + dir + "-full", log), 0);
   EXPECT_EQ(keys, keysOf(dir + "-full/records.jsonl"));
+}
+
+TEST(Sweep, CrashingAndHangingCandidatesAreRecordedAndTheSweepGoesOn) {
+  // An edited row_sum: program 1 spins forever, program 2 stores far out of bounds. With one,
+  // two and three rows, the candidates measure, hang and crash.
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/faulty";
+  std::string log;
+  ASSERT_EQ(run("mkdir -p " + dir + "/zoo", log), 0);
+  std::ofstream(dir + "/zoo/reductions.py") << R"(import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_sum(x_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + offs, mask=offs < n_cols, other=0.0)
+    spin = row
+    while spin == 1:
+        tl.store(out_ptr + row, spin.to(tl.float32))  # a side effect: the loop stays
+    far = (row == 2).to(tl.int64) * 4000000000000
+    tl.store(out_ptr + row + far, tl.sum(x, axis=0))
+)";
+  ASSERT_EQ(run("TESSEL_ZOO_DIR=" + dir + "/zoo autotune/sweep --kernels=row_sum "
+                "--strategy=exhaustive --timeout=3 --min-time=0.001 "
+                "'--shapes=rows=1,cols=8;rows=2,cols=8;rows=3,cols=8' --out=" + dir + "/out",
+                log),
+            0)
+      << log;
+  auto records = tessel::autotune::ReadRecords(dir + "/out/records.jsonl");
+  ASSERT_TRUE(records.ok()) << records.status();
+  std::map<std::string, int> byStatus;
+  for (const auto &r : *records) {
+    std::string expected = r.shape.at("rows") == 1 ? "ok" : r.shape.at("rows") == 2 ? "timeout" : "crash";
+    EXPECT_EQ(r.status, expected) << r.error;
+    ++byStatus[r.status];
+    if (r.status != "ok")
+      EXPECT_FALSE(r.error.empty());
+  }
+  EXPECT_EQ(byStatus["ok"], 3);
+  EXPECT_EQ(byStatus["timeout"], 3);
+  EXPECT_EQ(byStatus["crash"], 3);
+  EXPECT_NE(log.find("(none succeeded)"), std::string::npos) << log;
 }
 
 TEST(Sweep, BadArgumentsAreRefused) {
