@@ -2,6 +2,7 @@
 
 #include "kernels/Zoo.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -280,10 +281,192 @@ Kernel rowKernel(bool softmax) {
   return k;
 }
 
+// ---- argmax, column sum, layer norm ---------------------------------------------------------
+
+/// Row-major f32 data of rows x cols in [-3, 3).
+std::vector<float> randomMatrix(int64_t rows, int64_t cols, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<float> d(-3.f, 3.f);
+  std::vector<float> v(size_t(rows) * cols);
+  for (float &x : v)
+    x = d(gen);
+  return v;
+}
+
+class ArgmaxProblem : public Problem {
+public:
+  ArgmaxProblem(const Shape &s, uint64_t seed)
+      : rows_(s.at("rows")), cols_(s.at("cols")), x_(randomMatrix(rows_, cols_, seed)),
+        idx_(rows_), max_(rows_) {}
+  std::vector<Arg> Args() override {
+    return {x_.data(), idx_.data(), max_.data(), int32_t(cols_), int32_t(cols_)};
+  }
+  Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
+  void Poison() override {
+    std::fill(idx_.begin(), idx_.end(), -1);
+    std::fill(max_.begin(), max_.end(), NAN);
+  }
+  absl::Status Check() const override {
+    for (int64_t r = 0; r < rows_; ++r) {
+      const float *x = &x_[r * cols_];
+      int64_t best = std::max_element(x, x + cols_) - x; // the first maximum
+      if (idx_[r] != best)
+        return mismatch("argmax", r, idx_[r], best);
+      if (max_[r] != x[best])
+        return mismatch("max", r, max_[r], x[best]);
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t rows_, cols_;
+  std::vector<float> x_;
+  std::vector<int32_t> idx_;
+  std::vector<float> max_;
+};
+
+class ColSumProblem : public Problem {
+public:
+  ColSumProblem(const Shape &s, uint64_t seed)
+      : rows_(s.at("rows")), cols_(s.at("cols")), x_(randomMatrix(rows_, cols_, seed)),
+        out_(cols_), want_(cols_, 0.0) {
+    for (int64_t r = 0; r < rows_; ++r)
+      for (int64_t c = 0; c < cols_; ++c)
+        want_[c] += x_[r * cols_ + c];
+  }
+  std::vector<Arg> Args() override {
+    return {x_.data(), out_.data(), int32_t(rows_), int32_t(cols_), int32_t(cols_)};
+  }
+  Grid GridFor(const Point &c) const override {
+    return Grid{int32_t(cdiv(cols_, c.at("BLOCK_N"))), 1, 1};
+  }
+  void Poison() override { std::fill(out_.begin(), out_.end(), NAN); }
+  absl::Status Check() const override {
+    for (int64_t c = 0; c < cols_; ++c)
+      if (!(std::fabs(out_[c] - want_[c]) <= 1e-4 * (std::sqrt(double(rows_)) * 3 + std::fabs(want_[c]))))
+        return mismatch("column sum", c, out_[c], want_[c]);
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t rows_, cols_;
+  std::vector<float> x_, out_;
+  std::vector<double> want_;
+};
+
+class LayerNormProblem : public Problem {
+public:
+  LayerNormProblem(const Shape &s, uint64_t seed)
+      : rows_(s.at("rows")), cols_(s.at("cols")), x_(randomMatrix(rows_, cols_, seed)),
+        w_(randomMatrix(1, cols_, seed + 1)), b_(randomMatrix(1, cols_, seed + 2)),
+        y_(x_.size()), mean_(rows_), rstd_(rows_), want_(x_.size()) {
+    for (int64_t r = 0; r < rows_; ++r) {
+      const float *x = &x_[r * cols_];
+      double mean = 0, var = 0;
+      for (int64_t c = 0; c < cols_; ++c)
+        mean += x[c];
+      mean /= cols_;
+      for (int64_t c = 0; c < cols_; ++c)
+        var += (x[c] - mean) * (x[c] - mean);
+      double rstd = 1 / std::sqrt(var / cols_ + 1e-5);
+      for (int64_t c = 0; c < cols_; ++c)
+        want_[r * cols_ + c] = (x[c] - mean) * rstd * w_[c] + b_[c];
+    }
+  }
+  std::vector<Arg> Args() override {
+    return {x_.data(),      y_.data(),      w_.data(), b_.data(), mean_.data(),
+            rstd_.data(),   int32_t(cols_), int32_t(cols_), 1e-5f};
+  }
+  Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
+  void Poison() override {
+    std::fill(y_.begin(), y_.end(), NAN);
+    std::fill(mean_.begin(), mean_.end(), NAN);
+    std::fill(rstd_.begin(), rstd_.end(), NAN);
+  }
+  absl::Status Check() const override {
+    for (size_t i = 0; i < y_.size(); ++i)
+      if (!(std::fabs(y_[i] - want_[i]) <= 1e-4 * (1 + std::fabs(want_[i]))))
+        return mismatch("y", i, y_[i], want_[i]);
+    for (int64_t r = 0; r < rows_; ++r)
+      if (!std::isfinite(mean_[r]) || !std::isfinite(rstd_[r]))
+        return mismatch("mean/rstd", r, mean_[r], 0);
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t rows_, cols_;
+  std::vector<float> x_, w_, b_, y_, mean_, rstd_;
+  std::vector<double> want_;
+};
+
+Kernel argmaxKernel() {
+  Kernel k = rowKernel(false);
+  k.name = k.entry = "row_argmax";
+  k.signature = [](const std::string &) { return std::string("*fp32:16,*i32:16,*fp32:16,i32,i32"); };
+  k.runtimeSignature = [](const std::string &) { return std::string("ptr:f32,ptr:i32,ptr:f32,i32,i32"); };
+  k.bytes = [](const Shape &s) { return 4.0 * s.at("rows") * (s.at("cols") + 2); };
+  k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
+    return std::unique_ptr<Problem>(new ArgmaxProblem(s, seed));
+  };
+  return k;
+}
+
+Kernel colSumKernel() {
+  Kernel k;
+  k.name = k.entry = "col_sum";
+  k.source = "kernels/reductions.py";
+  k.dims = {"rows", "cols"};
+  k.defaultShapes = {{{"rows", 1024}, {"cols", 1000}}};
+  k.largeShapes = {{{"rows", 4096}, {"cols", 4096}}};
+  k.dtypes = {"f32"};
+  k.space.params = {{"BLOCK_M", {8, 16, 32, 64}}, {"BLOCK_N", {32, 64, 128, 256}}};
+  k.space.constraints.push_back([](const Point &p) {
+    return p.at("BLOCK_M") * p.at("BLOCK_N") * 4 <= 64 * 1024 ? "" : "the tile exceeds 64 KiB";
+  });
+  k.signature = [](const std::string &) { return std::string("*fp32:16,*fp32:16,i32,i32,i32"); };
+  k.runtimeSignature = [](const std::string &) { return std::string("ptr:f32,ptr:f32,i32,i32,i32"); };
+  k.constexprs = [](const Point &p, const Shape &) {
+    return std::map<std::string, std::string>{{"BLOCK_M", std::to_string(p.at("BLOCK_M"))},
+                                              {"BLOCK_N", std::to_string(p.at("BLOCK_N"))}};
+  };
+  k.flops = [](const Shape &s) { return double(s.at("rows")) * s.at("cols"); };
+  k.bytes = [](const Shape &s) { return 4.0 * (s.at("rows") + 1) * s.at("cols"); };
+  k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
+    return std::unique_ptr<Problem>(new ColSumProblem(s, seed));
+  };
+  return k;
+}
+
+Kernel layerNormKernel() {
+  Kernel k;
+  k.name = k.entry = "layer_norm";
+  k.source = "kernels/reductions.py";
+  k.dims = {"rows", "cols"};
+  k.defaultShapes = {{{"rows", 1024}, {"cols", 1000}}};
+  k.largeShapes = {{{"rows", 4096}, {"cols", 4096}}};
+  k.dtypes = {"f32"};
+  k.space.params = {{"BLOCK", {128, 256, 512, 1024}}};
+  const std::string p = "*fp32:16,";
+  k.signature = [p](const std::string &) { return p + p + p + p + p + p + "i32,i32,fp32"; };
+  k.runtimeSignature = [](const std::string &) {
+    return std::string("ptr:f32,ptr:f32,ptr:f32,ptr:f32,ptr:f32,ptr:f32,i32,i32,f32");
+  };
+  k.constexprs = [](const Point &pt, const Shape &) {
+    return std::map<std::string, std::string>{{"BLOCK", std::to_string(pt.at("BLOCK"))}};
+  };
+  k.flops = [](const Shape &s) { return 8.0 * s.at("rows") * s.at("cols"); };
+  k.bytes = [](const Shape &s) { return 4.0 * (2 * s.at("rows") * s.at("cols") + 2 * s.at("cols")); };
+  k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
+    return std::unique_ptr<Problem>(new LayerNormProblem(s, seed));
+  };
+  return k;
+}
+
 } // namespace
 
 const std::vector<Kernel> &Kernels() {
-  static const std::vector<Kernel> zoo = {matmulKernel(), rowKernel(true), rowKernel(false)};
+  static const std::vector<Kernel> zoo = {matmulKernel(),   rowKernel(true),   rowKernel(false),
+                                          argmaxKernel(),   colSumKernel(),    layerNormKernel()};
   return zoo;
 }
 
