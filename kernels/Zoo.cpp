@@ -462,11 +462,107 @@ Kernel layerNormKernel() {
   return k;
 }
 
+// ---- fused attention ---------------------------------------------------------------------------
+
+class AttentionProblem : public Problem {
+public:
+  AttentionProblem(const Shape &s, uint64_t seed)
+      : z_(s.at("Z")), h_(s.at("H")), n_(s.at("N_CTX")), d_(s.at("D")), causal_(s.at("CAUSAL") != 0),
+        q_("f16", z_ * h_ * n_ * d_), k_("f16", q_.size()), v_("f16", q_.size()),
+        o_("f16", q_.size()), want_(q_.size()) {
+    std::mt19937_64 gen(seed);
+    fillRandom(q_, gen);
+    fillRandom(k_, gen);
+    fillRandom(v_, gen);
+    double scale = 1.0 / std::sqrt(double(d_));
+    std::vector<double> p(n_);
+    for (int64_t zh = 0; zh < z_ * h_; ++zh)
+      for (int64_t i = 0; i < n_; ++i) {
+        int64_t last = causal_ ? i : n_ - 1;
+        double m = -INFINITY, sum = 0;
+        for (int64_t j = 0; j <= last; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < d_; ++d)
+            dot += double(q_.get((zh * n_ + i) * d_ + d)) * k_.get((zh * n_ + j) * d_ + d);
+          p[j] = dot * scale;
+          m = std::max(m, p[j]);
+        }
+        for (int64_t j = 0; j <= last; ++j)
+          sum += (p[j] = std::exp(p[j] - m));
+        for (int64_t d = 0; d < d_; ++d) {
+          double o = 0;
+          for (int64_t j = 0; j <= last; ++j)
+            o += p[j] * v_.get((zh * n_ + j) * d_ + d);
+          want_[(zh * n_ + i) * d_ + d] = o / sum;
+        }
+      }
+  }
+  std::vector<Arg> Args() override {
+    return {q_.data(), k_.data(), v_.data(), o_.data(), float(1.0 / std::sqrt(double(d_))),
+            int32_t(h_ * n_ * d_), int32_t(n_ * d_), int32_t(d_), int32_t(n_)};
+  }
+  Grid GridFor(const Point &c) const override {
+    return Grid{int32_t(cdiv(n_, c.at("BLOCK_M"))), int32_t(z_ * h_), 1};
+  }
+  void Poison() override {
+    for (size_t i = 0; i < o_.size(); ++i)
+      o_.set(i, NAN);
+  }
+  absl::Status Check() const override {
+    // Probabilities are rounded to f16 before the second product, and the output too.
+    for (size_t i = 0; i < o_.size(); ++i)
+      if (!(std::fabs(o_.get(i) - want_[i]) <= 4e-3 + 1e-2 * std::fabs(want_[i])))
+        return mismatch("O", i, o_.get(i), want_[i]);
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t z_, h_, n_, d_;
+  bool causal_;
+  Buffer q_, k_, v_, o_;
+  std::vector<double> want_;
+};
+
+Kernel attentionKernel() {
+  Kernel k;
+  k.name = k.entry = "attention";
+  k.source = "kernels/attention.py";
+  k.dims = {"Z", "H", "N_CTX", "D", "CAUSAL"};
+  k.defaultShapes = {{{"Z", 1}, {"H", 2}, {"N_CTX", 256}, {"D", 64}, {"CAUSAL", 0}},
+                     {{"Z", 1}, {"H", 2}, {"N_CTX", 256}, {"D", 64}, {"CAUSAL", 1}}};
+  k.largeShapes = {{{"Z", 2}, {"H", 8}, {"N_CTX", 1024}, {"D", 64}, {"CAUSAL", 1}},
+                   {{"Z", 2}, {"H", 8}, {"N_CTX", 1024}, {"D", 128}, {"CAUSAL", 0}}};
+  k.dtypes = {"f16"};
+  k.space.params = {{"BLOCK_M", {16, 32, 64}}, {"BLOCK_N", {16, 32, 64}}};
+  k.signature = [](const std::string &) {
+    return std::string("*fp16:16,*fp16:16,*fp16:16,*fp16:16,fp32,i32:16,i32:16,i32:16,i32");
+  };
+  k.runtimeSignature = [](const std::string &) {
+    return std::string("ptr:f16,ptr:f16,ptr:f16,ptr:f16,f32,i32,i32,i32,i32");
+  };
+  k.constexprs = [](const Point &p, const Shape &s) {
+    return std::map<std::string, std::string>{
+        {"BLOCK_M", std::to_string(p.at("BLOCK_M"))}, {"BLOCK_N", std::to_string(p.at("BLOCK_N"))},
+        {"H", std::to_string(s.at("H"))},             {"HEAD_DIM", std::to_string(s.at("D"))},
+        {"CAUSAL", s.at("CAUSAL") ? "True" : "False"}, {"stride_qk", "1"}};
+  };
+  k.flops = [](const Shape &s) {
+    double f = 4.0 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("N_CTX") * s.at("D");
+    return s.at("CAUSAL") ? f / 2 : f;
+  };
+  k.bytes = [](const Shape &s) { return 2.0 * 4 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("D"); };
+  k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
+    return std::unique_ptr<Problem>(new AttentionProblem(s, seed));
+  };
+  return k;
+}
+
 } // namespace
 
 const std::vector<Kernel> &Kernels() {
-  static const std::vector<Kernel> zoo = {matmulKernel(),   rowKernel(true),   rowKernel(false),
-                                          argmaxKernel(),   colSumKernel(),    layerNormKernel()};
+  static const std::vector<Kernel> zoo = {matmulKernel(),  rowKernel(true), rowKernel(false),
+                                          argmaxKernel(),  colSumKernel(),  layerNormKernel(),
+                                          attentionKernel()};
   return zoo;
 }
 
