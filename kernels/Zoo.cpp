@@ -99,8 +99,8 @@ absl::Status mismatch(const std::string &what, size_t i, double got, double want
 
 class MatmulProblem : public Problem {
 public:
-  MatmulProblem(const Shape &shape, const std::string &dtype, uint64_t seed)
-      : m_(shape.at("M")), n_(shape.at("N")), k_(shape.at("K")), dtype_(dtype),
+  MatmulProblem(const Shape &shape, const std::string &dtype, uint64_t seed, bool grid2d = false)
+      : grid2d_(grid2d), m_(shape.at("M")), n_(shape.at("N")), k_(shape.at("K")), dtype_(dtype),
         a_(dtype, m_ * k_), b_(dtype, k_ * n_), c_(dtype, m_ * n_), want_(m_ * n_) {
     std::mt19937_64 gen(seed);
     fillRandom(a_, gen);
@@ -128,6 +128,8 @@ public:
             int32_t(k_), int32_t(n_), int32_t(n_)};
   }
   Grid GridFor(const Point &c) const override {
+    if (grid2d_) // block-pointer variant: (M blocks, N blocks)
+      return Grid{int32_t(cdiv(m_, c.at("BLOCK_M"))), int32_t(cdiv(n_, c.at("BLOCK_N"))), 1};
     return Grid{int32_t(cdiv(m_, c.at("BLOCK_M")) * cdiv(n_, c.at("BLOCK_N"))), 1, 1};
   }
   void Poison() override {
@@ -146,6 +148,7 @@ public:
   }
 
 private:
+  bool grid2d_;
   int64_t m_, n_, k_;
   std::string dtype_;
   Buffer a_, b_, c_;
@@ -559,10 +562,20 @@ Kernel attentionKernel() {
 
 } // namespace
 
+Kernel blockPtrMatmulKernel() {
+  Kernel k = matmulKernel();
+  k.name = k.entry = "block_ptr_matmul";
+  k.dtypes = {"f16"};
+  k.makeProblem = [](const Shape &s, const std::string &d, uint64_t seed) {
+    return std::unique_ptr<Problem>(new MatmulProblem(s, d, seed, /*grid2d=*/true));
+  };
+  return k;
+}
+
 const std::vector<Kernel> &Kernels() {
   static const std::vector<Kernel> zoo = {matmulKernel(),  rowKernel(true), rowKernel(false),
                                           argmaxKernel(),  colSumKernel(),  layerNormKernel(),
-                                          attentionKernel()};
+                                          attentionKernel(), blockPtrMatmulKernel()};
   return zoo;
 }
 
