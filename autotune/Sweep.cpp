@@ -198,7 +198,7 @@ void measure(const std::string &bench, const zoo::Kernel &k, const std::string &
   r.repetitions = j.value("repetitions", int64_t(0));
   if (r.status == "ok" && r.medianSeconds > 0) {
     r.tflops = k.flops(shape) / r.medianSeconds / 1e12;
-    r.gbps = k.bytes(shape) / r.medianSeconds / 1e9;
+    r.gbps = k.bytes(shape, dtype) / r.medianSeconds / 1e9;
   }
 }
 
@@ -280,7 +280,8 @@ int main(int argc, char **argv) {
   if (!writer.ok())
     return usage(std::string(writer.status().message()));
   runtime::TargetDescription host = runtime::TargetDescription::Host();
-  host.features = {}; // native code for this host: the bundle is for this architecture
+  // The backend compiles for this host's CPU and features: the bundle names them all, so it is
+  // refused on a machine that lacks any.
 
   // The work: (kernel, dtype, shape) groups and their candidate points.
   struct Group {
@@ -443,7 +444,7 @@ int main(int argc, char **argv) {
       continue;
     }
     const zoo::Kernel *k = zoo::Find(r->kernel);
-    bool flopBound = r->kernel == "matmul";
+    bool flopBound = k && k->flopBound;
     char rate[32];
     std::snprintf(rate, sizeof rate, flopBound ? "%.1f GFLOP/s" : "%.1f GB/s",
                   flopBound ? r->tflops * 1e3 : r->gbps);
@@ -479,8 +480,14 @@ int main(int argc, char **argv) {
     nlohmann::json config = parsed.is_object() ? parsed : nlohmann::json::object();
     if (k)
       for (const auto &[name, value] : k->constexprs(p, r->shape))
-        if (name.rfind("stride_", 0) != 0)
-          config[name] = std::stoll(value);
+        if (name.rfind("stride_", 0) != 0) {
+          // Constexprs are ints or bools ("True" / "False"); keep other text as a string.
+          nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
+          config[name] = value == "True"    ? nlohmann::json(true)
+                         : value == "False" ? nlohmann::json(false)
+                         : v.is_number()    ? v
+                                            : nlohmann::json(value);
+        }
     e.configJson = config.dump();
     e.metricsJson = nlohmann::json{{"median_seconds", r->medianSeconds},
                                    {"gflops", r->tflops * 1e3},

@@ -192,9 +192,11 @@ Kernel matmulKernel() {
         {"stride_ak", "1"}, {"stride_bn", "1"}, {"stride_cn", "1"}};
   };
   k.flops = [](const Shape &s) { return 2.0 * s.at("M") * s.at("N") * s.at("K"); };
-  k.bytes = [](const Shape &s) {
-    return 4.0 * (s.at("M") * s.at("K") + s.at("K") * s.at("N") + s.at("M") * s.at("N"));
+  k.bytes = [](const Shape &s, const std::string &d) {
+    return double(elementBytes(d)) *
+           (s.at("M") * s.at("K") + s.at("K") * s.at("N") + s.at("M") * s.at("N"));
   };
+  k.flopBound = true;
   k.makeProblem = [](const Shape &s, const std::string &d, uint64_t seed) {
     return std::unique_ptr<Problem>(new MatmulProblem(s, d, seed));
   };
@@ -275,7 +277,7 @@ Kernel rowKernel(bool softmax) {
     return std::map<std::string, std::string>{{"BLOCK", std::to_string(nextPow2(s.at("cols")))}};
   };
   k.flops = [](const Shape &s) { return double(s.at("rows")) * s.at("cols") * 5; };
-  k.bytes = [softmax](const Shape &s) {
+  k.bytes = [softmax](const Shape &s, const std::string &) {
     return 4.0 * s.at("rows") * (softmax ? 2 * s.at("cols") : s.at("cols") + 1);
   };
   k.makeProblem = [softmax](const Shape &s, const std::string &, uint64_t seed) {
@@ -407,7 +409,7 @@ Kernel argmaxKernel() {
   k.name = k.entry = "row_argmax";
   k.signature = [](const std::string &) { return std::string("*fp32:16,*i32:16,*fp32:16,i32,i32"); };
   k.runtimeSignature = [](const std::string &) { return std::string("ptr:f32,ptr:i32,ptr:f32,i32,i32"); };
-  k.bytes = [](const Shape &s) { return 4.0 * s.at("rows") * (s.at("cols") + 2); };
+  k.bytes = [](const Shape &s, const std::string &) { return 4.0 * s.at("rows") * (s.at("cols") + 2); };
   k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
     return std::unique_ptr<Problem>(new ArgmaxProblem(s, seed));
   };
@@ -433,7 +435,7 @@ Kernel colSumKernel() {
                                               {"BLOCK_N", std::to_string(p.at("BLOCK_N"))}};
   };
   k.flops = [](const Shape &s) { return double(s.at("rows")) * s.at("cols"); };
-  k.bytes = [](const Shape &s) { return 4.0 * (s.at("rows") + 1) * s.at("cols"); };
+  k.bytes = [](const Shape &s, const std::string &) { return 4.0 * (s.at("rows") + 1) * s.at("cols"); };
   k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
     return std::unique_ptr<Problem>(new ColSumProblem(s, seed));
   };
@@ -458,7 +460,9 @@ Kernel layerNormKernel() {
     return std::map<std::string, std::string>{{"BLOCK", std::to_string(pt.at("BLOCK"))}};
   };
   k.flops = [](const Shape &s) { return 8.0 * s.at("rows") * s.at("cols"); };
-  k.bytes = [](const Shape &s) { return 4.0 * (2 * s.at("rows") * s.at("cols") + 2 * s.at("cols")); };
+  k.bytes = [](const Shape &s, const std::string &) {
+    return 4.0 * (2 * s.at("rows") * s.at("cols") + 2 * s.at("cols"));
+  };
   k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
     return std::unique_ptr<Problem>(new LayerNormProblem(s, seed));
   };
@@ -553,7 +557,10 @@ Kernel attentionKernel() {
     double f = 4.0 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("N_CTX") * s.at("D");
     return s.at("CAUSAL") ? f / 2 : f;
   };
-  k.bytes = [](const Shape &s) { return 2.0 * 4 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("D"); };
+  k.bytes = [](const Shape &s, const std::string &) {
+    return 2.0 * 4 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("D"); // Q, K, V, O in f16
+  };
+  k.flopBound = true;
   k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
     return std::unique_ptr<Problem>(new AttentionProblem(s, seed));
   };
@@ -601,8 +608,10 @@ absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) 
     size_t eq = item.find('=');
     char *end = nullptr;
     long long v = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
-    if (eq == std::string::npos || !end || *end || v <= 0 || v > (1LL << 30))
-      return absl::InvalidArgumentError("bad shape item '" + item + "' (expected DIM=positive int)");
+    // Zero is a value too: flag dimensions such as attention's CAUSAL.
+    if (eq == std::string::npos || !end || *end || v < 0 || v > (1LL << 30))
+      return absl::InvalidArgumentError("bad shape item '" + item +
+                                        "' (expected DIM=non-negative int)");
     shape[item.substr(0, eq)] = v;
   }
   for (const std::string &d : kernel.dims)

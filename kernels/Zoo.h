@@ -50,7 +50,10 @@ struct Kernel {
   std::function<std::string(const std::string &dtype)> signature, runtimeSignature;
   /// The constexprs (and baked-in unit strides) of a configuration.
   std::function<std::map<std::string, std::string>(const Point &, const Shape &)> constexprs;
-  std::function<double(const Shape &)> flops, bytes;
+  std::function<double(const Shape &)> flops;
+  std::function<double(const Shape &, const std::string &dtype)> bytes;
+  /// Reported in GFLOP/s (compute bound) rather than GB/s.
+  bool flopBound = false;
   std::function<std::unique_ptr<Problem>(const Shape &, const std::string &dtype, uint64_t seed)>
       makeProblem;
 };

@@ -187,8 +187,8 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
       if (!(*shape)->is_object() || (*shape)->empty())
         return r.error(at + ".shape", "expected an object of integer dimensions");
       for (auto it = (*shape)->begin(); it != (*shape)->end(); ++it) {
-        if (!it.value().is_number_integer() || it.value().get<int64_t>() <= 0)
-          return r.error(at + ".shape." + it.key(), "expected a positive integer");
+        if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0)
+          return r.error(at + ".shape." + it.key(), "expected a non-negative integer");
         b.shape[it.key()] = it.value().get<int64_t>();
       }
       for (auto [field, out] : {std::pair<const char *, std::string *>{"dtype", &b.dtype},
@@ -245,11 +245,14 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
     bool sameDims = true;
     for (const auto &[dim, value] : shape) {
       auto it = e.shape.find(dim);
-      if (it == e.shape.end() || value <= 0) {
+      // A zero (a flag such as CAUSAL=0) has no "nearby" value: it must match exactly.
+      if (it == e.shape.end() || value < 0 ||
+          ((value == 0 || it->second == 0) && value != it->second)) {
         sameDims = false;
         break;
       }
-      distance += std::fabs(std::log2(double(it->second) / double(value)));
+      if (value > 0)
+        distance += std::fabs(std::log2(double(it->second) / double(value)));
     }
     if (!sameDims)
       continue;

@@ -69,7 +69,7 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
         absl::Status check = problem->Check();
         EXPECT_TRUE(check.ok()) << check;
         EXPECT_GT(k.flops(shape), 0);
-        EXPECT_GT(k.bytes(shape), 0);
+        EXPECT_GT(k.bytes(shape, dtype), 0);
         ++runs;
       }
     }
@@ -86,6 +86,15 @@ TEST(Zoo, Shapes) {
   for (const char *bad : {"M=128,N=64", "M=1,N=2,K=3,Z=4", "M=-1,N=2,K=3", "M=x,N=1,K=1", ""})
     EXPECT_FALSE(zoo::ParseShape(*mm, bad).ok()) << bad;
   EXPECT_EQ(zoo::Find("nope"), nullptr);
+  // Every shape of every kernel survives the text form the sweep hands tessel-bench
+  // (attention's CAUSAL=0 included).
+  for (const zoo::Kernel &k : zoo::Kernels())
+    for (const auto *shapes : {&k.defaultShapes, &k.largeShapes})
+      for (const zoo::Shape &shape : *shapes) {
+        auto back = zoo::ParseShape(k, zoo::ShapeText(shape));
+        ASSERT_TRUE(back.ok()) << k.name << " " << zoo::ShapeText(shape) << ": " << back.status();
+        EXPECT_EQ(*back, shape);
+      }
 }
 
 } // namespace
