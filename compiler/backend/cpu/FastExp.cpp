@@ -8,7 +8,7 @@
 //   p  = 1 + r + r^2 * P(r)             P of degree 3 fitted for relative error (~1 ulp)
 //   exp(x) = ldexp(p, k)                overflow to inf handled by ldexp; 0 where x < -87.3
 //                                       (denormal results flush to zero, as on NVIDIA)
-// 15 vector instructions where AVX-512 has vscalefps for ldexp, against about 24 for MLIR's
+// 16 vector instructions where AVX-512 has vscalefps for ldexp, against about 24 for MLIR's
 // generic approximation (which builds 2^k by clamping k and shifting it into an exponent).
 // The integer k comes from t's bits, so a NaN input never reaches a float-to-int conversion
 // (poison in LLVM): it stays NaN through p and ldexp.
