@@ -70,6 +70,11 @@ bool cpuTargetHasFeature(const CpuTarget &target, const std::string &feature);
 /// address (GenericAtomics.cpp).
 void lowerGenericAtomics(mlir::ModuleOp module);
 
+/// Fewer passes over a tile (Fusion.cpp): an elementwise producer and a reduction of its
+/// result become one op with both results; an elementwise result that is only stored is
+/// computed straight into the store's destination.
+void fuseTilePasses(mlir::ModuleOp module);
+
 /// tt.print (tl.device_print) as printf calls, one line per element (Print.cpp).
 void lowerPrints(mlir::ModuleOp module);
 
