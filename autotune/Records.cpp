@@ -104,12 +104,15 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
 
 absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Open(const std::string &path) {
   // A write interrupted mid-line left a partial last record: drop it, so that appending goes
-  // on after the last complete one.
+  // on after the last complete one. A last line that is a whole record without its newline
+  // (a file edited by hand, or merged by another tool) is kept and completed.
   std::string existing;
+  bool completeLast = false;
   if (runtime::ReadWholeFile(path, existing) && !existing.empty() && existing.back() != '\n') {
     size_t keep = existing.rfind('\n');
     keep = keep == std::string::npos ? 0 : keep + 1;
-    if (truncate(path.c_str(), off_t(keep)) != 0)
+    completeLast = FromJsonLine(existing.substr(keep)).ok();
+    if (!completeLast && truncate(path.c_str(), off_t(keep)) != 0)
       return absl::InternalError("cannot drop the incomplete last record of " + path + ": " +
                                  std::strerror(errno));
   }
@@ -120,6 +123,8 @@ absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Open(const std::stri
   auto w = std::unique_ptr<RecordWriter>(new RecordWriter());
   w->file_ = f;
   w->path_ = path;
+  if (completeLast && (std::fputc('\n', f) == EOF || std::fflush(f) != 0))
+    return absl::InternalError("cannot append to " + path + ": " + std::strerror(errno));
   return w;
 }
 
@@ -188,21 +193,7 @@ absl::Status MergeRecords(const std::vector<std::string> &inputs, const std::str
       if (seen.insert(r.key()).second)
         merged += ToJsonLine(r) + "\n";
   }
-  std::string tmp = output + ".tmp-" + std::to_string(std::random_device{}());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << merged;
-    out.close();
-    if (!out)
-      return absl::InternalError("cannot write " + tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, output, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return absl::InternalError("cannot move the merged records to " + output);
-  }
-  return absl::OkStatus();
+  return runtime::WriteFileAtomically(output, merged);
 }
 
 } // namespace tessel::autotune

@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,9 +57,11 @@ const char *kCompilerVersion = "tessel 0.1";
 
 struct Options {
   std::vector<std::string> kernels, dtypes;
-  std::string shapes = "default", strategy = "random", out = "sweep-out";
+  std::string shapes = "default", strategy = "random", out = "sweep-out", seed;
   int budget = 8;
+  double timeBudget = 0; ///< seconds; 0: none
   bool resume = false;
+  std::string flush = "on"; ///< tessel-bench's cache flush between repetitions
   int shardIndex = 0, shardCount = 1;
   double timeout = 60, minTime = 0.1;
 };
@@ -120,22 +123,29 @@ absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
   return so.ok() ? absl::OkStatus() : so.status();
 }
 
-/// Runs tessel-bench in a child process; fills the record's measurement or failure.
-void measure(const std::string &bench, const zoo::Kernel &k, const std::string &dtype,
-             const zoo::Shape &shape, const autotune::Point &p, const std::string &so,
-             const Options &opt, autotune::Record &r) {
+/// Runs tessel-bench with `args` in a child process (killed after --timeout); fills the
+/// record's measurement or failure.
+void runBench(std::vector<std::string> args, const Options &opt, autotune::Record &r) {
   int pipefd[2];
   if (pipe(pipefd) != 0) {
     r.status = "crash";
     r.error = "cannot create a pipe";
     return;
   }
-  std::vector<std::string> args = {bench,          "--kernel", k.name,   "--shape",
-                                   zoo::ShapeText(shape), "--dtype", dtype, "--so",
-                                   so,             "--config", configJson(p), "--min-time",
-                                   std::to_string(opt.minTime)};
+  std::string bench = args[0];
   pid_t pid = fork();
+  if (pid < 0) {
+    close(pipefd[0]);
+    close(pipefd[1]);
+    r.status = "crash";
+    r.error = std::string("cannot start tessel-bench: ") + strerror(errno);
+    return;
+  }
   if (pid == 0) {
+    // The runner dies with the sweep (killed or interrupted): no orphan keeps measuring.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+      _exit(127);
     dup2(pipefd[1], 1);
     dup2(pipefd[1], 2);
     close(pipefd[0]);
@@ -187,6 +197,10 @@ void measure(const std::string &bench, const zoo::Kernel &k, const std::string &
                          : nlohmann::json::parse(output.substr(brace), nullptr, false);
   if (WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_object()) {
     r.status = "crash";
+    // The end of its output says why; keep records readable.
+    constexpr size_t kMaxError = 2000;
+    if (output.size() > kMaxError)
+      output = "..." + output.substr(output.size() - kMaxError);
     r.error = "tessel-bench exited with " + std::to_string(WEXITSTATUS(status)) + ": " + output;
     return;
   }
@@ -196,17 +210,38 @@ void measure(const std::string &bench, const zoo::Kernel &k, const std::string &
   r.minSeconds = j.value("min_seconds", 0.0);
   r.maxSeconds = j.value("max_seconds", 0.0);
   r.repetitions = j.value("repetitions", int64_t(0));
+}
+
+/// Measures one compiled candidate.
+void measure(const std::string &bench, const zoo::Kernel &k, const std::string &dtype,
+             const zoo::Shape &shape, const autotune::Point &p, const std::string &so,
+             const Options &opt, autotune::Record &r) {
+  runBench({bench, "--kernel", k.name, "--shape", zoo::ShapeText(shape), "--dtype", dtype,
+            "--so", so, "--config", configJson(p), "--min-time", std::to_string(opt.minTime), "--flush", opt.flush},
+           opt, r);
   if (r.status == "ok" && r.medianSeconds > 0) {
     r.tflops = k.flops(shape) / r.medianSeconds / 1e12;
     r.gbps = k.bytes(shape, dtype) / r.medianSeconds / 1e9;
   }
 }
 
+/// The median seconds of the problem's reference baseline (OpenBLAS sgemm or a memcpy of the
+/// same bytes, timed by tessel-bench the same way), or 0 when it could not be measured.
+double measureBaseline(const std::string &bench, const zoo::Kernel &k, const std::string &dtype,
+                       const zoo::Shape &shape, const Options &opt) {
+  autotune::Record r;
+  runBench({bench, "--kernel", k.name, "--shape", zoo::ShapeText(shape), "--dtype", dtype,
+            "--baseline", "on", "--min-time", std::to_string(opt.minTime), "--flush", opt.flush},
+           opt, r);
+  return r.status == "ok" ? r.medianSeconds : 0;
+}
+
 int usage(const std::string &why) {
   std::fprintf(stderr,
                "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
                "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
-               "[--out=DIR] [--resume] [--shard=I/N] [--timeout=S] [--min-time=S]\n",
+               "[--time-budget=S] [--seed=N] [--out=DIR] [--resume] [--shard=I/N] [--timeout=S] "
+               "[--min-time=S] [--flush=on|off]\n",
                why.c_str());
   return 2;
 }
@@ -229,6 +264,12 @@ int main(int argc, char **argv) {
       opt.strategy = value;
     else if (key == "--budget")
       opt.budget = std::atoi(value.c_str());
+    else if (key == "--time-budget")
+      opt.timeBudget = std::atof(value.c_str());
+    else if (key == "--seed")
+      opt.seed = value;
+    else if (key == "--flush" && (value == "on" || value == "off"))
+      opt.flush = value;
     else if (key == "--out")
       opt.out = value;
     else if (key == "--resume")
@@ -247,8 +288,8 @@ int main(int argc, char **argv) {
   }
   if (opt.strategy != "exhaustive" && opt.strategy != "random" && opt.strategy != "evolutionary")
     return usage("unknown --strategy '" + opt.strategy + "'");
-  if (opt.budget <= 0 || opt.timeout <= 0)
-    return usage("--budget and --timeout must be positive");
+  if (opt.budget <= 0 || opt.timeout <= 0 || opt.timeBudget < 0)
+    return usage("--budget and --timeout must be positive, --time-budget not negative");
 
   // `bazel run` starts us in the runfiles tree; a relative --out means the user's directory.
   if (const char *wd = getenv("BUILD_WORKING_DIRECTORY"); wd && !opt.out.empty() && opt.out[0] != '/')
@@ -273,9 +314,18 @@ int main(int argc, char **argv) {
   std::string recordsPath = opt.out + "/records.jsonl";
   if (!opt.resume && fs::exists(recordsPath))
     fs::remove(recordsPath);
-  absl::StatusOr<std::set<std::string>> done = autotune::MeasuredKeys(recordsPath);
-  if (!done.ok())
-    return usage(std::string(done.status().message()));
+  // What earlier runs measured (--resume): skipped, and their costs feed the search.
+  std::map<std::string, double> done;
+  if (fs::exists(recordsPath)) {
+    std::string warning;
+    auto earlier = autotune::ReadRecords(recordsPath, &warning);
+    if (!earlier.ok())
+      return usage(std::string(earlier.status().message()));
+    if (!warning.empty())
+      std::fprintf(stderr, "sweep: %s\n", warning.c_str());
+    for (const autotune::Record &r : *earlier)
+      done[r.key()] = r.status == "ok" ? r.medianSeconds : std::numeric_limits<double>::infinity();
+  }
   auto writer = autotune::RecordWriter::Open(recordsPath);
   if (!writer.ok())
     return usage(std::string(writer.status().message()));
@@ -291,7 +341,24 @@ int main(int argc, char **argv) {
     std::vector<autotune::Point> points;
   };
   std::vector<Group> groups;
-  uint64_t seed = std::random_device{}();
+  // The random and evolutionary choices follow one seed, kept in OUT/seed so that --resume
+  // continues the same search rather than drawing another sample.
+  uint64_t seed = 0;
+  std::string seedPath = opt.out + "/seed", seedText = opt.seed;
+  if (seedText.empty() && opt.resume)
+    runtime::ReadWholeFile(seedPath, seedText);
+  if (seedText.empty())
+    seedText = std::to_string(std::random_device{}() * 4294967296ull + std::random_device{}());
+  try {
+    size_t used = 0;
+    seed = std::stoull(seedText, &used);
+    if (used != seedText.size() && seedText.find_first_not_of(" \n", used) != std::string::npos)
+      throw std::invalid_argument(seedText);
+  } catch (const std::exception &) {
+    return usage("the seed '" + seedText + "' (--seed or " + seedPath + ") is not a number");
+  }
+  if (absl::Status s = runtime::WriteFileAtomically(seedPath, std::to_string(seed) + "\n"); !s.ok())
+    return usage(std::string(s.message()));
   for (const zoo::Kernel *k : kernels) {
     std::vector<zoo::Shape> shapes;
     if (opt.shapes == "default")
@@ -321,12 +388,6 @@ int main(int argc, char **argv) {
       }
     }
   }
-  size_t total = 0;
-  for (const Group &g : groups)
-    total += opt.strategy == "evolutionary" ? std::min<size_t>(g.points.size(), opt.budget)
-                                            : g.points.size();
-  std::printf("sweep: %zu candidates in %zu kernel/dtype/shape groups (%s), records in %s\n",
-              total, groups.size(), opt.strategy.c_str(), recordsPath.c_str());
 
   auto start = std::chrono::steady_clock::now();
   size_t measured = 0;
@@ -341,6 +402,30 @@ int main(int argc, char **argv) {
     r.compilerVersion = kCompilerVersion;
     r.host = hostName();
     return r;
+  };
+  // What is left to measure (earlier runs' records excluded).
+  size_t total = 0, skipped = 0;
+  for (const Group &g : groups) {
+    size_t left = 0;
+    for (const autotune::Point &p : g.points)
+      left += !done.count(candidateRecord(g, p).key());
+    skipped += g.points.size() - left;
+    // The evolutionary search replays what was measured (same seed) within its budget.
+    total += opt.strategy == "evolutionary"
+                 ? std::min<size_t>(left, std::max<int64_t>(
+                                              0, opt.budget - int64_t(g.points.size() - left)))
+                 : left;
+  }
+  std::printf("sweep: %zu candidates in %zu kernel/dtype/shape groups (%s, seed %llu)%s, "
+              "records in %s\n",
+              total, groups.size(), opt.strategy.c_str(), (unsigned long long)seed,
+              skipped ? (", " + std::to_string(skipped) + " measured before").c_str() : "",
+              recordsPath.c_str());
+  // --time-budget: no candidate starts compiling or measuring after it; --resume goes on.
+  auto outOfTime = [&] {
+    return opt.timeBudget > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
+               opt.timeBudget;
   };
   auto artifactPath = [&](const autotune::Record &r) {
     return opt.out + "/artifacts-cache/" + runtime::Sha256Hex(r.key()).substr(0, 24) + ".so";
@@ -379,8 +464,10 @@ int main(int argc, char **argv) {
     if (opt.strategy == "evolutionary") {
       auto objective = [&](const autotune::Point &p) {
         autotune::Record r = candidateRecord(g, p);
-        if (done->count(r.key()))
-          return std::numeric_limits<double>::infinity(); // measured in an earlier run
+        if (auto it = done.find(r.key()); it != done.end())
+          return it->second; // measured in an earlier run
+        if (outOfTime())
+          return std::numeric_limits<double>::infinity();
         auto t0 = std::chrono::steady_clock::now();
         absl::Status s = compileCandidate(*g.kernel, g.dtype, g.shape, p, artifactPath(r));
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -392,7 +479,7 @@ int main(int argc, char **argv) {
     // Builder: compile the group's candidates in parallel; runner: measure them one by one.
     std::vector<autotune::Point> todo;
     for (const autotune::Point &p : g.points)
-      if (!done->count(candidateRecord(g, p).key()))
+      if (!done.count(candidateRecord(g, p).key()))
         todo.push_back(p);
     std::vector<absl::Status> compiled(todo.size());
     std::vector<double> seconds(todo.size());
@@ -402,6 +489,10 @@ int main(int argc, char **argv) {
     for (unsigned w = 0; w < workers; ++w)
       threads.emplace_back([&] {
         for (size_t i; (i = next++) < todo.size();) {
+          if (outOfTime()) {
+            compiled[i] = absl::DeadlineExceededError("--time-budget");
+            continue;
+          }
           auto t0 = std::chrono::steady_clock::now();
           compiled[i] = compileCandidate(*g.kernel, g.dtype, g.shape, todo[i],
                                          artifactPath(candidateRecord(g, todo[i])));
@@ -410,10 +501,15 @@ int main(int argc, char **argv) {
       });
     for (std::thread &t : threads)
       t.join();
-    for (size_t i = 0; i < todo.size(); ++i)
-      finish(g, todo[i], candidateRecord(g, todo[i]), compiled[i], seconds[i]);
+    for (size_t i = 0; i < todo.size() && !outOfTime(); ++i)
+      if (!absl::IsDeadlineExceeded(compiled[i]))
+        finish(g, todo[i], candidateRecord(g, todo[i]), compiled[i], seconds[i]);
   }
   writer->reset();
+  if (measured < total && outOfTime())
+    std::printf("sweep: --time-budget of %.0f s reached with %zu of %zu candidates left; "
+                "--resume goes on\n",
+                opt.timeBudget, total - measured, total);
 
   // Summary, Google Benchmark JSON and the bundle, from every record (earlier runs included).
   std::string warning;
@@ -432,15 +528,15 @@ int main(int argc, char **argv) {
     if (!best.count(group) || r.medianSeconds < best[group]->medianSeconds)
       best[group] = &r;
   }
-  std::printf("\n%-40s %-60s %12s %12s %8s\n", "kernel / dtype / shape", "best config", "time",
-              "rate", "tried/failed");
+  std::printf("\n%-40s %-60s %12s %14s %11s %8s\n", "kernel / dtype / shape", "best config",
+              "time", "rate", "vs baseline", "tried/failed");
   nlohmann::json benchmarks = nlohmann::json::array();
   std::vector<autotune::TunedEntry> entries;
   for (const auto &[group, countPair] : counts) {
     const autotune::Record *r = best.count(group) ? best[group] : nullptr;
     if (!r) {
-      std::printf("%-40s %-60s %12s %12s %5d/%d\n", group.c_str(), "(none succeeded)", "-", "-",
-                  countPair.first, countPair.second);
+      std::printf("%-40s %-60s %12s %14s %11s %5d/%d\n", group.c_str(), "(none succeeded)", "-",
+                  "-", "-", countPair.first, countPair.second);
       continue;
     }
     const zoo::Kernel *k = zoo::Find(r->kernel);
@@ -448,8 +544,14 @@ int main(int argc, char **argv) {
     char rate[32];
     std::snprintf(rate, sizeof rate, flopBound ? "%.1f GFLOP/s" : "%.1f GB/s",
                   flopBound ? r->tflops * 1e3 : r->gbps);
-    std::printf("%-40s %-60s %9.3f ms %12s %5d/%d\n", group.c_str(), r->configJson.c_str(),
-                r->medianSeconds * 1e3, rate, countPair.first, countPair.second);
+    // % of the reference baseline's rate (OpenBLAS sgemm or a copy of the same bytes), timed
+    // now the same way as the candidates.
+    double baseline = k ? measureBaseline(bench, *k, r->dtype, r->shape, opt) : 0;
+    char versus[32] = "-";
+    if (baseline > 0)
+      std::snprintf(versus, sizeof versus, "%.0f%%", 100 * baseline / r->medianSeconds);
+    std::printf("%-40s %-60s %9.3f ms %14s %11s %5d/%d\n", group.c_str(), r->configJson.c_str(),
+                r->medianSeconds * 1e3, rate, versus, countPair.first, countPair.second);
     benchmarks.push_back({{"name", r->kernel + "/" + r->dtype + "/" + zoo::ShapeText(r->shape)},
                           {"run_type", "iteration"},
                           {"iterations", r->repetitions},
@@ -458,6 +560,8 @@ int main(int argc, char **argv) {
                           {"time_unit", "ns"},
                           {"GFLOP/s", r->tflops * 1e3},
                           {"GB/s", r->gbps},
+                          {"baseline_seconds", baseline},
+                          {"vs_baseline", baseline > 0 ? baseline / r->medianSeconds : 0.0},
                           {"config", nlohmann::json::parse(r->configJson, nullptr, false)}});
     // The bundle entry: the cached artifact, rebuilt if a resumed record's is gone.
     std::string so = artifactPath(*r);

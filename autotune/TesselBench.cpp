@@ -1,12 +1,17 @@
 //===- TesselBench.cpp - the runner: measures one compiled candidate -*- C++ -*-===//
 //
 // tessel-bench --kernel NAME --shape DIM=N,... --dtype DT --so PATH --config JSON
-//              [--min-time SECONDS] [--seed N]
+//              [--min-time SECONDS] [--seed N] [--flush on|off]
 //
 // Links the runtime and the zoo only (no compiler), so a candidate can be measured on another
 // machine than the one that built it. Validates the candidate against the zoo's C++ reference on
 // fresh random inputs with poisoned outputs, then times it: one warm-up launch, then launches
-// until --min-time has passed (at least 5, at most 1000), and prints one JSON object:
+// until --min-time has passed (at least 5, at most 1000), and prints one JSON object. Between
+// timed launches (untimed) it writes a buffer twice the size of the largest CPU cache, so every
+// launch starts with its data in memory rather than left in cache by the one before (as a
+// kernel's inputs are when another kernel produced them in between); --flush off skips it.
+// --baseline on (no --so, --config) times the problem's reference baseline the same way
+// instead: OpenBLAS sgemm for compute-bound kernels, a memcpy of the same bytes otherwise.
 //   {"status": "ok" | "mismatch", "median_seconds": ..., "min_seconds": ..., "max_seconds": ...,
 //    "repetitions": N, "error": "..."}
 // Exit status 0 when it measured or found a mismatch, 2 on bad arguments or a candidate that
@@ -14,36 +19,137 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "autotune/OpenBlasCore.h"
 #include "kernels/Zoo.h"
 #include "runtime/Module.h"
 
 #include "nlohmann/json.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
+#include <vector>
 
 using namespace tessel;
+
+/// The size of the largest CPU cache in bytes (sysfs), or 64 MiB when sysfs does not say.
+static size_t largestCacheBytes() {
+  size_t largest = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
+    size_t value = 0;
+    std::string unit;
+    if (!(in >> value))
+      continue;
+    in >> unit; // a suffix right after the number: the stream stops at it
+    // "48K", "2048K", "260M"
+    largest = std::max(largest, value * (unit == "K" ? 1024 : unit == "M" ? 1024 * 1024 : 1));
+  }
+  return largest ? largest : size_t(64) << 20;
+}
 
 static int fail(const std::string &message) {
   std::fprintf(stderr, "tessel-bench: %s\n", message.c_str());
   return 2;
 }
 
+/// Times `run` the sweep's way: (caches flushed, untimed) launches until `minTime` of timed
+/// runs, at least 5 and at most 1000; fills the JSON's timing fields.
+template <typename Run>
+void timeRuns(Run run, double minTime, std::vector<char> &flushBuffer, runtime::ThreadPool &pool,
+              nlohmann::json &out) {
+  auto flushCaches = [&] {
+    size_t chunk = 1 << 20, chunks = (flushBuffer.size() + chunk - 1) / chunk;
+    pool.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
+      size_t begin = size_t(b) * chunk, end = std::min(flushBuffer.size(), size_t(e) * chunk);
+      std::memset(flushBuffer.data() + begin, int(b & 0xff), end - begin);
+    });
+  };
+  std::vector<double> times;
+  double timed = 0;
+  while (times.size() < 1000 && (times.size() < 5 || timed < minTime)) {
+    if (!flushBuffer.empty())
+      flushCaches();
+    auto t0 = std::chrono::steady_clock::now();
+    run();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    timed += times.back();
+  }
+  std::sort(times.begin(), times.end());
+  out["status"] = "ok";
+  out["median_seconds"] = times[times.size() / 2];
+  out["min_seconds"] = times.front();
+  out["max_seconds"] = times.back();
+  out["repetitions"] = times.size();
+  out["cache_flush_bytes"] = flushBuffer.size();
+}
+
+/// The reference baseline of a problem: OpenBLAS sgemm with the kernel's FLOP count for
+/// compute-bound kernels (the same M, N, K for matmul; an n^3 cube for attention), a parallel
+/// memcpy moving the kernel's bytes (half read, half written) for memory-bound ones.
+void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std::string &dtype,
+                  double minTime, std::vector<char> &flushBuffer, runtime::ThreadPool &pool,
+                  nlohmann::json &out) {
+  std::mt19937 gen(1);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  if (kernel.flopBound) {
+    int64_t m, n, k;
+    if (shape.count("M") && shape.count("N") && shape.count("K")) {
+      m = shape.at("M"), n = shape.at("N"), k = shape.at("K");
+    } else {
+      m = n = k = std::max<int64_t>(1, std::llround(std::cbrt(kernel.flops(shape) / 2)));
+    }
+    std::vector<float> a(size_t(m * k)), b(size_t(k * n)), c(size_t(m * n));
+    for (float &x : a)
+      x = d(gen);
+    for (float &x : b)
+      x = d(gen);
+    timeRuns(
+        [&] {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.f,
+                      a.data(), int(k), b.data(), int(n), 0.f, c.data(), int(n));
+        },
+        minTime, flushBuffer, pool, out);
+    out["baseline"] = "openblas_sgemm " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                      std::to_string(k);
+    return;
+  }
+  size_t half = std::max<size_t>(1, size_t(kernel.bytes(shape, dtype) / 2));
+  std::vector<char> src(half, 1), dst(half);
+  size_t chunk = 1 << 16, chunks = (half + chunk - 1) / chunk;
+  timeRuns(
+      [&] {
+        pool.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
+          size_t begin = size_t(b) * chunk, end = std::min(half, size_t(e) * chunk);
+          std::memcpy(dst.data() + begin, src.data() + begin, end - begin);
+        });
+      },
+      minTime, flushBuffer, pool, out);
+  out["baseline"] = "memcpy " + std::to_string(half) + " bytes";
+}
+
 int main(int argc, char **argv) {
-  std::map<std::string, std::string> flags = {{"min-time", "0.2"}, {"seed", ""}};
+  autotune::UseOpenBlasAvx512Kernels(argv);
+  std::map<std::string, std::string> flags = {
+      {"min-time", "0.2"}, {"seed", ""}, {"flush", "on"}, {"baseline", "off"}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0 || i + 1 >= argc)
-      return fail("usage: tessel-bench --kernel K --shape S --dtype D --so PATH --config JSON "
-                  "[--min-time S] [--seed N]");
+      return fail("usage: tessel-bench --kernel K --shape S --dtype D (--so PATH --config JSON "
+                  "| --baseline on) [--min-time S] [--seed N] [--flush on|off]");
     flags[a.substr(2)] = argv[++i];
   }
+  bool baseline = flags["baseline"] == "on";
   for (const char *required : {"kernel", "shape", "dtype", "so", "config"})
-    if (!flags.count(required))
+    if (!flags.count(required) && !(baseline && (required == std::string("so") ||
+                                                 required == std::string("config"))))
       return fail(std::string("--") + required + " is required");
   const zoo::Kernel *kernel = zoo::Find(flags["kernel"]);
   if (!kernel)
@@ -51,6 +157,20 @@ int main(int argc, char **argv) {
   absl::StatusOr<zoo::Shape> shape = zoo::ParseShape(*kernel, flags["shape"]);
   if (!shape.ok())
     return fail(std::string(shape.status().message()));
+  double minTime = std::atof(flags["min-time"].c_str());
+  if (flags["flush"] != "on" && flags["flush"] != "off")
+    return fail("--flush takes on or off");
+  if (flags["baseline"] != "on" && flags["baseline"] != "off")
+    return fail("--baseline takes on or off");
+  runtime::ThreadPool pool(0);
+  std::vector<char> flushBuffer(flags["flush"] == "on" ? 2 * largestCacheBytes() : 0);
+  nlohmann::json out;
+  if (baseline) {
+    timeBaseline(*kernel, *shape, flags["dtype"], minTime, flushBuffer, pool, out);
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+  }
+
   nlohmann::json config = nlohmann::json::parse(flags["config"], nullptr, false);
   if (config.is_discarded() || !config.is_object())
     return fail("--config is not a JSON object");
@@ -60,7 +180,6 @@ int main(int argc, char **argv) {
       return fail("--config values must be integers");
     point[it.key()] = it.value().get<int64_t>();
   }
-  double minTime = std::atof(flags["min-time"].c_str());
   uint64_t seed = flags["seed"].empty() ? std::random_device{}() : std::strtoull(flags["seed"].c_str(), nullptr, 10);
 
   absl::StatusOr<std::unique_ptr<runtime::Module>> module = runtime::Module::Open(flags["so"]);
@@ -70,10 +189,8 @@ int main(int argc, char **argv) {
   if (!k.ok())
     return fail(std::string(k.status().message()));
 
-  runtime::ThreadPool pool(0);
   std::unique_ptr<zoo::Problem> problem = kernel->makeProblem(*shape, flags["dtype"], seed);
   runtime::Grid grid = problem->GridFor(point);
-  nlohmann::json out;
   problem->Poison();
   absl::Status launched = runtime::Launch(*k, grid, problem->Args(), pool);
   if (!launched.ok())
@@ -84,21 +201,8 @@ int main(int argc, char **argv) {
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
-  std::vector<double> times;
-  auto start = std::chrono::steady_clock::now();
-  while (times.size() < 1000 &&
-         (times.size() < 5 ||
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < minTime)) {
-    auto t0 = std::chrono::steady_clock::now();
-    (void)runtime::Launch(*k, grid, problem->Args(), pool);
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(times.begin(), times.end());
-  out["status"] = "ok";
-  out["median_seconds"] = times[times.size() / 2];
-  out["min_seconds"] = times.front();
-  out["max_seconds"] = times.back();
-  out["repetitions"] = times.size();
+  std::vector<runtime::Arg> args = problem->Args();
+  timeRuns([&] { (void)runtime::Launch(*k, grid, args, pool); }, minTime, flushBuffer, pool, out);
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -7,10 +7,20 @@
 //
 //   bazel run //benchmarks:cpu_roofline_benchmark
 //
+// With --tuned=DIR (a sweep's bundle, e.g. from `bazel run //autotune:sweep -- --shapes=large
+// --out=DIR/..`), also the tuned f32 matmul at n = 1024, 2048 and the tuned softmax and row sum
+// on the zoo's problems, against the same baselines.
+//
 //===----------------------------------------------------------------------===//
 
+#include "autotune/OpenBlasCore.h"
 #include "benchmarks/CompiledKernels.h"
+#include "kernels/Zoo.h"
+#include "runtime/Bundle.h"
 #include "runtime/Device.h"
+#include "runtime/Module.h"
+
+#include "nlohmann/json.hpp"
 
 #include "benchmark/benchmark.h"
 
@@ -198,6 +208,103 @@ void BM_TesselRowSum(benchmark::State &state) {
 }
 BENCHMARK(BM_TesselRowSum)->UseRealTime();
 
+// ---- tuned kernels from a sweep's bundle (--tuned=DIR) -------------------------------------
+
+/// The bundle's entry for the zoo kernel `name` at `shape` (f32), run on the zoo's problem
+/// (checked against its C++ reference once, then timed) against the same baseline as the
+/// fixed-configuration benchmark above: OpenBLAS for matmul, the copy for row kernels.
+void registerTuned(const Bundle &bundle, const std::string &name, const tessel::zoo::Shape &shape) {
+  const tessel::zoo::Kernel *zk = tessel::zoo::Find(name);
+  std::string title = "BM_Tuned_" + name + "/" + tessel::zoo::ShapeText(shape);
+  benchmark::RegisterBenchmark(title.c_str(), [&bundle, zk, name, shape](benchmark::State &state) {
+    auto choice = bundle.Find(name, shape, "f32");
+    if (!choice.ok())
+      return state.SkipWithError(std::string(choice.status().message()).c_str());
+    auto module = bundle.Load(*choice->entry);
+    if (!module.ok())
+      return state.SkipWithError(std::string(module.status().message()).c_str());
+    auto kernel = (*module)->GetKernel(choice->entry->entry);
+    if (!kernel.ok())
+      return state.SkipWithError(std::string(kernel.status().message()).c_str());
+    tessel::autotune::Point config;
+    nlohmann::json parsed = nlohmann::json::parse(choice->entry->configJson, nullptr, false);
+    if (parsed.is_object())
+      for (auto it = parsed.begin(); it != parsed.end(); ++it)
+        if (it.value().is_number_integer())
+          config[it.key()] = it.value().get<int64_t>();
+    std::unique_ptr<tessel::zoo::Problem> problem =
+        zk->makeProblem(shape, "f32", std::random_device{}());
+    Grid grid = problem->GridFor(config);
+    std::vector<Arg> args = problem->Args();
+    auto run = [&] {
+      if (!device().Launch(*kernel, grid, args).ok())
+        std::abort();
+    };
+    problem->Poison();
+    run();
+    if (absl::Status check = problem->Check(); !check.ok())
+      return state.SkipWithError(std::string(check.message()).c_str());
+    for (auto _ : state) {
+      run();
+      benchmark::DoNotOptimize(args.data());
+    }
+    state.SetLabel(choice->explanation + " " + choice->entry->configJson);
+    if (zk->flopBound) {
+      double flops = zk->flops(shape);
+      state.counters["GFLOP/s"] =
+          benchmark::Counter(flops * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+      MatmulData d(int(shape.at("M")));
+      double tessel = medianSeconds(run);
+      double blas = medianSeconds([&] { blasMatmul(d); });
+      // OpenBLAS at the same n (the tuned shape is square).
+      state.counters["vs_openblas"] = blas / tessel;
+    } else {
+      double bytes = zk->bytes(shape, "f32");
+      state.counters["GB/s"] =
+          benchmark::Counter(bytes * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+      RowData d;
+      auto [kernelSeconds, copySeconds] = interleavedMedians(run, [&] { copyRows(d); });
+      state.counters["vs_copy"] =
+          (bytes / kernelSeconds) / (2.0 * kRows * kStride * 4 / copySeconds);
+    }
+  })->UseRealTime();
+}
+
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char **argv) {
+  tessel::autotune::UseOpenBlasAvx512Kernels(argv);
+  // --tuned=DIR: also run the entries of the bundle a sweep wrote (sweep --shapes=large).
+  std::string tunedDir;
+  std::vector<char *> rest;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--tuned=", 0) == 0)
+      tunedDir = a.substr(8);
+    else
+      rest.push_back(argv[i]);
+  }
+  std::unique_ptr<Bundle> bundle;
+  if (!tunedDir.empty()) {
+    if (const char *wd = getenv("BUILD_WORKING_DIRECTORY"); wd && tunedDir[0] != '/')
+      tunedDir = std::string(wd) + "/" + tunedDir;
+    auto opened = Bundle::Open(tunedDir);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "cpu_roofline_benchmark: %s\n",
+                   std::string(opened.status().message()).c_str());
+      return 1;
+    }
+    bundle = std::move(*opened);
+    for (int n : {1024, 2048})
+      registerTuned(*bundle, "matmul", {{"M", n}, {"N", n}, {"K", n}});
+    registerTuned(*bundle, "softmax", {{"rows", kRows}, {"cols", kCols}});
+    registerTuned(*bundle, "row_sum", {{"rows", kRows}, {"cols", kCols}});
+  }
+  int restCount = int(rest.size());
+  benchmark::Initialize(&restCount, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(restCount, rest.data()))
+    return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -2,10 +2,12 @@
 
 #include "runtime/CompileCache.h"
 
+#include "runtime/Files.h"
 #include "runtime/Sha256.h"
 
 #include "absl/strings/str_cat.h"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,30 +21,6 @@ namespace tessel::runtime {
 
 namespace {
 
-std::string readFile(const std::string &path, bool &ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Writes via a unique temporary file and rename, so readers never see a partial file.
-absl::Status writeAtomically(const std::string &path, const std::string &contents) {
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << contents;
-    if (!out)
-      return absl::PermissionDeniedError(absl::StrCat("cannot write ", tmp));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::PermissionDeniedError(absl::StrCat("cannot rename ", tmp, ": ",
-                                                    std::strerror(errno)));
-  }
-  return absl::OkStatus();
-}
 
 absl::Status makeDirectories(const std::string &path) {
   std::string prefix;
@@ -91,10 +69,9 @@ absl::StatusOr<std::string> CompileCache::GetOrCompile(
   std::string meta = absl::StrCat(directory_, "/", digest, ".meta");
   std::string canonical = key.canonical();
 
-  bool metaOk = false, soOk = false;
-  std::string recorded = readFile(meta, metaOk);
-  if (metaOk) {
-    std::string artifact = readFile(so, soOk);
+  std::string recorded, artifact;
+  if (ReadWholeFile(meta, recorded)) {
+    bool soOk = ReadWholeFile(so, artifact);
     // The metadata is the canonical key followed by the artifact's checksum.
     if (soOk && recorded == absl::StrCat(canonical, "artifact-sha256 ", Sha256Hex(artifact), "\n")) {
       lastHit_ = true;
@@ -102,14 +79,14 @@ absl::StatusOr<std::string> CompileCache::GetOrCompile(
     }
   }
   // Miss, or an entry that is corrupt or belongs to another key: rebuild it.
-  std::string tmp = absl::StrCat(so, ".build.", getpid());
+  // Unique per process and call: two threads of one process may build the same entry.
+  static std::atomic<unsigned long> builds{0};
+  std::string tmp = absl::StrCat(so, ".build.", getpid(), ".", builds++);
   if (absl::Status s = compile(tmp); !s.ok()) {
     std::remove(tmp.c_str());
     return s;
   }
-  bool builtOk = false;
-  std::string artifact = readFile(tmp, builtOk);
-  if (!builtOk || artifact.empty()) {
+  if (!ReadWholeFile(tmp, artifact) || artifact.empty()) {
     std::remove(tmp.c_str());
     return absl::InternalError(absl::StrCat("the compiler wrote no artifact to ", tmp));
   }
@@ -117,7 +94,7 @@ absl::StatusOr<std::string> CompileCache::GetOrCompile(
     std::remove(tmp.c_str());
     return absl::PermissionDeniedError(absl::StrCat("cannot move ", tmp, " into the cache"));
   }
-  if (absl::Status s = writeAtomically(
+  if (absl::Status s = WriteFileAtomically(
           meta, absl::StrCat(canonical, "artifact-sha256 ", Sha256Hex(artifact), "\n"));
       !s.ok())
     return s;

@@ -29,6 +29,7 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   ASSERT_EQ(run(cmd, log), 0) << log;
   EXPECT_NE(log.find("6/6"), std::string::npos) << log; // progress reached the end
   EXPECT_NE(log.find("best config"), std::string::npos) << log; // the summary table
+  EXPECT_NE(log.find("vs baseline"), std::string::npos) << log;
   std::string warning;
   auto records = tessel::autotune::ReadRecords(out + "/records.jsonl", &warning);
   ASSERT_TRUE(records.ok()) << records.status();
@@ -53,6 +54,8 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   ASSERT_TRUE(tessel::runtime::ReadWholeFile(out + "/benchmark.json", text));
   nlohmann::json gb = nlohmann::json::parse(text);
   EXPECT_EQ(gb["benchmarks"].size(), 2u);
+  for (const auto &b : gb["benchmarks"]) // each best against a copy of the same bytes
+    EXPECT_GT(b.value("vs_baseline", 0.0), 0.0) << b.dump();
   auto bundle = tessel::runtime::Bundle::Open(out + "/bundle");
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   EXPECT_EQ((*bundle)->entries().size(), 2u);
@@ -60,6 +63,37 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   ASSERT_TRUE(choice.ok());
   EXPECT_TRUE(choice->exact);
   EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
+}
+
+std::set<std::string> keysOf(const std::string &path);
+
+TEST(Sweep, ResumeKeepsTheRandomSampleAndTimeBudgetStopsEarly) {
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/random";
+  std::string cmd = "autotune/sweep --kernels=matmul --dtypes=f32 --strategy=random --budget=3 "
+                    "--shapes=M=64,N=64,K=64 --min-time=0.001 --flush=off --out=" + dir;
+  std::string log;
+  // No time at all: nothing is compiled or measured, and it says how to go on.
+  ASSERT_EQ(run(cmd + " --time-budget=0.000001", log), 0) << log;
+  EXPECT_NE(log.find("--time-budget of 0 s reached with 3 of 3 candidates left"),
+            std::string::npos) << log;
+  EXPECT_TRUE(keysOf(dir + "/records.jsonl").empty());
+  // Resumed: the same sample of 3 (the seed is kept in OUT/seed), then nothing left.
+  log.clear();
+  ASSERT_EQ(run(cmd + " --resume", log), 0) << log;
+  EXPECT_NE(log.find("sweep: 3 measured"), std::string::npos) << log;
+  std::set<std::string> first = keysOf(dir + "/records.jsonl");
+  EXPECT_EQ(first.size(), 3u);
+  log.clear();
+  ASSERT_EQ(run(cmd + " --resume", log), 0) << log;
+  EXPECT_NE(log.find("sweep: 0 measured"), std::string::npos) << log;
+  EXPECT_EQ(keysOf(dir + "/records.jsonl"), first);
+  // A fresh sweep with another seed draws another sample (of 90 points).
+  log.clear();
+  ASSERT_EQ(run(cmd + "-other --seed=12345", log), 0) << log;
+  ASSERT_EQ(run(cmd + "-other2 --seed=54321", log), 0) << log;
+  EXPECT_NE(keysOf(dir + "-other/records.jsonl"), keysOf(dir + "-other2/records.jsonl"));
+  EXPECT_EQ(run(cmd + "-bad --seed=abc", log), 2);
+  EXPECT_NE(log.find("the seed 'abc'"), std::string::npos) << log;
 }
 
 std::set<std::string> keysOf(const std::string &path) {
@@ -75,7 +109,7 @@ std::set<std::string> keysOf(const std::string &path) {
 TEST(Sweep, ThreeShardsMergedEqualOneSweep) {
   std::string dir = std::string(getenv("TEST_TMPDIR")) + "/shards";
   std::string base = "autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
-                     "--shapes=M=64,N=64,K=64 --min-time=0.001 --out=" + dir;
+                     "--shapes=M=64,N=64,K=64 --min-time=0.001 --flush=off --out=" + dir;
   std::string log;
   ASSERT_EQ(run(base + "/all", log), 0) << log;
   std::string merged = dir + "/merged.jsonl", inputs;
@@ -95,7 +129,7 @@ TEST(Sweep, ThreeShardsMergedEqualOneSweep) {
 TEST(Sweep, ResumeAfterAnInterruptedSweepMeasuresNothingTwice) {
   std::string dir = std::string(getenv("TEST_TMPDIR")) + "/interrupted";
   std::string cmd = "autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
-                    "--shapes=M=64,N=64,K=64 --min-time=0.05 --out=" + dir;
+                    "--shapes=M=64,N=64,K=64 --min-time=0.05 --flush=off --out=" + dir;
   // Kill the sweep once a few records are on disk.
   std::string log;
   ASSERT_EQ(run("(" + cmd + " > /dev/null 2>&1 & pid=$!; "
@@ -114,7 +148,8 @@ TEST(Sweep, ResumeAfterAnInterruptedSweepMeasuresNothingTwice) {
   // Everything is there: the same set as an uninterrupted sweep.
   log.clear();
   ASSERT_EQ(run("autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
-                "--shapes=M=64,N=64,K=64 --min-time=0.001 --out=" + dir + "-full", log), 0);
+                "--shapes=M=64,N=64,K=64 --min-time=0.001 --flush=off --out=" + dir + "-full", log),
+            0);
   EXPECT_EQ(keys, keysOf(dir + "-full/records.jsonl"));
 }
 
