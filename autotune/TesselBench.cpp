@@ -6,7 +6,8 @@
 // Links the runtime and the zoo only (no compiler), so a candidate can be measured on another
 // machine than the one that built it. Validates the candidate against the zoo's C++ reference on
 // fresh random inputs with poisoned outputs, then times it: one warm-up launch, then launches
-// until --min-time has passed (at least 5, at most 1000), and prints one JSON object. Between
+// until --min-time of timed runs has passed (at least 5, at most 1000, and with flushing no
+// longer than max(--min-time, 0.5 s) of wall time), and prints one JSON object. Between
 // timed launches (untimed) it writes a buffer twice the size of the largest CPU cache, so every
 // launch starts with its data in memory rather than left in cache by the one before (as a
 // kernel's inputs are when another kernel produced them in between); --flush off skips it.
@@ -72,9 +73,15 @@ void timeRuns(Run run, double minTime, std::vector<char> &flushBuffer, runtime::
       std::memset(flushBuffer.data() + begin, int(b & 0xff), end - begin);
     });
   };
+  // Flushing costs far more than a small kernel runs: the flushes count against a wall-clock
+  // limit of max(minTime, 0.5 s) as well, so small kernels get fewer (but at least 5) runs.
   std::vector<double> times;
-  double timed = 0;
-  while (times.size() < 1000 && (times.size() < 5 || timed < minTime)) {
+  double timed = 0, wallLimit = std::max(minTime, 0.5);
+  auto wallStart = std::chrono::steady_clock::now();
+  auto wall = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  };
+  while (times.size() < 1000 && (times.size() < 5 || (timed < minTime && wall() < wallLimit))) {
     if (!flushBuffer.empty())
       flushCaches();
     auto t0 = std::chrono::steady_clock::now();
