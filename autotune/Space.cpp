@@ -146,11 +146,35 @@ SearchResult EvolutionarySearch(const Space &space, const std::vector<Point> &po
     size_t parents = std::max<size_t>(2, population.size() / 4);
     const Point &a = population[gen() % std::min(parents, population.size())].second;
     const Point &b = population[gen() % std::min(parents, population.size())].second;
+    // Half the children: an unevaluated neighbour (one parameter moved to an adjacent value)
+    // of the best point that still has one: hill climbing that, once the best point's
+    // neighbourhood is spent, goes on from the next best instead of stopping at a local optimum.
+    std::vector<Point> steps;
+    if (gen() % 4)
+      for (size_t i = 0; i < population.size() && steps.empty(); ++i) {
+        const Point &from = population[i].second;
+        for (const auto &[name, values] : space.params) {
+          auto it = std::find(values.begin(), values.end(), from.at(name));
+          for (int d : {-1, 1}) {
+            long at = long(it - values.begin()) + d;
+            if (it == values.end() || at < 0 || at >= long(values.size()))
+              continue;
+            Point step = from;
+            step[name] = values[size_t(at)];
+            if (valid.count(step) && !eval.evaluated(step))
+              steps.push_back(step);
+          }
+        }
+      }
     Point child;
-    for (const auto &param : space.params)
-      child[param.first] = gen() % 2 ? a.at(param.first) : b.at(param.first);
-    for (int m = 0, mutations = 1 + int(gen() % 2); m < mutations; ++m)
-      child = neighbour(child);
+    if (!steps.empty()) {
+      child = steps[gen() % steps.size()];
+    } else {
+      for (const auto &param : space.params)
+        child[param.first] = gen() % 2 ? a.at(param.first) : b.at(param.first);
+      for (int m = 0, mutations = 1 + int(gen() % 2); m < mutations; ++m)
+        child = neighbour(child);
+    }
     if (!valid.count(child) || eval.evaluated(child)) {
       ++stale;
       continue;
