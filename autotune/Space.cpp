@@ -146,7 +146,7 @@ SearchResult EvolutionarySearch(const Space &space, const std::vector<Point> &po
     size_t parents = std::max<size_t>(2, population.size() / 4);
     const Point &a = population[gen() % std::min(parents, population.size())].second;
     const Point &b = population[gen() % std::min(parents, population.size())].second;
-    // Half the children: an unevaluated neighbour (one parameter moved to an adjacent value)
+    // Three children in four: an unevaluated neighbour (one parameter moved to an adjacent value)
     // of the best point that still has one: hill climbing that, once the best point's
     // neighbourhood is spent, goes on from the next best instead of stopping at a local optimum.
     std::vector<Point> steps;

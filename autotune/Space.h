@@ -53,9 +53,10 @@ SearchResult ExhaustiveSearch(const std::vector<Point> &points, const Objective 
 /// At most `budget` distinct points drawn uniformly.
 SearchResult RandomSearch(const std::vector<Point> &points, const Objective &cost, int budget,
                           uint64_t seed);
-/// At most `budget` distinct points: a random first population, then children of the best
-/// points (crossover of two parents, mutation of one parameter to a neighbouring value) that
-/// are valid and not yet evaluated.
+/// At most `budget` distinct points: a random first population, then children that are valid
+/// and not yet evaluated: three in four an adjacent neighbour of the best point that still has
+/// an unevaluated one (hill climbing), the others a crossover of two of the best points with
+/// one or two parameters mutated to a neighbouring value.
 SearchResult EvolutionarySearch(const Space &space, const std::vector<Point> &points,
                                 const Objective &cost, int budget, uint64_t seed);
 
