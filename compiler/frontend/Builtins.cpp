@@ -1067,7 +1067,9 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     return makeTensor(v, x->isUnsigned);
   }
   if (name == "trans" || name == "permute") {
-    V x = toTensor(args.positional.empty() ? nullptr : args.positional[0], at);
+    if (args.positional.empty())
+      error(at, "tl." + name + " needs a tensor");
+    V x = toTensor(args.positional[0], at);
     std::vector<int64_t> order;
     if (args.positional.size() == 2)
       order = intList(*this, args.positional[1], at, "the dims");

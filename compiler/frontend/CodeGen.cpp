@@ -1133,6 +1133,8 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
   frame.fn = &fn;
   frame.module = moduleOf(fn);
   size_t first = self ? 1 : 0;
+  if (self && fn.params.empty())
+    error(fn.loc, "method '" + fn.name + "' needs a first parameter for the object (self)");
   if (self)
     frame.vars[fn.params[0].name] = self;
   if (args.positional.size() > fn.params.size() - first)

@@ -142,6 +142,14 @@ INSTANTIATE_TEST_SUITE_P(
              "def k(p, n):\n    x = nosuch.f(n)\n\n\nimport nosuch\n",
              "k.py:10:8: error: cannot import 'nosuch': no file ./nosuch.py (kernels may import "
              "triton and kernel files next to them)\nimport nosuch\n       ^"},
+        Case{"TransWithoutATensor", "def k(p, n):\n    x = tl.trans()\n", 
+             "k.py:7:9: error: tl.trans needs a tensor\n    x = tl.trans()\n        ^"},
+        Case{"MethodWithoutSelf",
+             "def k(p, n):\n    a = A(1.0)\n    b = a.f()\n\n\n"
+             "@tl.aggregate\nclass A:\n    v: tl.tensor\n\n    @triton.jit\n    def f():\n"
+             "        return 1\n",
+             "k.py:16:5: error: method 'f' needs a first parameter for the object (self)\n"
+             "    def f():\n    ^"},
         Case{"UnterminatedString", "def k(p, n):\n    s = \"abc\n",
              "k.py:7:9: error: unterminated string literal (end of line)\n    s = \"abc\n"
              "        ^"}),
