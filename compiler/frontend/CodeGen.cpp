@@ -1227,6 +1227,55 @@ static std::string mangle(const V &v) {
   return out;
 }
 
+/// What a noinline specialization depends on, spelled exactly (no two different values share
+/// a spelling): runtime values by type, everything else by value, aggregates field by field
+/// (nested ones and their constexpr, dtype and string fields included).
+static void specializationKey(const V &v, std::string &out, std::set<const void *> &seen) {
+  switch (v->kind) {
+  case Val::Tensor: {
+    llvm::raw_string_ostream os(out);
+    os << "T" << v->value.getType() << (v->isUnsigned ? "u" : "");
+    return;
+  }
+  case Val::Str:
+    out += "S" + std::to_string(v->s.size()) + ":" + v->s;
+    return;
+  case Val::Aggregate:
+    if (!seen.insert(v->obj.get()).second) {
+      out += "A<cycle>";
+      return;
+    }
+    out += "A" + v->obj->cls->name + "{";
+    for (const Field &f : v->obj->cls->fields) {
+      auto it = v->obj->fields.find(f.name);
+      out += f.name + "=";
+      if (it == v->obj->fields.end())
+        out += "unset";
+      else
+        specializationKey(it->second, out, seen);
+      out += ";";
+    }
+    out += "}";
+    return;
+  case Val::Tuple:
+    out += "(";
+    for (const V &item : v->items) {
+      specializationKey(item, out, seen);
+      out += ",";
+    }
+    out += ")";
+    return;
+  default:
+    // Numbers, bools, None, dtypes: mangle's spelling is exact before it is made symbol-safe.
+    out += mangle(v) + "|";
+    if (v->kind == Val::Dtype) {
+      llvm::raw_string_ostream os(out);
+      os << v->type;
+    }
+    return;
+  }
+}
+
 V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> &bound,
                           SourceLocation at) {
   // One private function per distinct signature: runtime parameters by type, the others
@@ -1286,13 +1335,27 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
       runtime.push_back(&p);
     }
   }
-  auto cached = noinline_.find(name);
+  // The cache is keyed by the exact specialization; the symbol is the readable name, made
+  // unique when two specializations would share it.
+  std::string key = fn.name + "(";
+  {
+    std::set<const void *> seen;
+    for (const Param &p : fn.params) {
+      specializationKey(args.at(p.name), key, seen);
+      key += ",";
+    }
+  }
+  key += ")";
+  auto cached = noinline_.find(key);
   if (cached == noinline_.end()) {
-    if (std::find(noinlineInProgress_.begin(), noinlineInProgress_.end(), name) !=
+    if (std::find(noinlineInProgress_.begin(), noinlineInProgress_.end(), key) !=
         noinlineInProgress_.end())
       error(at, "the noinline function '" + fn.name + "' calls itself; recursion is not "
                                                       "supported");
-    noinlineInProgress_.push_back(name);
+    noinlineInProgress_.push_back(key);
+    for (std::string base = name; noinlineSymbols_.count(name);)
+      name = base + "_" + std::to_string(noinlineSymbols_.size());
+    noinlineSymbols_.insert(name);
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToEnd(moduleOp_.getBody());
     auto func = tt::FuncOp::create(b_, loc(fn.loc), name, b_.getFunctionType(types, {}));
@@ -1385,7 +1448,7 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
     func.setFunctionType(b_.getFunctionType(types, resultTypes));
     info.func = func;
     noinlineInProgress_.pop_back();
-    cached = noinline_.emplace(name, info).first;
+    cached = noinline_.emplace(key, info).first;
   }
   const NoinlineInfo &info = cached->second;
   auto call = tt::CallOp::create(b_, loc(at), info.func, operands);

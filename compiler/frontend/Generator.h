@@ -225,7 +225,8 @@ private:
   std::vector<std::string> evaluatingGlobals_;
   std::deque<Frame> frames_; // a deque: pushing a frame keeps references to the others valid
   int callDepth_ = 0;
-  std::map<std::string, NoinlineInfo> noinline_;
+  std::map<std::string, NoinlineInfo> noinline_; ///< by exact specialization key
+  std::set<std::string> noinlineSymbols_;
   bool debug_ = false;
   std::vector<std::string> noinlineInProgress_;
 };
