@@ -316,6 +316,7 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
   tileAndVectorizeElementwise(module, knobs);
   if (failed(runPipeline(module, kFusePipeline)))
     return failure();
+  reduceByLanes(module);
   fuseTilePasses(module);
   reuseDeadInputsAsOutputs(module);
   if (failed(runPipeline(module, kBufferizePipeline)))

@@ -70,6 +70,10 @@ bool cpuTargetHasFeature(const CpuTarget &target, const std::string &feature);
 /// address (GenericAtomics.cpp).
 void lowerGenericAtomics(mlir::ModuleOp module);
 
+/// Reductions of several operands (argmax) over a 1-D tensor, lane by lane so that LLVM
+/// vectorizes them (LaneReductions.cpp).
+void reduceByLanes(mlir::ModuleOp module);
+
 /// Fewer passes over a tile (Fusion.cpp): an elementwise producer and a reduction of its
 /// result become one op with both results; an elementwise result that is only stored is
 /// computed straight into the store's destination.
