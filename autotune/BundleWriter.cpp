@@ -63,6 +63,8 @@ absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescriptio
   manifest["schema_version"] = runtime::kBundleSchemaVersion;
   manifest["compiler_version"] = compilerVersion;
   manifest["target"] = {{"kind", target.kind}, {"arch", target.arch}, {"features", target.features}};
+  if (!target.cpu.empty())
+    manifest["target"]["cpu"] = target.cpu;
   json kernels = json::array();
   std::map<std::string, size_t> kernelIndex;
   for (const TunedEntry &e : entries) {

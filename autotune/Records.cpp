@@ -18,6 +18,13 @@ namespace {
 
 using nlohmann::json;
 
+json targetJson(const runtime::TargetDescription &t) {
+  json j = {{"kind", t.kind}, {"arch", t.arch}, {"features", t.features}};
+  if (!t.cpu.empty())
+    j["cpu"] = t.cpu;
+  return j;
+}
+
 json toJson(const Record &r) {
   json config = json::parse(r.configJson, nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded())
@@ -26,7 +33,7 @@ json toJson(const Record &r) {
             {"kernel", r.kernel},
             {"shape", r.shape},
             {"dtype", r.dtype},
-            {"target", {{"kind", r.target.kind}, {"arch", r.target.arch}, {"features", r.target.features}}},
+            {"target", targetJson(r.target)},
             {"config", config},
             {"status", r.status},
             {"compile_seconds", r.compileSeconds},
@@ -48,7 +55,8 @@ json toJson(const Record &r) {
 
 std::string Record::key() const {
   json k = {{"kernel", kernel}, {"shape", shape}, {"dtype", dtype},
-            {"target", {target.kind, target.arch}},
+            {"target", target.cpu.empty() ? json{target.kind, target.arch}
+                                          : json{target.kind, target.arch, target.cpu}},
             {"config", json::parse(configJson, nullptr, /*allow_exceptions=*/false)}};
   return k.dump(); // nlohmann's objects keep keys sorted: one spelling per candidate
 }
@@ -77,6 +85,8 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
     r.target.kind = t.at("kind").get<std::string>();
     r.target.arch = t.at("arch").get<std::string>();
     r.target.features = t.at("features").get<std::vector<std::string>>();
+    if (t.contains("cpu"))
+      r.target.cpu = t.at("cpu").get<std::string>();
     if (!j.at("config").is_object())
       return absl::InvalidArgumentError("\"config\" must be an object");
     r.configJson = j.at("config").dump();

@@ -45,6 +45,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -62,6 +63,7 @@ struct Options {
   double timeBudget = 0; ///< seconds; 0: none
   bool resume = false;
   std::string flush = "on"; ///< tessel-bench's cache flush between repetitions
+  std::string target = "cpu";
   int shardIndex = 0, shardCount = 1;
   double timeout = 60, minTime = 0.1;
 };
@@ -73,6 +75,30 @@ std::vector<std::string> split(const std::string &s, char sep) {
   while (std::getline(in, item, sep))
     if (!item.empty())
       out.push_back(item);
+  return out;
+}
+
+/// The x86 features LLVM generates code for, as /proc/cpuinfo names them, that `target`'s CPU
+/// has: what a bundle built for it needs of the machine that loads it.
+std::vector<std::string> cpuinfoFeatures(const CpuTarget &target) {
+  static const std::pair<const char *, const char *> kNames[] = {
+      {"sse2", "sse2"},         {"sse3", "pni"},            {"ssse3", "ssse3"},
+      {"sse4.1", "sse4_1"},     {"sse4.2", "sse4_2"},       {"popcnt", "popcnt"},
+      {"avx", "avx"},           {"avx2", "avx2"},           {"fma", "fma"},
+      {"f16c", "f16c"},         {"bmi", "bmi1"},            {"bmi2", "bmi2"},
+      {"lzcnt", "abm"},         {"movbe", "movbe"},         {"aes", "aes"},
+      {"pclmul", "pclmulqdq"},  {"adx", "adx"},             {"sha", "sha_ni"},
+      {"gfni", "gfni"},         {"vaes", "vaes"},           {"vpclmulqdq", "vpclmulqdq"},
+      {"avxvnni", "avx_vnni"},  {"avx512f", "avx512f"},     {"avx512dq", "avx512dq"},
+      {"avx512cd", "avx512cd"}, {"avx512bw", "avx512bw"},   {"avx512vl", "avx512vl"},
+      {"avx512ifma", "avx512ifma"}, {"avx512vbmi", "avx512vbmi"},
+      {"avx512vbmi2", "avx512_vbmi2"}, {"avx512vnni", "avx512_vnni"},
+      {"avx512bitalg", "avx512_bitalg"}, {"avx512vpopcntdq", "avx512_vpopcntdq"},
+      {"avx512bf16", "avx512_bf16"}, {"avx512fp16", "avx512_fp16"}};
+  std::vector<std::string> out;
+  for (const auto &[llvmName, cpuinfoName] : kNames)
+    if (cpuTargetHasFeature(target, llvmName))
+      out.push_back(cpuinfoName);
   return out;
 }
 
@@ -99,7 +125,7 @@ std::string hostName() {
 /// Compiles one candidate to `out` (atomically written by the compiler).
 absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
                               const zoo::Shape &shape, const autotune::Point &p,
-                              const std::string &out) {
+                              const CpuTarget &target, const std::string &out) {
   // TESSEL_ZOO_DIR replaces kernels/ (to tune edited copies of the zoo's sources).
   std::string path = k.source;
   if (const char *dir = getenv("TESSEL_ZOO_DIR"); dir && path.rfind("kernels/", 0) == 0)
@@ -112,6 +138,7 @@ absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
   spec.signature = frontend::SplitSignature(k.signature(dtype));
   CompileOptions options;
   options.entry = k.entry;
+  options.target = target;
   options.outputPath = out;
   if (p.count("knob.tile_m"))
     options.knobs.matmulTileM = p.at("knob.tile_m");
@@ -240,7 +267,8 @@ int usage(const std::string &why) {
   std::fprintf(stderr,
                "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
                "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
-               "[--time-budget=S] [--seed=N] [--out=DIR] [--resume] [--shard=I/N] [--timeout=S] "
+               "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]] [--out=DIR] [--resume] "
+               "[--shard=I/N] [--timeout=S] "
                "[--min-time=S] [--flush=on|off]\n",
                why.c_str());
   return 2;
@@ -268,6 +296,8 @@ int main(int argc, char **argv) {
       opt.timeBudget = std::atof(value.c_str());
     else if (key == "--seed")
       opt.seed = value;
+    else if (key == "--target")
+      opt.target = value;
     else if (key == "--flush" && (value == "on" || value == "off"))
       opt.flush = value;
     else if (key == "--out")
@@ -329,9 +359,31 @@ int main(int argc, char **argv) {
   auto writer = autotune::RecordWriter::Open(recordsPath);
   if (!writer.ok())
     return usage(std::string(writer.status().message()));
+  // What the candidates are built for: this machine's CPU and features (the bundle names them
+  // all, so it is refused on a machine that lacks any), or --target=cpu:NAME, LLVM's CPU and its
+  // features. Candidates are measured here either way.
   runtime::TargetDescription host = runtime::TargetDescription::Host();
-  // The backend compiles for this host's CPU and features: the bundle names them all, so it is
-  // refused on a machine that lacks any.
+  CpuTarget cpu;
+  if (opt.target != "cpu") {
+    if (opt.target.rfind("cpu:", 0) != 0 || opt.target.size() == 4)
+      return usage("unknown --target '" + opt.target + "' (expected cpu or cpu:<name>)");
+    cpu.cpu = opt.target.substr(4);
+    if (!cpuTargetIsKnown(cpu))
+      return usage("'" + cpu.cpu + "' is not a CPU LLVM knows (znver4, sapphirerapids, "
+                   "x86-64-v3, ...)");
+    host.cpu = cpu.cpu;
+    host.features = cpuinfoFeatures(cpu);
+    std::set<std::string> have;
+    for (const std::string &f : runtime::TargetDescription::Host().features)
+      have.insert(f);
+    for (const std::string &f : host.features)
+      if (!have.count(f)) {
+        std::printf("sweep: building for %s, which has %s that this machine lacks: candidates "
+                    "that use it are recorded as crashes\n",
+                    cpu.cpu.c_str(), f.c_str());
+        break;
+      }
+  }
 
   // The work: (kernel, dtype, shape) groups and their candidate points.
   struct Group {
@@ -469,7 +521,7 @@ int main(int argc, char **argv) {
         if (outOfTime())
           return std::numeric_limits<double>::infinity();
         auto t0 = std::chrono::steady_clock::now();
-        absl::Status s = compileCandidate(*g.kernel, g.dtype, g.shape, p, artifactPath(r));
+        absl::Status s = compileCandidate(*g.kernel, g.dtype, g.shape, p, cpu, artifactPath(r));
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return finish(g, p, r, s, secs);
       };
@@ -494,7 +546,7 @@ int main(int argc, char **argv) {
             continue;
           }
           auto t0 = std::chrono::steady_clock::now();
-          compiled[i] = compileCandidate(*g.kernel, g.dtype, g.shape, todo[i],
+          compiled[i] = compileCandidate(*g.kernel, g.dtype, g.shape, todo[i], cpu,
                                          artifactPath(candidateRecord(g, todo[i])));
           seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         }
@@ -571,7 +623,7 @@ int main(int argc, char **argv) {
       for (auto it = parsed.begin(); it != parsed.end(); ++it)
         if (it.value().is_number_integer())
           p[it.key()] = it.value().get<int64_t>();
-    if (!fs::exists(so) && k && !compileCandidate(*k, r->dtype, r->shape, p, so).ok())
+    if (!fs::exists(so) && k && !compileCandidate(*k, r->dtype, r->shape, p, cpu, so).ok())
       continue;
     autotune::TunedEntry e;
     e.kernel = r->kernel;

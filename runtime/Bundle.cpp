@@ -131,6 +131,12 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
     return arch.status();
   bundle->target_.kind = *kind;
   bundle->target_.arch = *arch;
+  if ((*target)->contains("cpu")) {
+    auto cpu = r.string(**target, "target", "cpu");
+    if (!cpu.ok())
+      return cpu.status();
+    bundle->target_.cpu = *cpu;
+  }
   auto features = r.member(**target, "target", "features");
   if (!features.ok())
     return features.status();

@@ -39,6 +39,8 @@ struct TargetDescription {
   std::string kind = "cpu"; ///< cpu, cuda, hip
   std::string arch;         ///< x86_64, aarch64, sm_90, gfx942, ...
   std::vector<std::string> features; ///< CPU features as /proc/cpuinfo names them (avx512f)
+  /// The CPU the code was built for by LLVM's name (znver4, ...); empty: the building machine's.
+  std::string cpu;
   /// This machine: kind cpu, its architecture and CPU flags.
   static TargetDescription Host();
 };

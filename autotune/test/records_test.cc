@@ -50,6 +50,14 @@ TEST(Records, RoundTripKeepsEveryField) {
   reordered.configJson = "{\"tile\": [4, 64, 1], \"BLOCK_M\": 64}";
   EXPECT_EQ(reordered.key(), r.key());
   EXPECT_NE(sample(512, 32).key(), r.key());
+  // Built for another CPU (sweep --target=cpu:NAME): kept, and another candidate.
+  Record other = r;
+  other.target.cpu = "znver4";
+  absl::StatusOr<Record> otherBack = FromJsonLine(ToJsonLine(other));
+  ASSERT_TRUE(otherBack.ok()) << otherBack.status();
+  EXPECT_EQ(otherBack->target.cpu, "znver4");
+  EXPECT_EQ(otherBack->key(), other.key());
+  EXPECT_NE(other.key(), r.key());
 }
 
 TEST(Records, AppendedRecordsSurviveAnInterruptedWrite) {

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -205,6 +206,38 @@ TEST(Sweep, BadArgumentsAreRefused) {
   EXPECT_NE(log.find("no zoo kernel named 'nope'"), std::string::npos) << log;
   log.clear();
   EXPECT_EQ(run("autotune/sweep --shard=3/3", log), 2);
+  log.clear();
+  EXPECT_EQ(run("autotune/sweep --target=cpu:nosuch", log), 2);
+  EXPECT_NE(log.find("'nosuch' is not a CPU LLVM knows"), std::string::npos) << log;
+  log.clear();
+  EXPECT_EQ(run("autotune/sweep --target=gpu", log), 2);
+  EXPECT_NE(log.find("unknown --target 'gpu'"), std::string::npos) << log;
+}
+
+TEST(Sweep, TargetAnotherCpu) {
+  // Built for x86-64-v3 (AVX2, no AVX-512), measured here: the records and the bundle name that
+  // CPU and its features, so the bundle loads on any machine with AVX2.
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/target";
+  std::string log;
+  ASSERT_EQ(run("autotune/sweep --kernels=row_sum --strategy=exhaustive --min-time=0.001 "
+                "--flush=off --target=cpu:x86-64-v3 --out=" + dir, log), 0) << log;
+  auto records = tessel::autotune::ReadRecords(dir + "/records.jsonl");
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 3u);
+  for (const auto &r : *records) {
+    EXPECT_EQ(r.status, "ok") << r.error;
+    EXPECT_EQ(r.target.cpu, "x86-64-v3");
+    EXPECT_NE(r.key().find("x86-64-v3"), std::string::npos);
+  }
+  auto bundle = tessel::runtime::Bundle::Open(dir + "/bundle");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const auto &features = (*bundle)->target().features;
+  EXPECT_EQ((*bundle)->target().cpu, "x86-64-v3");
+  EXPECT_NE(std::find(features.begin(), features.end(), "avx2"), features.end());
+  EXPECT_EQ(std::find(features.begin(), features.end(), "avx512f"), features.end());
+  auto choice = (*bundle)->Find("row_sum", {{"rows", 1024}, {"cols", 1000}}, "f32");
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
 }
 
 } // namespace

@@ -359,17 +359,31 @@ static void initializeNativeTargetOnce() {
   });
 }
 
-bool tessel::cpuTargetHasFeature(const CpuTarget &requested, const std::string &feature) {
+/// LLVM's description of `requested`'s CPU (empty fields: the host), or null.
+static std::unique_ptr<llvm::MCSubtargetInfo> subtargetInfo(const tessel::CpuTarget &requested) {
   initializeNativeTargetOnce();
-  CpuTarget target = resolveCpuTarget(requested);
+  tessel::CpuTarget target = tessel::resolveCpuTarget(requested);
   llvm::Triple triple(target.triple);
   std::string error;
   const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!llvmTarget)
-    return false;
-  std::unique_ptr<llvm::MCSubtargetInfo> info(
+    return nullptr;
+  return std::unique_ptr<llvm::MCSubtargetInfo>(
       llvmTarget->createMCSubtargetInfo(triple, target.cpu, target.features));
+}
+
+bool tessel::cpuTargetHasFeature(const CpuTarget &requested, const std::string &feature) {
+  std::unique_ptr<llvm::MCSubtargetInfo> info = subtargetInfo(requested);
   return info && info->checkFeatures("+" + feature);
+}
+
+bool tessel::cpuTargetIsKnown(const CpuTarget &target) {
+  if (target.cpu.empty())
+    return true;
+  CpuTarget generic = target;
+  generic.cpu = "generic";
+  std::unique_ptr<llvm::MCSubtargetInfo> info = subtargetInfo(generic);
+  return info && info->isCPUStringValid(target.cpu);
 }
 
 /// LLVM expands a horizontal min/max of a vector (llvm.vector.reduce.fmax and friends, left

@@ -66,6 +66,9 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module, const CpuKnobs &kn
 /// Whether `target` (empty fields: the host) has an LLVM feature such as "avx512f".
 bool cpuTargetHasFeature(const CpuTarget &target, const std::string &feature);
 
+/// Whether LLVM knows `target`'s CPU name (an empty name: the host, always known).
+bool cpuTargetIsKnown(const CpuTarget &target);
+
 /// memref.generic_atomic_rmw (from tt.atomic_cas) as a compare-and-swap loop on the element's
 /// address (GenericAtomics.cpp).
 void lowerGenericAtomics(mlir::ModuleOp module);
