@@ -255,6 +255,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   if (name == "next_power_of_2") {
     Params p(*this, args, "next_power_of_2", {{"n", true}});
     int64_t n = requireInt(p.get("n"), at, "n"), r = 1;
+    if (n > (int64_t(1) << 62))
+      error(at, "next_power_of_2(" + std::to_string(n) + ") overflows 64-bit integers");
     while (r < n)
       r <<= 1;
     return makeInt(r);

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -546,27 +547,54 @@ V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, Sou
     return bothBool ? makeBool(p | q) : makeInt(p | q);
   if (op == "^")
     return bothBool ? makeBool(p ^ q) : makeInt(p ^ q);
-  if (op == "+")
-    return makeInt(p + q);
-  if (op == "-")
-    return makeInt(p - q);
-  if (op == "*")
-    return makeInt(p * q);
-  if (op == "<<")
-    return makeInt(p << q);
+  // Python's integers do not overflow; tessel's constexprs are 64-bit: say so rather than wrap.
+  auto overflow = [&]() {
+    g.error(at, "the constexpr '" + op + "' overflows 64-bit integers");
+  };
+  int64_t r = 0;
+  if (op == "+") {
+    if (__builtin_add_overflow(p, q, &r))
+      overflow();
+    return makeInt(r);
+  }
+  if (op == "-") {
+    if (__builtin_sub_overflow(p, q, &r))
+      overflow();
+    return makeInt(r);
+  }
+  if (op == "*") {
+    if (__builtin_mul_overflow(p, q, &r))
+      overflow();
+    return makeInt(r);
+  }
+  if ((op == "<<" || op == ">>") && q < 0)
+    g.error(at, "negative shift count in a constexpr expression");
+  if (op == "<<") {
+    // Fits when the bits shifted out (and the new sign bit) all equal the sign.
+    if (p != 0 && (q >= 63 || (p >> (63 - q)) != (p < 0 ? -1 : 0)))
+      overflow();
+    return makeInt(int64_t(uint64_t(p) << (q >= 63 ? 0 : q)));
+  }
   if (op == ">>")
-    return makeInt(p >> q);
+    return makeInt(q >= 63 ? (p < 0 ? -1 : 0) : p >> q);
   if (op == "**") {
     if (q < 0)
       return makeFloat(std::pow(x, y));
-    int64_t r = 1;
-    for (int64_t i = 0; i < q; ++i)
-      r *= p;
-    return makeInt(r);
+    // By squaring: log2(q) steps, each checked.
+    int64_t result = 1, base = p;
+    for (int64_t e = q; e > 0; e >>= 1) {
+      if ((e & 1) && __builtin_mul_overflow(result, base, &result))
+        overflow();
+      if (e > 1 && __builtin_mul_overflow(base, base, &base))
+        overflow();
+    }
+    return makeInt(result);
   }
   if (op == "//" || op == "%") {
     if (q == 0)
       g.error(at, "division by zero in a constexpr expression");
+    if (p == std::numeric_limits<int64_t>::min() && q == -1)
+      overflow();
     int64_t d = p / q, m = p % q;
     if (m != 0 && ((m < 0) != (q < 0))) { // Python floors
       d -= 1;

@@ -224,7 +224,8 @@ private:
       return any;
     };
     auto dec = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
-    if (src[pos] == '0' && pos + 1 < src.size() && std::strchr("xXoObB", src[pos + 1])) {
+    if (src[pos] == '0' && pos + 1 < src.size() && src[pos + 1] != '\0' &&
+        std::strchr("xXoObB", src[pos + 1])) {
       char base = static_cast<char>(std::tolower(static_cast<unsigned char>(src[pos + 1])));
       advance();
       advance();

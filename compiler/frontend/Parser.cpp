@@ -428,7 +428,14 @@ private:
         !parseBlock(s->body))
       return nullptr;
     if (atKeyword("elif")) {
+      // Each elif is an if nested in the else branch: bounded like any nesting.
+      if (++depth_ > kMaxDepth) {
+        --depth_;
+        fail(peek().loc, "too many 'elif' branches in one if statement");
+        return nullptr;
+      }
       StmtPtr nested = parseIf();
+      --depth_;
       if (!nested)
         return nullptr;
       s->orelse.push_back(std::move(nested));

@@ -150,10 +150,40 @@ INSTANTIATE_TEST_SUITE_P(
              "        return 1\n",
              "k.py:16:5: error: method 'f' needs a first parameter for the object (self)\n"
              "    def f():\n    ^"},
+        Case{"ConstexprAddOverflows", "def k(p, n):\n    x = 9223372036854775807 + 1\n", "k.py:7:29: error: the constexpr '+' overflows 64-bit integers\n"
+             "    x = 9223372036854775807 + 1\n                            ^"},
+        Case{"ConstexprShiftOverflows", "def k(p, n):\n    x = 1 << 64\n", "k.py:7:11: error: the constexpr '<<' overflows 64-bit integers\n    x = 1 << 64\n"
+             "          ^"},
+        Case{"ConstexprPowerOverflows", "def k(p, n):\n    x = 3 ** 1000000000000\n", "k.py:7:11: error: the constexpr '**' overflows 64-bit integers\n"
+             "    x = 3 ** 1000000000000\n          ^"},
+        Case{"ConstexprFloorDivOverflows",
+             "def k(p, n):\n    x = (-9223372036854775807 - 1) // -1\n", "k.py:7:36: error: the constexpr '//' overflows 64-bit integers\n"
+             "    x = (-9223372036854775807 - 1) // -1\n                                   ^"},
+        Case{"NextPowerOfTwoOverflows",
+             "def k(p, n):\n    x = triton.next_power_of_2(4611686018427387905)\n", "k.py:7:9: error: next_power_of_2(4611686018427387905) overflows 64-bit integers\n"
+             "    x = triton.next_power_of_2(4611686018427387905)\n        ^"},
         Case{"UnterminatedString", "def k(p, n):\n    s = \"abc\n",
              "k.py:7:9: error: unterminated string literal (end of line)\n    s = \"abc\n"
              "        ^"}),
     [](const auto &info) { return std::string(info.param.name); });
+
+TEST(Errors, ManyElifBranchesAreAnErrorNotADeepRecursion) {
+  std::string body = "def k(p, n):\n    if n == 0:\n        x = 0\n";
+  for (int i = 1; i < 100000; ++i)
+    body += "    elif n == " + std::to_string(i) + ":\n        x = 1\n";
+  std::string message = errorOf(body);
+  // Each elif nests one level deeper: the nesting limit stops the chain with an error (the
+  // statement or an expression in it is where the limit is reached).
+  EXPECT_TRUE(message.find("error: too many 'elif' branches") != std::string::npos ||
+              message.find("error: expression is nested too deeply") != std::string::npos ||
+              message.find("error: blocks are nested too deeply") != std::string::npos)
+      << message.substr(0, 300);
+  // A few hundred fewer than the limit are fine.
+  std::string small = "def k(p, n):\n    if n == 0:\n        x = 0\n";
+  for (int i = 1; i < 150; ++i)
+    small += "    elif n == " + std::to_string(i) + ":\n        x = 1\n";
+  EXPECT_EQ(errorOf(small), "");
+}
 
 TEST(Errors, KernelCompilesWithoutError) {
   // The harness itself: a correct kernel gives no error.
