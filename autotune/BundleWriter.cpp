@@ -86,6 +86,12 @@ absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescriptio
                                         "' is not valid JSON");
     entry["config"] = config;
     entry["metrics"] = metrics;
+    if (!e.serves.empty()) {
+      json serves = json::object();
+      for (const auto &[dim, range] : e.serves)
+        serves[dim] = {range.first, range.second};
+      entry["serves"] = serves;
+    }
     auto [it, fresh] = kernelIndex.emplace(e.kernel, kernels.size());
     // The kernel's signature is its first entry's; entries of other dtypes carry their own.
     if (fresh)

@@ -26,6 +26,9 @@ struct TunedEntry {
   std::map<std::string, int64_t> shape;
   std::string sharedObject; ///< path of the compiled artifact to copy into the bundle
   std::string configJson = "{}", metricsJson = "{}";
+  /// Dimensions compiled into the artifact: it computes correctly only for values in
+  /// [first, second] (a row kernel's block covers its columns; attention's head dim is fixed).
+  std::map<std::string, std::pair<int64_t, int64_t>> serves;
 };
 
 absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescription &target,

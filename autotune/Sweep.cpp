@@ -102,6 +102,49 @@ std::vector<std::string> cpuinfoFeatures(const CpuTarget &target) {
   return out;
 }
 
+/// For each dimension of `kernel`, the values for which its constexprs under `p` (what is
+/// compiled into the artifact) stay those of `shape`, all other dimensions as in `shape`: the
+/// shapes the artifact computes correctly. Dimensions that change nothing are left out. The
+/// values that keep the constexprs are taken to be one interval around `shape`'s (block sizes
+/// from next_power_of_2 and fixed dimensions are).
+std::map<std::string, std::pair<int64_t, int64_t>>
+servedRanges(const zoo::Kernel &kernel, const autotune::Point &p, const zoo::Shape &shape) {
+  const std::map<std::string, std::string> compiled = kernel.constexprs(p, shape);
+  constexpr int64_t kLimit = int64_t(1) << 40, kNone = std::numeric_limits<int64_t>::max();
+  std::map<std::string, std::pair<int64_t, int64_t>> out;
+  for (const std::string &dim : kernel.dims) {
+    int64_t at = shape.at(dim);
+    auto same = [&](int64_t value) {
+      zoo::Shape s = shape;
+      s[dim] = value;
+      return kernel.constexprs(p, s) == compiled;
+    };
+    // Outward in doubling steps to the first value that differs, then bisect back.
+    auto edge = [&](int64_t direction) {
+      int64_t good = at;
+      for (int64_t step = 1; step <= kLimit; step *= 2) {
+        int64_t next = std::max<int64_t>(0, at + direction * step);
+        if (next == good)
+          return good; // down to 0 and the same all the way
+        if (!same(next)) {
+          int64_t bad = next;
+          while ((bad - good) * direction > 1) {
+            int64_t mid = good + (bad - good) / 2;
+            (same(mid) ? good : bad) = mid;
+          }
+          return good;
+        }
+        good = next;
+      }
+      return direction > 0 ? kNone : good;
+    };
+    int64_t lo = edge(-1), hi = edge(1);
+    if (lo > 0 || hi != kNone)
+      out[dim] = {lo, hi};
+  }
+  return out;
+}
+
 std::string configJson(const autotune::Point &p) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto &[k, v] : p)
@@ -631,6 +674,8 @@ int main(int argc, char **argv) {
     e.dtype = r->dtype;
     e.entry = k ? k->entry : r->kernel;
     e.shape = r->shape;
+    if (k)
+      e.serves = servedRanges(*k, p, r->shape);
     e.sharedObject = so;
     // The configuration with the constexprs as the kernel sees them (block sizes, ...).
     nlohmann::json config = parsed.is_object() ? parsed : nlohmann::json::object();

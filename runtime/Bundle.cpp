@@ -216,6 +216,21 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
         b.configJson = entry["config"].dump();
       if (entry.contains("metrics"))
         b.metricsJson = entry["metrics"].dump();
+      if (entry.contains("serves")) {
+        const json &serves = entry["serves"];
+        if (!serves.is_object())
+          return r.error(at + ".serves", "expected an object of [min, max] ranges");
+        for (auto it = serves.begin(); it != serves.end(); ++it) {
+          const json &range = it.value();
+          if (!range.is_array() || range.size() != 2 || !range[0].is_number_integer() ||
+              !range[1].is_number_integer() || range[0].get<int64_t>() > range[1].get<int64_t>() ||
+              !b.shape.count(it.key()))
+            return r.error(at + ".serves." + it.key(),
+                           "expected [min, max] integers (min <= max) for a dimension of the "
+                           "entry's shape");
+          b.serves[it.key()] = {range[0].get<int64_t>(), range[1].get<int64_t>()};
+        }
+      }
       if (!insideBundle(b.artifact))
         return r.error(at + ".artifact", "\"" + b.artifact +
                                              "\" is not a relative path inside the bundle");
@@ -241,11 +256,25 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
   BundleChoice best;
   double bestDistance = 0;
   bool anyKernel = false;
+  std::string unserved; // why an entry with these dimensions could not serve them
   for (const BundleEntry &e : entries_) {
     if (e.kernel != kernel)
       continue;
     anyKernel = true;
     if ((!dtype.empty() && e.dtype != dtype) || e.shape.size() != shape.size())
+      continue;
+    bool serves = true;
+    for (const auto &[dim, range] : e.serves) {
+      auto it = shape.find(dim);
+      if (it != shape.end() && (it->second < range.first || it->second > range.second)) {
+        if (unserved.empty())
+          unserved = "; the entry tuned for " + shapeText(e.shape) + " was compiled for " + dim +
+                     " in [" + std::to_string(range.first) + ", " +
+                     std::to_string(range.second) + "]";
+        serves = false;
+      }
+    }
+    if (!serves)
       continue;
     double distance = 0;
     bool sameDims = true;
@@ -268,9 +297,10 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
     }
   }
   if (!best.entry)
-    return absl::NotFoundError(anyKernel ? "no tuned entry of '" + kernel + "' has the dimensions " +
+    return absl::NotFoundError(anyKernel ? "no tuned entry of '" + kernel + "' serves " +
                                                shapeText(shape) +
-                                               (dtype.empty() ? "" : " and dtype " + dtype)
+                                               (dtype.empty() ? "" : " and dtype " + dtype) +
+                                               unserved
                                          : "the bundle has no kernel named '" + kernel + "'");
   best.exact = best.entry->shape == shape;
   best.explanation = best.exact ? "tuned for " + shapeText(shape) + " (exact)"

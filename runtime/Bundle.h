@@ -57,6 +57,9 @@ struct BundleEntry {
   std::string artifact; ///< path of the shared object
   std::string sha256;
   std::string configJson, metricsJson; ///< the tuned configuration and its measurements
+  /// Dimensions the artifact was compiled for: it serves only shapes with these dimensions in
+  /// [first, second] ("serves" in the manifest; absent: any value).
+  std::map<std::string, std::pair<int64_t, int64_t>> serves;
 };
 
 /// What a lookup chose.
@@ -73,7 +76,8 @@ public:
                                                       const TargetDescription &host =
                                                           TargetDescription::Host());
   /// The entry of `kernel` tuned for `shape` (and `dtype` when not empty), else the one tuned
-  /// for the nearest shape with the same dimensions (distance: sum of |log2 ratio|).
+  /// for the nearest shape with the same dimensions (distance: sum of |log2 ratio|) among the
+  /// entries whose compiled-in dimensions serve `shape`.
   absl::StatusOr<BundleChoice> Find(const std::string &kernel,
                                     const std::map<std::string, int64_t> &shape,
                                     const std::string &dtype = "") const;

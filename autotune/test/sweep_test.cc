@@ -64,6 +64,10 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   ASSERT_TRUE(choice.ok());
   EXPECT_TRUE(choice->exact);
   EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
+  // The row is one block (BLOCK = 1024 for 1000 columns): the entry serves 513..1024 columns,
+  // and a wider row finds no entry rather than a wrong one.
+  EXPECT_EQ(choice->entry->serves.at("cols"), std::make_pair(int64_t(513), int64_t(1024)));
+  EXPECT_FALSE((*bundle)->Find("softmax", {{"rows", 1024}, {"cols", 4096}}, "f32").ok());
 }
 
 std::set<std::string> keysOf(const std::string &path);

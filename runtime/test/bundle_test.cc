@@ -125,6 +125,45 @@ std::string openError(const std::string &dir, const TargetDescription &host =
   return bundle.ok() ? "" : std::string(bundle.status().message());
 }
 
+TEST(Bundle, LookupsKeepToTheDimensionsAnEntryServes) {
+  // The first entry (n=1000) was compiled for n in [1, 2000] only; the second serves any n.
+  auto bundle = Bundle::Open(makeBundle("serves", [](std::string &m) {
+    replace(m, R"("metrics": {"time_ms": 0.01}})",
+            R"("metrics": {"time_ms": 0.01}, "serves": {"n": [1, 2000]}})");
+  }));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ((*bundle)->entries()[0].serves.at("n"), std::make_pair(int64_t(1), int64_t(2000)));
+  auto near = (*bundle)->Find("vadd", {{"n", 1500}});
+  ASSERT_TRUE(near.ok()) << near.status();
+  EXPECT_EQ(near->entry->shape.at("n"), 1000);
+  // 3000 is nearer to 1000 than to 100000, but outside what that entry serves.
+  auto far = (*bundle)->Find("vadd", {{"n", 3000}});
+  ASSERT_TRUE(far.ok()) << far.status();
+  EXPECT_EQ(far->entry->shape.at("n"), 100000);
+
+  // No entry serving the shape: an error that says why.
+  auto only = Bundle::Open(makeBundle("serves-only", [](std::string &m) {
+    replace(m, R"("metrics": {"time_ms": 0.01}})",
+            R"("metrics": {"time_ms": 0.01}, "serves": {"n": [1, 2000]}})");
+    replace(m, R"("metrics": {"time_ms": 0.1}})",
+            R"("metrics": {"time_ms": 0.1}, "serves": {"n": [50000, 100000]}})");
+  }));
+  ASSERT_TRUE(only.ok()) << only.status();
+  EXPECT_EQ((*only)->Find("vadd", {{"n", 3000}}).status().message(),
+            "no tuned entry of 'vadd' serves n=3000; the entry tuned for n=1000 was compiled "
+            "for n in [1, 2000]");
+
+  // A malformed range is refused when the bundle is opened.
+  for (const char *bad : {R"("serves": {"n": [5, 1]})", R"("serves": {"n": 5})",
+                          R"("serves": {"m": [1, 2]})", R"("serves": [1, 2])"}) {
+    std::string error = openError(makeBundle("serves-bad", [&](std::string &m) {
+      replace(m, R"("metrics": {"time_ms": 0.01}})",
+              std::string(R"("metrics": {"time_ms": 0.01}, )") + bad + "}");
+    }));
+    EXPECT_NE(error.find("serves"), std::string::npos) << bad << ": " << error;
+  }
+}
+
 TEST(Bundle, CorruptManifestIsRefused) {
   std::string dir = makeBundle("corrupt", [](std::string &m) { m = m.substr(0, m.size() / 2); });
   EXPECT_NE(openError(dir).find("manifest.json: not valid JSON"), std::string::npos);
