@@ -7,9 +7,12 @@
 //    "kernels": [{"name": "matmul", "signature": "ptr:f32,...",
 //                 "entries": [{"shape": {"M": 1024, ...}, "dtype": "f32",
 //                              "entry": "matmul_kernel", "artifact": "artifacts/m.so",
-//                              "sha256": "...", "config": {...}, "metrics": {...}}]}]}
+//                              "sha256": "...", "config": {...}, "metrics": {...},
+//                              "serves": {"cols": [513, 1024]}}]}]}
 //
 // An entry may carry its own "signature" (another dtype of the kernel); else the kernel's.
+// "serves" (optional) bounds dimensions compiled into the artifact: lookups pick the entry only
+// for shapes within them.
 //
 // Open verifies everything before anything is loaded: the schema version, the target (kind,
 // architecture, and every CPU feature the artifacts were built for present here), that each
