@@ -18,6 +18,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <tuple>
 
 namespace {
 
@@ -49,6 +50,24 @@ std::string tmpFile(const std::string &name, const std::string &contents) {
   std::string path = std::string(getenv("TEST_TMPDIR")) + "/" + name;
   std::ofstream(path, std::ios::binary) << contents;
   return path;
+}
+
+TEST(Compiler, InvalidKnobsAreAnErrorNotACrash) {
+  std::ifstream in("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (auto [m, n, k, width, unroll] : {std::tuple{4, 0, 1, 0, 1}, std::tuple{4, 64, 0, 0, 1},
+                                        std::tuple{-1, 64, 1, 0, 1}, std::tuple{4, 64, 1, -16, 1},
+                                        std::tuple{4, 64, 1, 16, 0}}) {
+    tessel::CompileOptions options;
+    options.entry = "vadd";
+    options.knobs.matmulTileM = m, options.knobs.matmulTileN = n, options.knobs.matmulTileK = k;
+    options.knobs.vectorWidth = width, options.knobs.unroll = unroll;
+    options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/bad-knobs.so";
+    auto so = tessel::compileTTIR(text, "vadd_block128.ttir", options);
+    ASSERT_FALSE(so.ok());
+    EXPECT_NE(so.status().message().find("invalid CPU knobs"), std::string::npos)
+        << so.status();
+  }
 }
 
 TEST(Module, OpensAndFindsKernel) {

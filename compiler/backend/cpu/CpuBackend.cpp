@@ -310,6 +310,16 @@ static void dropTritonArgumentAttributes(ModuleOp module) {
 
 LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
                                          const CpuTarget &target) {
+  // Library callers (the sweep, a benchmark) set knobs directly: a zero tile would divide by
+  // zero when fitted to a block.
+  if ((knobs.matmulTileM > 0 && (knobs.matmulTileN <= 0 || knobs.matmulTileK <= 0)) ||
+      knobs.matmulTileM < 0 || knobs.vectorWidth < 0 || knobs.unroll < 1)
+    return module.emitError() << "invalid CPU knobs: matmul tile " << knobs.matmulTileM << "x"
+                              << knobs.matmulTileN << "x" << knobs.matmulTileK
+                              << ", vector width " << knobs.vectorWidth << ", unroll "
+                              << knobs.unroll
+                              << " (tile sizes positive, or rows 0 for loops; width >= 0; "
+                                 "unroll >= 1)";
   dropTritonArgumentAttributes(module);
   lowerPrints(module);
   tileAndVectorizeMatmuls(module, knobs);

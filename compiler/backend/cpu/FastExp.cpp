@@ -1,12 +1,12 @@
 //===- FastExp.cpp - exp/exp2 on f32 for targets with a hardware ldexp -*- C++ -*-===//
 //
 // exp(x) = 2^k * e^r with k = round(x * log2 e) and |r| <= ln2 / 2:
-//   x' = clamp(x, -87.3, 89)            two min/max (NaN passes through; +-inf clamp)
+//   x' = clamp(x, ln FLT_MIN, 89)       two min/max (NaN passes through; +-inf clamp)
 //   t  = x' * log2e + 1.5 * 2^23        rounds x' * log2e to an integer kept in t's low bits
 //   k  = t - 1.5 * 2^23                 as a float; bits(t) - bits(1.5 * 2^23) as an integer
 //   r  = x' - k * ln2                   Cody-Waite: ln2 split into an exact high part and a rest
 //   p  = 1 + r + r^2 * P(r)             P of degree 3 fitted for relative error (~1 ulp)
-//   exp(x) = ldexp(p, k)                overflow to inf handled by ldexp; 0 where x < -87.3
+//   exp(x) = ldexp(p, k)                overflow to inf handled by ldexp; 0 where x < ln FLT_MIN
 //                                       (denormal results flush to zero, as on NVIDIA)
 // 16 vector instructions where AVX-512 has vscalefps for ldexp, against about 24 for MLIR's
 // generic approximation (which builds 2^k by clamping k and shifting it into an exponent).
@@ -59,7 +59,8 @@ struct FastExp : public OpRewritePattern<OpT> {
     // Clamp: below `lo` the result would be denormal (flushed to 0 below, as Triton's
     // ex2.approx.ftz does; computing a denormal costs a microcode assist per vector), above
     // `hi` it overflows to inf anyway. `x < lo ? lo : x` keeps NaN (one max/min instruction).
-    double lo = base2 ? -126.0 : -87.3, hi = base2 ? 129.0 : 89.0;
+    // ln FLT_MIN = -87.336544..., rounded up: every result at or above it is a normal float.
+    double lo = base2 ? -126.0 : -87.33654, hi = base2 ? 129.0 : 89.0;
     Value loC = f(lo), hiC = f(hi);
     x = select(arith::CmpFPredicate::OLT, x, loC, loC, x);
     x = select(arith::CmpFPredicate::OGT, x, hiC, hiC, x);

@@ -90,7 +90,9 @@ void lowerPrint(tessel::tt::PrintOp print, ModuleOp module) {
           if (!elem.isF64())
             v = arith::ExtFOp::create(nb, loc, nb.getF64Type(), v);
         } else if (isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() < 64) {
-          v = signedInt && !hex ? Value(arith::ExtSIOp::create(nb, loc, nb.getI64Type(), v))
+          // Booleans print as 0 and 1 (sign-extended, true would be -1).
+          v = signedInt && !hex && !elem.isInteger(1)
+                  ? Value(arith::ExtSIOp::create(nb, loc, nb.getI64Type(), v))
                                 : Value(arith::ExtUIOp::create(nb, loc, nb.getI64Type(), v));
         }
         SmallVector<Value> args = {stringAddress(nb, loc, module, text)};

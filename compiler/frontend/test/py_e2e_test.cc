@@ -159,7 +159,11 @@ TEST_P(PyEndToEnd, DevicePrint) {
                  "pid (0, 0, 0) idx (1) x = -2.000000\n"
                  "pid (0, 0, 0) idx (2) x = 0.250000\n"
                  "pid (0, 0, 0) idx (3) x = 8.000000\n"
-                 "pid (0, 0, 0) idx () n 41\n");
+                 "pid (0, 0, 0) idx () n 41\n"
+                 "pid (0, 0, 0) idx (0) pos 1\n" // booleans print as 0 and 1
+                 "pid (0, 0, 0) idx (1) pos 0\n"
+                 "pid (0, 0, 0) idx (2) pos 1\n"
+                 "pid (0, 0, 0) idx (3) pos 1\n");
 }
 
 TEST_P(PyEndToEnd, FunctionsImportedFromAnotherFile) {

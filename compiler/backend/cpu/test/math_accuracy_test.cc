@@ -73,8 +73,10 @@ TEST_P(MathAccuracy, MatchesLibm) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // Special values, then random ones over the range where the result is a normal float.
-  std::vector<float> x = {0.0f, -0.0f, 1.0f, -1.0f, inf, -inf, nan, -1000.0f, 1000.0f};
-  float lo = base2 ? -125.9f : -87.2f, hi = base2 ? 127.9f : 88.7f;
+  // Near the smallest normal result: ln FLT_MIN = -87.3365, log2 FLT_MIN = -126.
+  std::vector<float> x = {0.0f, -0.0f, 1.0f, -1.0f, inf, -inf, nan, -1000.0f, 1000.0f,
+                          -87.336f, -87.33f, -87.3f, -87.34f, -125.999f, -126.0f, -126.01f};
+  float lo = base2 ? -126.0f : -87.336f, hi = base2 ? 127.9f : 88.7f;
   std::uniform_real_distribution<float> wide(lo, hi), narrow(-1.0f, 1.0f);
   while (x.size() < 3000)
     x.push_back(x.size() % 2 ? wide(rng()) : narrow(rng()));

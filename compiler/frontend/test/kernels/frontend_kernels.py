@@ -157,4 +157,5 @@ def print_kernel(x_ptr):
     x = tl.load(x_ptr + tl.arange(0, 4))
     tl.device_print("x =", x)
     tl.device_print("n", tl.program_id(0) + 41)
+    tl.device_print("pos", x > 0)
     tl.static_print("compile time only")
