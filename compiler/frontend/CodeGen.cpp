@@ -1719,8 +1719,14 @@ void Generator::collectFields(const V &v, std::vector<FieldSlot> &out,
     if (it->second->kind == Val::Tensor || (!tensorsOnly && it->second->kind != Val::Aggregate &&
                                             it->second->kind != Val::Tuple))
       out.push_back({v->obj, f.name});
-    else
+    else {
+      // A tuple-valued field is a slot of its own too (its tensors are not carried one by
+      // one: a change across a loop or branch is reported), and aggregates inside it are
+      // walked.
+      if (!tensorsOnly && it->second->kind == Val::Tuple)
+        out.push_back({v->obj, f.name});
       collectFields(it->second, out, seen, tensorsOnly);
+    }
   }
 }
 
@@ -1746,11 +1752,16 @@ void Generator::checkFieldsUnchanged(const std::vector<FieldSlot> &slots,
     V now = slots[k].obj->fields[slots[k].field];
     if (now != before[k] && !(now->isConstexpr() && before[k]->isConstexpr() &&
                               now->kind == before[k]->kind && now->i == before[k]->i &&
-                              now->f == before[k]->f))
+                              now->f == before[k]->f)) {
+      if (before[k]->kind == Val::Tuple)
+        error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
+                      "' holds a tuple and changes inside the loop; tuple-valued fields are "
+                      "not carried across iterations (use one field per tensor)");
       error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
                     "' holds " + describe(before[k]) + " before the loop and changes inside "
                     "it; a field that changes across iterations must start as a tensor "
                     "(e.g. tl.zeros(...) or tl.full(...))");
+    }
   }
 }
 

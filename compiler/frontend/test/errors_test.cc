@@ -162,6 +162,21 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"NextPowerOfTwoOverflows",
              "def k(p, n):\n    x = triton.next_power_of_2(4611686018427387905)\n", "k.py:7:9: error: next_power_of_2(4611686018427387905) overflows 64-bit integers\n"
              "    x = triton.next_power_of_2(4611686018427387905)\n        ^"},
+        Case{"TupleFieldChangesInLoop",
+             "def k(p, n):\n    a = A((tl.zeros([16], dtype=tl.float32), 1.0))\n"
+             "    for i in range(n):\n        a.v = (a.v[0] + 1.0, 1.0)\n\n\n"
+             "@tl.aggregate\nclass A:\n    v: tuple\n\n    def __init__(self, v):\n"
+             "        self.v = v\n",
+             "k.py:8:5: error: the field 'v' of 'A' holds a tuple and changes inside the loop; "
+             "tuple-valued fields are not carried across iterations (use one field per tensor)\n"
+             "    for i in range(n):\n    ^"},
+        Case{"TupleFieldChangesInRuntimeIf",
+             "def k(p, n):\n    a = A((tl.zeros([16], dtype=tl.float32), 1.0))\n"
+             "    if n > 3:\n        a.v = (a.v[0] + 1.0, 1.0)\n\n\n"
+             "@tl.aggregate\nclass A:\n    v: tuple\n\n    def __init__(self, v):\n"
+             "        self.v = v\n",
+             "k.py:8:5: error: the field 'v' of 'A' holds different compile-time objects in the "
+             "two branches of an if on a runtime condition\n    if n > 3:\n    ^"},
         Case{"UnterminatedString", "def k(p, n):\n    s = \"abc\n",
              "k.py:7:9: error: unterminated string literal (end of line)\n    s = \"abc\n"
              "        ^"}),
