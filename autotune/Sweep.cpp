@@ -166,13 +166,19 @@ std::string hostName() {
 }
 
 /// Compiles one candidate to `out` (atomically written by the compiler).
-absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
-                              const zoo::Shape &shape, const autotune::Point &p,
-                              const CpuTarget &target, const std::string &out) {
-  // TESSEL_ZOO_DIR replaces kernels/ (to tune edited copies of the zoo's sources).
+/// Where `k`'s source is read from: kernels/..., or the copy in TESSEL_ZOO_DIR (to tune edited
+/// copies of the zoo's sources).
+std::string sourcePath(const zoo::Kernel &k) {
   std::string path = k.source;
   if (const char *dir = getenv("TESSEL_ZOO_DIR"); dir && path.rfind("kernels/", 0) == 0)
     path = std::string(dir) + "/" + path.substr(8);
+  return path;
+}
+
+absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
+                              const zoo::Shape &shape, const autotune::Point &p,
+                              const CpuTarget &target, const std::string &out) {
+  std::string path = sourcePath(k);
   std::string source;
   if (!runtime::ReadWholeFile(path, source))
     return absl::NotFoundError("cannot read " + path);
@@ -522,8 +528,22 @@ int main(int argc, char **argv) {
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
                opt.timeBudget;
   };
+  // Cached artifacts are named by the candidate, the compiler's version and the kernel
+  // source's checksum: after an edit of the source or a new tessel, a resumed sweep rebuilds
+  // what it puts in the bundle instead of shipping a stale object.
+  std::map<std::string, std::string> sourceDigests;
+  for (const zoo::Kernel &k : zoo::Kernels()) {
+    std::string text;
+    sourceDigests[k.name] = runtime::ReadWholeFile(sourcePath(k), text) ? runtime::Sha256Hex(text)
+                                                                        : "unreadable";
+  }
   auto artifactPath = [&](const autotune::Record &r) {
-    return opt.out + "/artifacts-cache/" + runtime::Sha256Hex(r.key()).substr(0, 24) + ".so";
+    auto digest = sourceDigests.find(r.kernel);
+    return opt.out + "/artifacts-cache/" +
+           runtime::Sha256Hex(r.key() + "|" + kCompilerVersion + "|" +
+                              (digest == sourceDigests.end() ? "" : digest->second))
+               .substr(0, 24) +
+           ".so";
   };
   // Measures one compiled (or failed) candidate and appends its record.
   auto finish = [&](const Group &g, const autotune::Point &p, autotune::Record r,

@@ -4,12 +4,15 @@
 #include "autotune/test/RunCommand.h"
 #include "runtime/Bundle.h"
 #include "runtime/Files.h"
+#include "runtime/Module.h"
+#include "runtime/Launch.h"
 
 #include "nlohmann/json.hpp"
 
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -156,6 +159,51 @@ TEST(Sweep, ResumeAfterAnInterruptedSweepMeasuresNothingTwice) {
                 "--shapes=M=64,N=64,K=64 --min-time=0.001 --flush=off --out=" + dir + "-full", log),
             0);
   EXPECT_EQ(keys, keysOf(dir + "-full/records.jsonl"));
+}
+
+TEST(Sweep, ResumeAfterTheSourceChangedRebuildsTheBundledArtifact) {
+  // Row sum tuned from a copy of the zoo's source; the copy is then edited so that it sums
+  // twice the row. Resumed, the sweep measures nothing again but must not put the object built
+  // from the old source into the bundle: the bundle's kernel computes the edited sum.
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/edited";
+  std::string log;
+  ASSERT_EQ(run("mkdir -p " + dir + "/zoo && cp kernels/reductions.py " + dir + "/zoo/", log), 0);
+  std::string cmd = "TESSEL_ZOO_DIR=" + dir + "/zoo autotune/sweep --kernels=row_sum "
+                    "--strategy=exhaustive --min-time=0.001 --flush=off --out=" + dir + "/out";
+  ASSERT_EQ(run(cmd, log), 0) << log;
+  std::string source;
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(dir + "/zoo/reductions.py", source));
+  const std::string from = "tl.store(out_ptr + row, tl.sum(x, axis=0))";
+  size_t at = source.find(from);
+  ASSERT_NE(at, std::string::npos);
+  source.replace(at, from.size(), "tl.store(out_ptr + row, 2.0 * tl.sum(x, axis=0))");
+  std::ofstream(dir + "/zoo/reductions.py") << source;
+  log.clear();
+  ASSERT_EQ(run(cmd + " --resume", log), 0) << log;
+  EXPECT_NE(log.find("sweep: 0 measured"), std::string::npos) << log;
+
+  auto bundle = tessel::runtime::Bundle::Open(dir + "/out/bundle");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  auto choice = (*bundle)->Find("row_sum", {{"rows", 1024}, {"cols", 1000}}, "f32");
+  ASSERT_TRUE(choice.ok()) << choice.status();
+  auto module = (*bundle)->Load(*choice->entry);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto kernel = (*module)->GetKernel(choice->entry->entry);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const int rows = 3, cols = 1000;
+  std::vector<float> x(rows * cols), out(rows, NAN);
+  for (int i = 0; i < rows * cols; ++i)
+    x[i] = float((i * 7919) % 13) - 6.0f;
+  tessel::runtime::ThreadPool pool(1);
+  ASSERT_TRUE(tessel::runtime::Launch(*kernel, {rows, 1, 1}, {x.data(), out.data(), cols, cols},
+                                      pool)
+                  .ok());
+  for (int r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int c = 0; c < cols; ++c)
+      sum += x[r * cols + c];
+    EXPECT_EQ(out[r], float(2 * sum)) << "row " << r;
+  }
 }
 
 TEST(Sweep, CrashingAndHangingCandidatesAreRecordedAndTheSweepGoesOn) {
