@@ -341,8 +341,17 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
               return isa<BaseMemRefType>(t);
             });
   });
-  if (heap && failed(runPipeline(module, kDeallocPipeline)))
-    return failure();
+  if (heap) {
+    // Neither that op nor its compare-and-swap loop (LLVM ops of unknown memory effects) is
+    // something deallocation analysis accepts.
+    WalkResult atomics = module.walk([](memref::GenericAtomicRMWOp op) {
+      op.emitError() << "tl.atomic_cas in a kernel whose tiles need heap buffers (over 64 KiB) "
+                        "is not supported; use smaller blocks";
+      return WalkResult::interrupt();
+    });
+    if (atomics.wasInterrupted() || failed(runPipeline(module, kDeallocPipeline)))
+      return failure();
+  }
   copiesToLinalg(module);
   // Tile buffers on the stack start on a cache line: unaligned 64-byte vector accesses split
   // across two lines.
