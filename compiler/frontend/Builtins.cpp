@@ -570,6 +570,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     bool keepDims = p.opt("keep_dims") && truthy(p.get("keep_dims"), at);
     bool reverse = p.opt("reverse") && truthy(p.get("reverse"), at);
     int64_t axis = 0;
+    // Reducing every axis with keep_dims gives a tensor of the input's rank with all sizes 1.
+    std::vector<int64_t> allOnes(shape.size(), 1);
     if (V ax = p.opt("axis")) {
       axis = requireInt(ax, at, "the axis");
       if (axis < 0)
@@ -709,7 +711,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
         kept[axis] = 1;
         for (Value &r : results) {
           if (reduced.empty())
-            r = broadcastTo(makeTensor(r), {1}, at)->value;
+            r = broadcastTo(makeTensor(r), p.opt("axis") ? std::vector<int64_t>{1} : allOnes,
+                            at)->value;
           else
             r = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(kept, elementOf(r)), r,
                                          int32_t(axis));

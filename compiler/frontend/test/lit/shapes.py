@@ -37,5 +37,11 @@ def k(p):
     # CHECK: tt.reshape %{{.*}} allow_reorder : tensor<16x8xi32> -> tensor<128xi32>
     # CHECK: arith.minsi
     mn = tl.min(pb)
-    v = tl.sum(flat, axis=0) + tl.sum(s1, axis=0) + tl.sum(tl.sum(m0, axis=1), axis=0) + mn + tl.sum(tl.sum(tl.sum(three, axis=2), axis=1), axis=0)
+    # Over everything with keep_dims: the input's rank, every size 1 (as Triton).
+    # CHECK: tt.reshape %{{.*}} allow_reorder : tensor<16x8xi32> -> tensor<128xi32>
+    # CHECK: arith.addi
+    # CHECK: tt.splat %{{.*}} : i32 -> tensor<1x1xi32>
+    ka = tl.sum(pb, keep_dims=True)
+    tl.static_assert(len(ka.shape) == 2)
+    v = tl.sum(flat, axis=0) + tl.sum(s1, axis=0) + tl.sum(tl.sum(m0, axis=1), axis=0) + mn + tl.sum(tl.sum(ka, axis=1), axis=0) + tl.sum(tl.sum(tl.sum(three, axis=2), axis=1), axis=0)
     tl.store(p, v.to(tl.float32))
