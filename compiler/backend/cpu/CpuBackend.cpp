@@ -47,6 +47,15 @@ using namespace mlir;
 #define TESSEL_LLVM_PREFIX "/usr/lib/llvm-22"
 #endif
 
+static void initializeNativeTargetOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
 tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
   CpuTarget r = target;
   if (r.triple.empty())
@@ -65,6 +74,16 @@ tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
       if (features.find("+avx512f") != std::string::npos)
         features += ",-prefer-256-bit";
       r.features = features;
+    }
+  } else if (r.features.empty()) {
+    // A named CPU with AVX-512 (a bundle built for another machine): full-width vectors too.
+    initializeNativeTargetOnce();
+    llvm::Triple triple(r.triple);
+    std::string error;
+    if (const llvm::Target *t = llvm::TargetRegistry::lookupTarget(triple, error)) {
+      std::unique_ptr<llvm::MCSubtargetInfo> info(t->createMCSubtargetInfo(triple, r.cpu, ""));
+      if (info && info->isCPUStringValid(r.cpu) && info->checkFeatures("+avx512f"))
+        r.features = "-prefer-256-bit";
     }
   }
   return r;
@@ -369,14 +388,6 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
   return success();
 }
 
-static void initializeNativeTargetOnce() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
-  });
-}
 
 /// LLVM's description of `requested`'s CPU (empty fields: the host), or null.
 static std::unique_ptr<llvm::MCSubtargetInfo> subtargetInfo(const tessel::CpuTarget &requested) {

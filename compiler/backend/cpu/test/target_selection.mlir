@@ -1,5 +1,8 @@
 // Code can be built for another x86-64 machine: the CPU name picks the instruction set.
 // RUN: tessel-compile %s --entry scale --target cpu:znver4 --emit asm -o - | FileCheck %s --check-prefix=AVX512
+// An Intel AVX-512 CPU by name gets full-width vectors, as the host does (LLVM's tuning for it
+// prefers 256 bits).
+// RUN: tessel-compile %s --entry scale --target cpu:sapphirerapids --emit asm -o - | FileCheck %s --check-prefix=AVX512
 // RUN: tessel-compile %s --entry scale --target cpu:skylake-avx512 --features=+avx512f,-prefer-256-bit --emit asm -o - | FileCheck %s --check-prefix=AVX512
 // RUN: tessel-compile %s --entry scale --target cpu:x86-64 --emit asm -o - | FileCheck %s --check-prefix=SSE
 // RUN: tessel-compile %s --entry scale --target cpu:x86-64-v3 --emit asm -o - | FileCheck %s --check-prefix=AVX2
