@@ -991,12 +991,25 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     Params p(*this, args, "where", {{"condition", true}, {"x", true}, {"y", true}});
     V c = cast(p.get("condition"), b_.getI1Type(), false, at);
     V x = p.get("x"), y = p.get("y");
-    V sum = toTensor(binary("+", x, y, at), at); // the common type (two numbers fold first)
-    Type elem = elementOf(sum->value);
-    bool u = sum->isUnsigned;
-    if (Operation *dead = sum->value.getDefiningOp())
-      dead->erase();
-    V xc = cast(x, elem, u, at), yc = cast(y, elem, u, at);
+    auto isPointer = [&](const V &v) {
+      return v->kind == Val::Tensor && isa<tt::PointerType>(elementOf(v->value));
+    };
+    V xc, yc;
+    bool u = false;
+    if (isPointer(x) || isPointer(y)) {
+      // Pointers: both of one type (no promotion between pointers).
+      if (!isPointer(x) || !isPointer(y) || elementOf(x->value) != elementOf(y->value))
+        error(at, "tl.where on pointers takes two pointers of one type, got " + describe(x) +
+                      " and " + describe(y));
+      xc = x, yc = y;
+    } else {
+      V sum = toTensor(binary("+", x, y, at), at); // the common type (two numbers fold first)
+      Type elem = elementOf(sum->value);
+      u = sum->isUnsigned;
+      if (Operation *dead = sum->value.getDefiningOp())
+        dead->erase();
+      xc = cast(x, elem, u, at), yc = cast(y, elem, u, at);
+    }
     auto [c1, x1] = broadcastPair(c, xc, at);
     auto [c2, y1] = broadcastPair(c1, yc, at);
     auto [x2, y2] = broadcastPair(x1, y1, at);
