@@ -611,7 +611,7 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
   if (a->isNumber() && b->isNumber())
     return foldConstexpr(*this, op, a, b, at);
   if (op == "==" || op == "!=") {
-    if ((a->kind == Val::None) != (b->kind == Val::None) || a->kind == Val::Dtype ||
+    if (a->kind == Val::None || b->kind == Val::None || a->kind == Val::Dtype ||
         a->kind == Val::Str) {
       bool eq = a->kind == b->kind &&
                 (a->kind == Val::None || (a->kind == Val::Dtype && a->type == b->type &&

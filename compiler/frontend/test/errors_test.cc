@@ -200,6 +200,14 @@ TEST(Errors, ManyElifBranchesAreAnErrorNotADeepRecursion) {
   EXPECT_EQ(errorOf(small), "");
 }
 
+TEST(Errors, NoneComparesEqualToNone) {
+  EXPECT_EQ(errorOf("def k(p, n, X: tl.constexpr = None):\n    tl.static_assert(X == None)\n"
+                    "    tl.static_assert(not (X != None))\n    tl.static_assert(None == X)\n"),
+            "");
+  EXPECT_NE(errorOf("def k(p, n, X: tl.constexpr = None):\n    tl.static_assert(X != None)\n"),
+            "");
+}
+
 TEST(Errors, KernelCompilesWithoutError) {
   // The harness itself: a correct kernel gives no error.
   EXPECT_EQ(errorOf("def k(p, n):\n    tl.store(p + tl.arange(0, 16), 1.0, mask=tl.arange(0, 16) < n)\n"),
