@@ -1818,6 +1818,10 @@ void Generator::execIf(const Stmt &s) {
   if (thenB.returned != elseB.returned)
     error(s.loc, "a return in only one branch of an if on a runtime condition is not "
                  "supported: return in both branches or after the if");
+  // Both branches end the function without a value (`return`, `return None`): nothing to
+  // carry out of the if for it.
+  bool returnsNothing = thenB.returned && thenB.returnValue->kind == Val::None &&
+                        elseB.returnValue->kind == Val::None;
 
   restoreFields();
   std::map<std::string, V> after = before;
@@ -1870,7 +1874,7 @@ void Generator::execIf(const Stmt &s) {
                          "on a runtime condition");
       values.push_back(v->value);
     }
-    if (br.returned) {
+    if (br.returned && !returnsNothing) {
       V r = br.returnValue;
       std::vector<V> items = r->kind == Val::Tuple ? r->items : std::vector<V>{r};
       for (V &item : items) {
@@ -1923,7 +1927,10 @@ void Generator::execIf(const Stmt &s) {
     fields[f].obj->fields[fields[f].field] =
         makeTensor(result.getResult(k++), fieldsThen[f]->isUnsigned);
   frames_.back().vars = after;
-  if (thenB.returned) {
+  if (returnsNothing) {
+    frames_.back().returned = true;
+    frames_.back().returnValue = makeNone();
+  } else if (thenB.returned) {
     std::vector<V> items;
     for (; k < result.getNumResults(); ++k)
       items.push_back(makeTensor(result.getResult(k)));
