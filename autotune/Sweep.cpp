@@ -26,7 +26,6 @@
 
 #include "nlohmann/json.hpp"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -43,7 +42,6 @@
 #include <fstream>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -165,23 +163,41 @@ std::string hostName() {
   return buf;
 }
 
-/// Compiles one candidate to `out` (atomically written by the compiler).
-/// Where `k`'s source is read from: kernels/..., or the copy in TESSEL_ZOO_DIR (to tune edited
-/// copies of the zoo's sources).
-std::string sourcePath(const zoo::Kernel &k) {
-  std::string path = k.source;
-  if (const char *dir = getenv("TESSEL_ZOO_DIR"); dir && path.rfind("kernels/", 0) == 0)
-    path = std::string(dir) + "/" + path.substr(8);
-  return path;
+/// A kernel's source as the sweep compiles it, read once at start-up: every candidate and the
+/// artifact cache's names (by its checksum) see the same text.
+struct KernelSource {
+  std::string path, text, digest;
+  bool readable = false;
+};
+
+/// The source of every zoo kernel by name, each file read once: kernels/..., or the copy in
+/// TESSEL_ZOO_DIR (to tune edited copies of the zoo's sources).
+std::map<std::string, KernelSource> readSources() {
+  std::map<std::string, KernelSource> byPath, byKernel;
+  for (const zoo::Kernel &k : zoo::Kernels()) {
+    std::string path = k.source;
+    if (const char *dir = getenv("TESSEL_ZOO_DIR"); dir && path.rfind("kernels/", 0) == 0)
+      path = std::string(dir) + "/" + path.substr(8);
+    auto it = byPath.find(path);
+    if (it == byPath.end()) {
+      KernelSource source;
+      source.path = path;
+      source.readable = runtime::ReadWholeFile(path, source.text);
+      source.digest = source.readable ? runtime::Sha256Hex(source.text) : "unreadable";
+      it = byPath.emplace(path, std::move(source)).first;
+    }
+    byKernel[k.name] = it->second;
+  }
+  return byKernel;
 }
 
-absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
-                              const zoo::Shape &shape, const autotune::Point &p,
-                              const CpuTarget &target, const std::string &out) {
-  std::string path = sourcePath(k);
-  std::string source;
-  if (!runtime::ReadWholeFile(path, source))
-    return absl::NotFoundError("cannot read " + path);
+/// Compiles one candidate to `out` (atomically written by the compiler).
+absl::Status compileCandidate(const zoo::Kernel &k, const KernelSource &source,
+                              const std::string &dtype, const zoo::Shape &shape,
+                              const autotune::Point &p, const CpuTarget &target,
+                              const std::string &out) {
+  if (!source.readable)
+    return absl::NotFoundError("cannot read " + source.path);
   frontend::KernelSpec spec;
   spec.constexprs = k.constexprs(p, shape);
   spec.signature = frontend::SplitSignature(k.signature(dtype));
@@ -195,7 +211,7 @@ absl::Status compileCandidate(const zoo::Kernel &k, const std::string &dtype,
     options.knobs.matmulTileN = p.at("knob.tile_n");
   if (p.count("knob.vector_width"))
     options.knobs.vectorWidth = p.at("knob.vector_width");
-  absl::StatusOr<std::string> so = compilePython(source, path, spec, options);
+  absl::StatusOr<std::string> so = compilePython(source.text, source.path, spec, options);
   return so.ok() ? absl::OkStatus() : so.status();
 }
 
@@ -420,11 +436,9 @@ int main(int argc, char **argv) {
     if (!cpuTargetIsKnown(cpu))
       return usage("'" + cpu.cpu + "' is not a CPU LLVM knows (znver4, sapphirerapids, "
                    "x86-64-v3, ...)");
+    std::set<std::string> have(host.features.begin(), host.features.end()); // this machine's
     host.cpu = cpu.cpu;
     host.features = cpuinfoFeatures(cpu);
-    std::set<std::string> have;
-    for (const std::string &f : runtime::TargetDescription::Host().features)
-      have.insert(f);
     for (const std::string &f : host.features)
       if (!have.count(f)) {
         std::printf("sweep: building for %s, which has %s that this machine lacks: candidates "
@@ -473,12 +487,13 @@ int main(int argc, char **argv) {
           return usage(std::string(shape.status().message()));
         shapes.push_back(*shape);
       }
+    const std::vector<autotune::Point> space =
+        autotune::Shard(k->space.Enumerate(), opt.shardIndex, opt.shardCount);
     for (const std::string &dtype : k->dtypes) {
       if (!opt.dtypes.empty() && std::find(opt.dtypes.begin(), opt.dtypes.end(), dtype) == opt.dtypes.end())
         continue;
       for (const zoo::Shape &shape : shapes) {
-        std::vector<autotune::Point> points =
-            autotune::Shard(k->space.Enumerate(), opt.shardIndex, opt.shardCount);
+        std::vector<autotune::Point> points = space;
         if (opt.strategy == "random") {
           std::mt19937_64 gen(seed);
           std::shuffle(points.begin(), points.end(), gen);
@@ -531,17 +546,12 @@ int main(int argc, char **argv) {
   // Cached artifacts are named by the candidate, the compiler's version and the kernel
   // source's checksum: after an edit of the source or a new tessel, a resumed sweep rebuilds
   // what it puts in the bundle instead of shipping a stale object.
-  std::map<std::string, std::string> sourceDigests;
-  for (const zoo::Kernel &k : zoo::Kernels()) {
-    std::string text;
-    sourceDigests[k.name] = runtime::ReadWholeFile(sourcePath(k), text) ? runtime::Sha256Hex(text)
-                                                                        : "unreadable";
-  }
+  const std::map<std::string, KernelSource> sources = readSources();
   auto artifactPath = [&](const autotune::Record &r) {
-    auto digest = sourceDigests.find(r.kernel);
+    auto source = sources.find(r.kernel);
     return opt.out + "/artifacts-cache/" +
            runtime::Sha256Hex(r.key() + "|" + kCompilerVersion + "|" +
-                              (digest == sourceDigests.end() ? "" : digest->second))
+                              (source == sources.end() ? "" : source->second.digest))
                .substr(0, 24) +
            ".so";
   };
@@ -584,7 +594,8 @@ int main(int argc, char **argv) {
         if (outOfTime())
           return std::numeric_limits<double>::infinity();
         auto t0 = std::chrono::steady_clock::now();
-        absl::Status s = compileCandidate(*g.kernel, g.dtype, g.shape, p, cpu, artifactPath(r));
+        absl::Status s = compileCandidate(*g.kernel, sources.at(g.kernel->name), g.dtype, g.shape, p,
+                                          cpu, artifactPath(r));
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return finish(g, p, r, s, secs);
       };
@@ -609,7 +620,8 @@ int main(int argc, char **argv) {
             continue;
           }
           auto t0 = std::chrono::steady_clock::now();
-          compiled[i] = compileCandidate(*g.kernel, g.dtype, g.shape, todo[i], cpu,
+          compiled[i] = compileCandidate(*g.kernel, sources.at(g.kernel->name), g.dtype,
+                                         g.shape, todo[i], cpu,
                                          artifactPath(candidateRecord(g, todo[i])));
           seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         }
@@ -627,8 +639,7 @@ int main(int argc, char **argv) {
                 opt.timeBudget, total - measured, total);
 
   // Summary, Google Benchmark JSON and the bundle, from every record (earlier runs included).
-  std::string warning;
-  auto records = autotune::ReadRecords(recordsPath, &warning);
+  auto records = autotune::ReadRecords(recordsPath);
   if (!records.ok())
     return usage(std::string(records.status().message()));
   std::map<std::string, const autotune::Record *> best;
@@ -686,7 +697,7 @@ int main(int argc, char **argv) {
       for (auto it = parsed.begin(); it != parsed.end(); ++it)
         if (it.value().is_number_integer())
           p[it.key()] = it.value().get<int64_t>();
-    if (!fs::exists(so) && k && !compileCandidate(*k, r->dtype, r->shape, p, cpu, so).ok())
+    if (!fs::exists(so) && k && !compileCandidate(*k, sources.at(k->name), r->dtype, r->shape, p, cpu, so).ok())
       continue;
     autotune::TunedEntry e;
     e.kernel = r->kernel;
@@ -719,7 +730,9 @@ int main(int argc, char **argv) {
   nlohmann::json gb = {{"context", {{"date", nowUtc()}, {"host_name", hostName()},
                                     {"library_version", kCompilerVersion}}},
                        {"benchmarks", benchmarks}};
-  std::ofstream(opt.out + "/benchmark.json") << gb.dump(2) << "\n";
+  if (absl::Status s = runtime::WriteFileAtomically(opt.out + "/benchmark.json", gb.dump(2) + "\n");
+      !s.ok())
+    std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
   if (absl::Status s = autotune::WriteBundle(opt.out + "/bundle", host, kCompilerVersion, entries);
       !s.ok()) {
     std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());

@@ -1,6 +1,7 @@
 //===- Zoo.cpp - the kernel zoo: matmul and row reductions -*- C++ -*-===//
 
 #include "kernels/Zoo.h"
+#include "runtime/Bundle.h"
 
 #include <algorithm>
 #include <cmath>
@@ -593,12 +594,7 @@ const Kernel *Find(const std::string &name) {
   return nullptr;
 }
 
-std::string ShapeText(const Shape &shape) {
-  std::string out;
-  for (const auto &[k, v] : shape)
-    out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
-  return out;
-}
+std::string ShapeText(const Shape &shape) { return runtime::ShapeText(shape); }
 
 absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) {
   Shape shape;

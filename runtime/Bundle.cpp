@@ -61,14 +61,14 @@ bool insideBundle(const std::string &path) {
   return true;
 }
 
-std::string shapeText(const std::map<std::string, int64_t> &shape) {
+} // namespace
+
+std::string ShapeText(const std::map<std::string, int64_t> &shape) {
   std::string out;
   for (const auto &[k, v] : shape)
     out += (out.empty() ? "" : ",") + k + "=" + std::to_string(v);
   return out;
 }
-
-} // namespace
 
 TargetDescription TargetDescription::Host() {
   TargetDescription t;
@@ -102,7 +102,6 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
   }
   Reader r(manifestPath);
   auto bundle = std::make_unique<Bundle>();
-  bundle->dir_ = dir;
 
   auto version = r.member(m, "manifest", "schema_version");
   if (!version.ok())
@@ -238,10 +237,11 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
       if (!ReadWholeFile(path, bytes))
         return absl::NotFoundError(manifestPath + ": " + at + ": the artifact " + path +
                                    " is missing or unreadable");
-      if (Sha256Hex(bytes) != b.sha256)
+      std::string sha = Sha256Hex(bytes);
+      if (sha != b.sha256)
         return absl::DataLossError(manifestPath + ": " + at + ": the artifact " + path +
                                    " does not match its checksum (sha256 " +
-                                   Sha256Hex(bytes) + ", manifest says " + b.sha256 +
+                                   sha + ", manifest says " + b.sha256 +
                                    "); it was modified or corrupted");
       b.artifact = path;
       bundle->entries_.push_back(std::move(b));
@@ -268,7 +268,7 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
       auto it = shape.find(dim);
       if (it != shape.end() && (it->second < range.first || it->second > range.second)) {
         if (unserved.empty())
-          unserved = "; the entry tuned for " + shapeText(e.shape) + " was compiled for " + dim +
+          unserved = "; the entry tuned for " + ShapeText(e.shape) + " was compiled for " + dim +
                      " in [" + std::to_string(range.first) + ", " +
                      std::to_string(range.second) + "]";
         serves = false;
@@ -298,14 +298,14 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
   }
   if (!best.entry)
     return absl::NotFoundError(anyKernel ? "no tuned entry of '" + kernel + "' serves " +
-                                               shapeText(shape) +
+                                               ShapeText(shape) +
                                                (dtype.empty() ? "" : " and dtype " + dtype) +
                                                unserved
                                          : "the bundle has no kernel named '" + kernel + "'");
   best.exact = best.entry->shape == shape;
-  best.explanation = best.exact ? "tuned for " + shapeText(shape) + " (exact)"
-                                : "nearest tuned shape " + shapeText(best.entry->shape) +
-                                      " for " + shapeText(shape);
+  best.explanation = best.exact ? "tuned for " + ShapeText(shape) + " (exact)"
+                                : "nearest tuned shape " + ShapeText(best.entry->shape) +
+                                      " for " + ShapeText(shape);
   return best;
 }
 

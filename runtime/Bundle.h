@@ -65,6 +65,9 @@ struct BundleEntry {
   std::map<std::string, std::pair<int64_t, int64_t>> serves;
 };
 
+/// "K=64,M=128,N=32": a shape's dimensions in name order.
+std::string ShapeText(const std::map<std::string, int64_t> &shape);
+
 /// What a lookup chose.
 struct BundleChoice {
   const BundleEntry *entry = nullptr;
@@ -92,7 +95,7 @@ public:
   const TargetDescription &target() const { return target_; }
 
 private:
-  std::string dir_, compilerVersion_;
+  std::string compilerVersion_;
   TargetDescription target_;
   std::vector<BundleEntry> entries_;
 };
