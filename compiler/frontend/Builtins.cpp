@@ -1002,6 +1002,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
         error(at, "tl.where on pointers takes two pointers of one type, got " + describe(x) +
                       " and " + describe(y));
       xc = x, yc = y;
+      u = x->isUnsigned; // the pointee's signedness (*u32) travels with the pointer
     } else {
       V sum = toTensor(binary("+", x, y, at), at); // the common type (two numbers fold first)
       Type elem = elementOf(sum->value);

@@ -1293,13 +1293,27 @@ static void specializationKey(const V &v, std::string &out, std::set<const void 
     }
     out += ")";
     return;
+  case Val::Int:
+    out += "I" + std::to_string(v->i) + ";";
+    return;
+  case Val::Bool:
+    out += v->i ? "True;" : "False;";
+    return;
+  case Val::Float: {
+    // Hexadecimal: exact (mangle's symbol-safe spelling is not: 2.0 and 0.5 both end in _1).
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "F%a;", v->f);
+    out += buf;
+    return;
+  }
+  case Val::Dtype: {
+    llvm::raw_string_ostream os(out);
+    os << "D" << v->type << (v->isUnsigned ? "u" : "") << ";";
+    return;
+  }
   default:
-    // Numbers, bools, None, dtypes: mangle's spelling is exact before it is made symbol-safe.
-    out += mangle(v) + "|";
-    if (v->kind == Val::Dtype) {
-      llvm::raw_string_ostream os(out);
-      os << v->type;
-    }
+    // None, and what a noinline function cannot take (refused before the key is built).
+    out += mangle(v) + ";";
     return;
   }
 }
@@ -1381,8 +1395,11 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
       error(at, "the noinline function '" + fn.name + "' calls itself; recursion is not "
                                                       "supported");
     noinlineInProgress_.push_back(key);
-    for (std::string base = name; noinlineSymbols_.count(name);)
-      name = base + "_" + std::to_string(noinlineSymbols_.size());
+    // A readable name another specialization already took (symbol-safe spellings can
+    // coincide): the first free numbered variant.
+    const std::string base = name;
+    for (int suffix = 1; noinlineSymbols_.count(name); ++suffix)
+      name = base + "_" + std::to_string(suffix);
     noinlineSymbols_.insert(name);
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToEnd(moduleOp_.getBody());

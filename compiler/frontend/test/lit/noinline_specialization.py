@@ -38,6 +38,11 @@ def convert(x, cfg):
     return (x * cfg.inner.scale).to(cfg.dt).to(tl.float32)
 
 
+@triton.jit(noinline=True)
+def scale(x, S: tl.constexpr):
+    return x * S
+
+
 @triton.jit
 def k(p):
     offs = tl.arange(0, 16)
@@ -61,7 +66,20 @@ def k(p):
     f = convert(e, Cfg(tl.float16, Inner(3)))
     # CHECK: tt.call @[[F16]](
     g = convert(f, Cfg(tl.float16, Inner(2)))
-    tl.store(p + offs, g)
+    # Float constexprs that a symbol-safe spelling would merge (0x1p+1, 0x1p-1): two functions.
+    # CHECK: tt.call @[[TWO:scale__[_a-zA-Z0-9]*]](
+    h = scale(g, 2.0)
+    # CHECK-NOT: tt.call @[[TWO]](
+    # CHECK: tt.call @[[HALF:scale__[_a-zA-Z0-9]*]](
+    i = scale(h, 0.5)
+    # A string whose symbol-safe name is the numbered variant of another's: still distinct, and
+    # a third one whose readable name is taken twice over gets the next free number.
+    # CHECK: tt.call @[[B1:tag__[_a-zA-Z0-9]*]](
+    j = tag(i, "a_b_1")
+    # CHECK-NOT: tt.call @[[B1]](
+    # CHECK: tt.call @{{tag__[_a-zA-Z0-9]*_2}}(
+    m = tag(j, "a:b")
+    tl.store(p + offs, m)
     # The bodies, in the order they were made: 1.0 and 2.0 added; scale 2 to f16, scale 2 to
     # bf16, scale 3 to f16.
     # CHECK: tt.func private @[[DASH]](
@@ -77,3 +95,7 @@ def k(p):
     # CHECK: tt.func private @[[SCALE3]](
     # CHECK: arith.constant 3 : i32
     # CHECK: to tensor<16xf16>
+    # CHECK: tt.func private @[[TWO]](
+    # CHECK: arith.constant 2.0
+    # CHECK: tt.func private @[[HALF]](
+    # CHECK: arith.constant 5.0{{0*}}e-01
