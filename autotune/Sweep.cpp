@@ -205,12 +205,9 @@ absl::Status compileCandidate(const zoo::Kernel &k, const KernelSource &source,
   options.entry = k.entry;
   options.target = target;
   options.outputPath = out;
-  if (p.count("knob.tile_m"))
-    options.knobs.matmulTileM = p.at("knob.tile_m");
-  if (p.count("knob.tile_n"))
-    options.knobs.matmulTileN = p.at("knob.tile_n");
-  if (p.count("knob.vector_width"))
-    options.knobs.vectorWidth = p.at("knob.vector_width");
+  for (const auto &[name, value] : p)
+    if (name.rfind("knob.", 0) == 0 && !setKnob(options.knobs, name.substr(5), value))
+      return absl::InvalidArgumentError("unknown CPU knob " + name);
   absl::StatusOr<std::string> so = compilePython(source.text, source.path, spec, options);
   return so.ok() ? absl::OkStatus() : so.status();
 }

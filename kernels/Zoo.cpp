@@ -267,7 +267,7 @@ Kernel rowKernel(bool softmax) {
   k.largeShapes = {{{"rows", 4096}, {"cols", 1000}}, {{"rows", 4096}, {"cols", 4096}}};
   k.dtypes = {"f32"};
   // The row is one block (BLOCK = the next power of two of cols); the knobs are swept.
-  k.space.params = {{"knob.vector_width", {0, 16, 64}}};
+  k.space.params = {{"knob.vector_width", {0, 64}}, {"knob.prefetch", {0, 1}}};
   k.signature = [softmax](const std::string &) {
     return std::string(softmax ? "*fp32:16,*fp32:16,i32,i32,i32" : "*fp32:16,*fp32:16,i32,i32");
   };

@@ -30,6 +30,10 @@ static cl::opt<int64_t> vectorWidth(
     cl::init(0));
 static cl::opt<int64_t> unroll("unroll", cl::desc("elementwise rows per vector step"),
                                cl::init(1));
+static cl::opt<int64_t> prefetch(
+    "prefetch",
+    cl::desc("prefetch the blocks of the program this many program ids ahead (0 = none)"),
+    cl::init(0));
 static cl::list<std::string> constexprs(
     "constexpr", cl::desc("NAME=VALUE: a constexpr (or baked-in) parameter of a .py kernel"));
 static cl::opt<std::string> signature(
@@ -60,10 +64,11 @@ int main(int argc, char **argv) {
     return fail(std::string(kind.status().message()));
   options.emit = *kind;
   options.outputPath = output;
-  if (vectorWidth < 0 || unroll < 1)
-    return fail("--vector-width must be >= 0 and --unroll >= 1");
+  if (vectorWidth < 0 || unroll < 1 || prefetch < 0)
+    return fail("--vector-width and --prefetch must be >= 0 and --unroll >= 1");
   options.knobs.vectorWidth = vectorWidth;
   options.knobs.unroll = unroll;
+  options.knobs.prefetch = prefetch;
   if (!matmulTile.empty()) {
     if (matmulTile.size() != 3 || matmulTile[0] < 0 || matmulTile[1] <= 0 ||
         matmulTile[2] <= 0)

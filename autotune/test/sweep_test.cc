@@ -31,13 +31,13 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
                     "--min-time=0.01 --out=" + out;
   std::string log;
   ASSERT_EQ(run(cmd, log), 0) << log;
-  EXPECT_NE(log.find("6/6"), std::string::npos) << log; // progress reached the end
+  EXPECT_NE(log.find("8/8"), std::string::npos) << log; // progress reached the end
   EXPECT_NE(log.find("best config"), std::string::npos) << log; // the summary table
   EXPECT_NE(log.find("vs baseline"), std::string::npos) << log;
   std::string warning;
   auto records = tessel::autotune::ReadRecords(out + "/records.jsonl", &warning);
   ASSERT_TRUE(records.ok()) << records.status();
-  ASSERT_EQ(records->size(), 6u); // 3 vector widths x 2 kernels
+  ASSERT_EQ(records->size(), 8u); // 2 vector widths x 2 prefetch distances x 2 kernels
   for (const auto &r : *records) {
     EXPECT_EQ(r.status, "ok") << r.error;
     EXPECT_GT(r.medianSeconds, 0);
@@ -51,7 +51,7 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   EXPECT_NE(log.find("sweep: 0 measured"), std::string::npos) << log;
   records = tessel::autotune::ReadRecords(out + "/records.jsonl");
   ASSERT_TRUE(records.ok());
-  EXPECT_EQ(records->size(), 6u);
+  EXPECT_EQ(records->size(), 8u);
 
   // Google Benchmark JSON and the bundle: one best entry per kernel.
   std::string text;
@@ -243,9 +243,9 @@ def row_sum(x_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
     if (r.status != "ok")
       EXPECT_FALSE(r.error.empty());
   }
-  EXPECT_EQ(byStatus["ok"], 3);
-  EXPECT_EQ(byStatus["timeout"], 3);
-  EXPECT_EQ(byStatus["crash"], 3);
+  EXPECT_EQ(byStatus["ok"], 4); // 4 configurations per shape
+  EXPECT_EQ(byStatus["timeout"], 4);
+  EXPECT_EQ(byStatus["crash"], 4);
   EXPECT_NE(log.find("(none succeeded)"), std::string::npos) << log;
 }
 
@@ -275,7 +275,7 @@ TEST(Sweep, TargetAnotherCpu) {
                 "--flush=off --target=cpu:x86-64-v3 --out=" + dir, log), 0) << log;
   auto records = tessel::autotune::ReadRecords(dir + "/records.jsonl");
   ASSERT_TRUE(records.ok()) << records.status();
-  ASSERT_EQ(records->size(), 3u);
+  ASSERT_EQ(records->size(), 4u);
   for (const auto &r : *records) {
     EXPECT_EQ(r.status, "ok") << r.error;
     EXPECT_EQ(r.target.cpu, "x86-64-v3");

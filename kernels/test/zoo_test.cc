@@ -44,12 +44,9 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
         spec.signature = frontend::SplitSignature(k.signature(dtype));
         CompileOptions options;
         options.entry = k.entry;
-        if (config.count("knob.tile_m")) {
-          options.knobs.matmulTileM = config.at("knob.tile_m");
-          options.knobs.matmulTileN = config.at("knob.tile_n");
-        }
-        if (config.count("knob.vector_width"))
-          options.knobs.vectorWidth = config.at("knob.vector_width");
+        for (const auto &[name, value] : config)
+          if (name.rfind("knob.", 0) == 0)
+            ASSERT_TRUE(setKnob(options.knobs, name.substr(5), value)) << name;
         options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" + k.name + "_" + dtype +
                              std::to_string(runs) + ".so";
         auto so = compilePython(read(k.source), k.source, spec, options);

@@ -55,13 +55,15 @@ std::string tmpFile(const std::string &name, const std::string &contents) {
 TEST(Compiler, InvalidKnobsAreAnErrorNotACrash) {
   std::ifstream in("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (auto [m, n, k, width, unroll] : {std::tuple{4, 0, 1, 0, 1}, std::tuple{4, 64, 0, 0, 1},
-                                        std::tuple{-1, 64, 1, 0, 1}, std::tuple{4, 64, 1, -16, 1},
-                                        std::tuple{4, 64, 1, 16, 0}}) {
+  for (auto [m, n, k, width, unroll, prefetch] :
+       {std::tuple{4, 0, 1, 0, 1, 0}, std::tuple{4, 64, 0, 0, 1, 0}, std::tuple{-1, 64, 1, 0, 1, 0},
+        std::tuple{4, 64, 1, -16, 1, 0}, std::tuple{4, 64, 1, 16, 0, 0},
+        std::tuple{4, 64, 1, 0, 1, -1}}) {
     tessel::CompileOptions options;
     options.entry = "vadd";
     options.knobs.matmulTileM = m, options.knobs.matmulTileN = n, options.knobs.matmulTileK = k;
     options.knobs.vectorWidth = width, options.knobs.unroll = unroll;
+    options.knobs.prefetch = prefetch;
     options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/bad-knobs.so";
     auto so = tessel::compileTTIR(text, "vadd_block128.ttir", options);
     ASSERT_FALSE(so.ok());

@@ -56,6 +56,19 @@ static void initializeNativeTargetOnce() {
   });
 }
 
+bool tessel::setKnob(CpuKnobs &knobs, const std::string &name, int64_t value) {
+  int64_t *knob = name == "tile_m"         ? &knobs.matmulTileM
+                  : name == "tile_n"       ? &knobs.matmulTileN
+                  : name == "tile_k"       ? &knobs.matmulTileK
+                  : name == "vector_width" ? &knobs.vectorWidth
+                  : name == "unroll"       ? &knobs.unroll
+                  : name == "prefetch"     ? &knobs.prefetch
+                                           : nullptr;
+  if (knob)
+    *knob = value;
+  return knob != nullptr;
+}
+
 tessel::CpuTarget tessel::resolveCpuTarget(const CpuTarget &target) {
   CpuTarget r = target;
   if (r.triple.empty())
@@ -332,13 +345,14 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
   // Library callers (the sweep, a benchmark) set knobs directly: a zero tile would divide by
   // zero when fitted to a block.
   if ((knobs.matmulTileM > 0 && (knobs.matmulTileN <= 0 || knobs.matmulTileK <= 0)) ||
-      knobs.matmulTileM < 0 || knobs.vectorWidth < 0 || knobs.unroll < 1)
+      knobs.matmulTileM < 0 || knobs.vectorWidth < 0 || knobs.unroll < 1 ||
+      knobs.prefetch < 0)
     return module.emitError() << "invalid CPU knobs: matmul tile " << knobs.matmulTileM << "x"
                               << knobs.matmulTileN << "x" << knobs.matmulTileK
                               << ", vector width " << knobs.vectorWidth << ", unroll "
-                              << knobs.unroll
+                              << knobs.unroll << ", prefetch " << knobs.prefetch
                               << " (tile sizes positive, or rows 0 for loops; width >= 0; "
-                                 "unroll >= 1)";
+                                 "unroll >= 1; prefetch >= 0)";
   dropTritonArgumentAttributes(module);
   lowerPrints(module);
   tileAndVectorizeMatmuls(module, knobs);
@@ -372,6 +386,7 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
       return failure();
   }
   copiesToLinalg(module);
+  prefetchNextPrograms(module, knobs.prefetch);
   // Tile buffers on the stack start on a cache line: unaligned 64-byte vector accesses split
   // across two lines.
   module.walk([](memref::AllocaOp alloca) {
@@ -472,6 +487,18 @@ static void treeMinMaxReductions(llvm::Module &module) {
   }
 }
 
+/// Each launch entry point's kernel is inlined into its program loop (LLVM's cost model may
+/// leave a large kernel a call): invariant address arithmetic leaves the loop, and the
+/// prefetches of the next program (Prefetch.cpp) are placed in the loop's body.
+static void inlineKernelsIntoLaunchEntries(llvm::Module &module) {
+  for (llvm::Function &f : module)
+    if (f.getName().ends_with(tessel::kLaunchSuffix))
+      for (llvm::Instruction &inst : llvm::instructions(f))
+        if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
+          if (llvm::Function *callee = call->getCalledFunction(); callee && !callee->isDeclaration())
+            callee->addFnAttr(llvm::Attribute::AlwaysInline);
+}
+
 std::string tessel::emitCpuCode(ModuleOp module, const CpuTarget &requested, CpuEmitKind kind,
                                 std::string &error) {
   initializeNativeTargetOnce();
@@ -503,12 +530,15 @@ std::string tessel::emitCpuCode(ModuleOp module, const CpuTarget &requested, Cpu
   }
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
+  declarePrefetchMarker(*llvmModule);
+  inlineKernelsIntoLaunchEntries(*llvmModule);
   if (llvm::Error e = makeOptimizingTransformer(target.optLevel, 0, machine.get())(
           llvmModule.get())) {
     error = llvm::toString(std::move(e));
     return "";
   }
   treeMinMaxReductions(*llvmModule);
+  placePrefetches(*llvmModule);
   std::string out;
   if (kind == CpuEmitKind::LLVMIR) {
     llvm::raw_string_ostream os(out);

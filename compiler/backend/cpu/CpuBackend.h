@@ -21,6 +21,10 @@
 
 #include <string>
 
+namespace llvm {
+class Module;
+}
+
 namespace tessel {
 
 /// Suffix of the exported launch entry point of every kernel.
@@ -53,7 +57,14 @@ struct CpuKnobs {
   /// until they divide the tile. 0 width (the default: no faster in the benchmark sweep):
   /// leave them to LLVM's loop vectorizer.
   int64_t vectorWidth = 0, unroll = 1;
+  /// Software prefetch of the blocks the program `prefetch` program ids ahead will load and
+  /// store, spread over this program's busiest loop (Prefetch.cpp); 0: none.
+  int64_t prefetch = 0;
 };
+
+/// Sets the knob that a sweep configuration names `knob.<name>`: tile_m, tile_n, tile_k (the
+/// matmul register tile), vector_width, unroll, prefetch. False for another name.
+bool setKnob(CpuKnobs &knobs, const std::string &name, int64_t value);
 
 /// The target with empty fields filled in from the host.
 CpuTarget resolveCpuTarget(const CpuTarget &target);
@@ -81,6 +92,14 @@ void reduceByLanes(mlir::ModuleOp module);
 /// result become one op with both results; an elementwise result that is only stored is
 /// computed straight into the store's destination.
 void fuseTilePasses(mlir::ModuleOp module);
+
+/// Marks, in each kernel, the blocks of the program `distance` program ids ahead for
+/// prefetching (Prefetch.cpp); after the LLVM optimization pipeline, placePrefetches turns the
+/// marks into prefetches inside the busiest loop. declarePrefetchMarker, before that pipeline,
+/// tells LLVM that the marks touch no visible memory.
+void prefetchNextPrograms(mlir::ModuleOp module, int64_t distance);
+void declarePrefetchMarker(llvm::Module &module);
+void placePrefetches(llvm::Module &module);
 
 /// tt.print (tl.device_print) as printf calls, one line per element (Print.cpp).
 void lowerPrints(mlir::ModuleOp module);

@@ -11,7 +11,7 @@
 // LOOPS-NOT: @llvm.fmuladd.v64f32
 // LOOPS-NOT: @llvm.fmuladd.v16f32
 // BAD: tessel-compile: --matmul-tile takes rows,cols,depth
-// BADUNROLL: tessel-compile: --vector-width must be >= 0 and --unroll >= 1
+// BADUNROLL: tessel-compile: --vector-width and --prefetch must be >= 0 and --unroll >= 1
 module {
   tt.func public @mm(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %c: !tt.ptr<f32>) {
     %zero = arith.constant dense<0.0> : tensor<32x64xf32>

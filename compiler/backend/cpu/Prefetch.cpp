@@ -1,0 +1,313 @@
+//===- Prefetch.cpp - prefetch the blocks of the program that runs next -*- C++ -*-===//
+//
+// A CPU thread runs its programs one after the other in program-id order (LaunchEntry.cpp),
+// so while program x computes, the blocks program x + d will load and store are known: the
+// same address arithmetic with x + d. A row kernel such as softmax otherwise waits for each
+// row to arrive from memory before its arithmetic starts, and the next row's transfer does
+// not overlap this row's arithmetic (each row is a separate stream to the hardware
+// prefetcher).
+//
+// Two steps:
+// - On memrefs (prefetchNextPrograms): for each block of a kernel argument (a
+//   memref.reinterpret_cast of an argument, at the kernel's top level) whose offset depends on
+//   the x program id through pure arithmetic, the offset is recomputed for x + d and a call to
+//   the marker `__tessel_prefetch(address, rows, row bytes, row stride bytes, write)` records
+//   the block's lines.
+// - On LLVM IR after the optimization pipeline (placePrefetches): each marker becomes software
+//   prefetches spread over the iterations of the loop that does the most work after it in the
+//   same program (a few per iteration, where they overlap the arithmetic), not issued back to
+//   back, where they would occupy every line-fill buffer and stall this program's own loads.
+//   A marker with no such loop is dropped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/backend/cpu/CpuBackend.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr const char *kMarker = "__tessel_prefetch";
+constexpr int64_t kLineBytes = 64;
+/// Larger blocks are not prefetched: more lines than the first-level cache holds would evict
+/// the current program's own tiles.
+constexpr int64_t kMaxLines = 512;
+
+/// Whether `value`, seen through views of it, is written by one of its users.
+bool isWritten(Value value) {
+  for (Operation *user : value.getUsers()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value) {
+      if (isWritten(user->getResult(0)))
+        return true;
+      continue;
+    }
+    if (isa<memref::AssumeAlignmentOp>(user)) {
+      if (isWritten(user->getResult(0)))
+        return true;
+      continue;
+    }
+    if (!isMemoryEffectFree(user) && !hasEffect<MemoryEffects::Read>(user, value))
+      return true;
+    if (hasEffect<MemoryEffects::Write>(user, value))
+      return true;
+  }
+  return false;
+}
+
+/// The marker's declaration in `module` (added on first use).
+func::FuncOp markerDeclaration(ModuleOp module) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(kMarker))
+    return f;
+  OpBuilder b(module.getBodyRegion());
+  Type index = b.getIndexType();
+  auto f = func::FuncOp::create(b, module.getLoc(), kMarker,
+                                b.getFunctionType({index, index, index, index, index}, {}));
+  f.setPrivate();
+  return f;
+}
+
+/// Adds the marker for `cast`'s block in the program `distance` after this one, if its offset
+/// is pure arithmetic on the kernel's arguments that involves `pidX`.
+void markNextBlock(memref::ReinterpretCastOp cast, BlockArgument pidX, int64_t distance) {
+  auto type = cast.getType();
+  if (cast.getOffsets().size() != 1 || !type.hasStaticShape() || type.getRank() > 2 ||
+      type.getRank() == 0 || !type.getElementType().isIntOrFloat())
+    return;
+  SmallVector<OpFoldResult> strides = cast.getMixedStrides();
+  if (getConstantIntValue(strides.back()) != std::optional<int64_t>(1))
+    return;
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (bits % 8 != 0)
+    return;
+  int64_t elementBytes = bits / 8;
+  int64_t rows = type.getRank() == 2 ? type.getDimSize(0) : 1;
+  int64_t rowBytes = type.getShape().back() * elementBytes;
+  int64_t lines = rows * ((rowBytes + kLineBytes - 1) / kLineBytes);
+  if (lines == 0 || lines > kMaxLines)
+    return;
+
+  // The offset's (and a dynamic row stride's) computation: pure ops at the kernel's top level,
+  // down to its arguments.
+  Block *top = pidX.getOwner();
+  Value offset = cast.getOffsets()[0];
+  SmallVector<Value> roots = {offset};
+  if (rows > 1)
+    if (auto stride = dyn_cast<Value>(strides.front()))
+      roots.push_back(stride);
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  bool pure = true;
+  options.filter = [&](Operation *op) {
+    bool ok = op->getBlock() == top && op->getNumRegions() == 0 && isMemoryEffectFree(op);
+    pure &= ok;
+    return ok;
+  };
+  SetVector<Operation *> slice;
+  for (Value root : roots)
+    if (Operation *def = root.getDefiningOp())
+      if (failed(getBackwardSlice(def, &slice, options)) || !pure)
+        return;
+  bool usesPid = false;
+  for (Operation *op : slice)
+    for (Value operand : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand); arg && arg.getOwner() != top)
+        return;
+  SetVector<Operation *> offsetSlice;
+  if (Operation *def = offset.getDefiningOp())
+    (void)getBackwardSlice(def, &offsetSlice, options);
+  for (Operation *op : offsetSlice)
+    usesPid |= llvm::is_contained(op->getOperands(), Value(pidX));
+  if (!usesPid)
+    return; // the same block for every program
+
+  // At the kernel's start (everything the offset needs is an argument or in the slice): the
+  // loop the prefetches go into must come after the mark.
+  OpBuilder b = OpBuilder::atBlockBegin(top);
+  Location loc = cast.getLoc();
+  IRMapping next;
+  Value step = arith::ConstantIntOp::create(b, loc, pidX.getType(), distance);
+  next.map(pidX, arith::AddIOp::create(b, loc, pidX, step).getResult());
+  // Clones in the order of the original ops (a slice per root is topological, their union
+  // not necessarily).
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
+  for (Operation *op : ordered)
+    b.clone(*op, next);
+  Value nextOffset = next.lookupOrDefault(offset);
+
+  auto constant = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, cast.getSource());
+  Value address = arith::AddIOp::create(
+      b, loc, base, arith::MulIOp::create(b, loc, nextOffset, constant(elementBytes)));
+  Value rowStride = constant(0);
+  if (rows > 1)
+    rowStride = arith::MulIOp::create(
+        b, loc, next.lookupOrDefault(getValueOrCreateConstantIndexOp(b, loc, strides.front())),
+        constant(elementBytes));
+  func::CallOp::create(b, loc, markerDeclaration(cast->getParentOfType<ModuleOp>()),
+                       ValueRange{address, constant(rows), constant(rowBytes), rowStride,
+                                  constant(isWritten(cast.getResult()) ? 1 : 0)});
+}
+
+} // namespace
+
+void tessel::prefetchNextPrograms(ModuleOp module, int64_t distance) {
+  if (distance <= 0)
+    return;
+  SmallVector<std::pair<memref::ReinterpretCastOp, BlockArgument>> casts;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    // Kernels: public, with the six program-id arguments last (x first).
+    if (f.isExternal() || !f.isPublic() || f.getNumArguments() < 6)
+      continue;
+    BlockArgument pidX = f.getArgument(f.getNumArguments() - 6);
+    if (!pidX.getType().isSignlessInteger())
+      continue;
+    for (auto cast : f.getBody().front().getOps<memref::ReinterpretCastOp>())
+      if (auto source = dyn_cast<BlockArgument>(cast.getSource());
+          source && source.getOwner() == &f.getBody().front())
+        casts.push_back({cast, pidX});
+  }
+  for (auto [cast, pidX] : casts)
+    markNextBlock(cast, pidX, distance);
+}
+
+// ---- LLVM IR: markers become prefetches inside a loop ---------------------------------------
+
+void tessel::declarePrefetchMarker(llvm::Module &module) {
+  if (llvm::Function *f = module.getFunction(kMarker)) {
+    // Touches no memory the kernel can see: optimizations move loads and stores across it.
+    f->setOnlyAccessesInaccessibleMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    f->setNoSync();
+  }
+}
+
+namespace {
+
+/// The loop after `marker`, in the same program, where the most work happens: an innermost
+/// loop directly inside the marker's loop (or at the top level), dominated by the marker, in
+/// simplified form, with a known trip count; weighed by instructions times trips.
+llvm::Loop *busiestLoopAfter(llvm::CallInst *marker, llvm::LoopInfo &loops,
+                             llvm::DominatorTree &dominators, llvm::ScalarEvolution &scev,
+                             unsigned &trips) {
+  llvm::Loop *outer = loops.getLoopFor(marker->getParent());
+  const std::vector<llvm::Loop *> &candidates =
+      outer ? outer->getSubLoops() : loops.getTopLevelLoops();
+  llvm::Loop *best = nullptr;
+  uint64_t bestWork = 0;
+  for (llvm::Loop *loop : candidates) {
+    if (!loop->isInnermost() || !loop->getLoopPreheader() || !loop->getLoopLatch() ||
+        !dominators.dominates(marker, loop->getHeader()))
+      continue;
+    unsigned count = scev.getSmallConstantTripCount(loop);
+    if (count == 0)
+      continue;
+    uint64_t size = 0;
+    for (llvm::BasicBlock *block : loop->blocks())
+      size += block->size();
+    if (size * count > bestWork) {
+      bestWork = size * count;
+      best = loop;
+      trips = count;
+    }
+  }
+  return best;
+}
+
+/// Replaces `marker` by prefetches of its lines spread over the iterations of `loop` (`trips`
+/// of them): iteration i prefetches lines [i*k, i*k + k) (the last line again past the end).
+void spreadOverLoop(llvm::CallInst *marker, llvm::Loop *loop, unsigned trips) {
+  auto *rows = llvm::dyn_cast<llvm::ConstantInt>(marker->getArgOperand(1));
+  auto *rowBytes = llvm::dyn_cast<llvm::ConstantInt>(marker->getArgOperand(2));
+  auto *write = llvm::dyn_cast<llvm::ConstantInt>(marker->getArgOperand(4));
+  if (!rows || !rowBytes || !write)
+    return;
+  uint64_t lineBytes = kLineBytes;
+  uint64_t rowLines = (rowBytes->getZExtValue() + lineBytes - 1) / lineBytes;
+  uint64_t lines = rows->getZExtValue() * rowLines;
+  if (lines == 0)
+    return;
+  uint64_t perTrip = (lines + trips - 1) / trips;
+
+  llvm::BasicBlock *header = loop->getHeader();
+  llvm::IRBuilder<> b(&*header->getFirstInsertionPt());
+  llvm::Type *i64 = b.getInt64Ty();
+  llvm::PHINode *iteration = llvm::PHINode::Create(i64, 2, "prefetch.iteration");
+  iteration->insertBefore(header->begin());
+  iteration->addIncoming(b.getInt64(0), loop->getLoopPreheader());
+  llvm::Value *base = marker->getArgOperand(0), *rowStride = marker->getArgOperand(3);
+  llvm::Value *first = b.CreateMul(iteration, b.getInt64(perTrip));
+  for (uint64_t j = 0; j < perTrip; ++j) {
+    llvm::Value *line = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
+                                                b.CreateAdd(first, b.getInt64(j)),
+                                                b.getInt64(lines - 1));
+    llvm::Value *offset = b.CreateMul(b.CreateURem(line, b.getInt64(rowLines)),
+                                      b.getInt64(lineBytes));
+    if (rows->getZExtValue() > 1)
+      offset = b.CreateAdd(offset,
+                           b.CreateMul(b.CreateUDiv(line, b.getInt64(rowLines)), rowStride));
+    llvm::Value *address = b.CreateIntToPtr(b.CreateAdd(base, offset), b.getPtrTy());
+    b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()},
+                      {address, b.getInt32(write->isZero() ? 0 : 1), b.getInt32(3),
+                       b.getInt32(1)});
+  }
+  llvm::BasicBlock *latch = loop->getLoopLatch();
+  llvm::IRBuilder<> lb(latch->getTerminator());
+  iteration->addIncoming(lb.CreateAdd(iteration, lb.getInt64(1)), latch);
+}
+
+} // namespace
+
+void tessel::placePrefetches(llvm::Module &module) {
+  llvm::Function *declaration = module.getFunction(kMarker);
+  if (!declaration)
+    return;
+  llvm::SmallVector<llvm::Function *> functions;
+  for (llvm::User *user : declaration->users())
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
+      if (!llvm::is_contained(functions, call->getFunction()))
+        functions.push_back(call->getFunction());
+  llvm::TargetLibraryInfoImpl libraryInfo(module.getTargetTriple());
+  for (llvm::Function *f : functions) {
+    llvm::SmallVector<llvm::CallInst *> markers;
+    for (llvm::User *user : declaration->users())
+      if (auto *call = llvm::dyn_cast<llvm::CallInst>(user); call && call->getFunction() == f)
+        markers.push_back(call);
+    llvm::DominatorTree dominators(*f);
+    llvm::LoopInfo loops(dominators);
+    llvm::TargetLibraryInfo library(libraryInfo, f);
+    llvm::AssumptionCache assumptions(*f);
+    llvm::ScalarEvolution scev(*f, library, assumptions, dominators, loops);
+    for (llvm::CallInst *marker : markers) {
+      unsigned trips = 0;
+      if (llvm::Loop *loop = busiestLoopAfter(marker, loops, dominators, scev, trips))
+        spreadOverLoop(marker, loop, trips);
+      // The loop's blocks keep their structure: analyses stay valid for the next marker.
+    }
+    for (llvm::CallInst *marker : markers)
+      marker->eraseFromParent();
+  }
+  // Markers the optimizer left unused (or whose function was removed).
+  for (llvm::User *user : llvm::make_early_inc_range(declaration->users()))
+    llvm::cast<llvm::Instruction>(user)->eraseFromParent();
+  declaration->eraseFromParent();
+}
