@@ -385,6 +385,7 @@ LogicalResult tessel::lowerToLLVMDialect(ModuleOp module, const CpuKnobs &knobs,
     if (atomics.wasInterrupted() || failed(runPipeline(module, kDeallocPipeline)))
       return failure();
   }
+  loadTilesByVectors(module);
   copiesToLinalg(module);
   prefetchNextPrograms(module, knobs.prefetch);
   // Tile buffers on the stack start on a cache line: unaligned 64-byte vector accesses split

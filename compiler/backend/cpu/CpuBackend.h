@@ -93,6 +93,10 @@ void reduceByLanes(mlir::ModuleOp module);
 /// computed straight into the store's destination.
 void fuseTilePasses(mlir::ModuleOp module);
 
+/// A masked load into a 1-D tile buffer (fill of the rest, copy of the valid prefix) as one
+/// loop of vector-wide masked loads and stores, instead of memcpy and a fill (TileLoads.cpp).
+void loadTilesByVectors(mlir::ModuleOp module);
+
 /// Marks, in each kernel, the blocks of the program `distance` program ids ahead for
 /// prefetching (Prefetch.cpp); after the LLVM optimization pipeline, placePrefetches turns the
 /// marks into prefetches inside the busiest loop. declarePrefetchMarker, before that pipeline,
