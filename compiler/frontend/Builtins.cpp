@@ -395,7 +395,9 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     if (!ptrElem)
       error(at, "tl.atomic_cas needs a pointer");
     Type elem = ptrElem.getPointeeType();
-    V cmp = cast(p.get("cmp"), elem, false, at), val = cast(p.get("val"), elem, false, at);
+    bool unsignedPointee = ptr->isUnsigned;
+    V cmp = cast(p.get("cmp"), elem, unsignedPointee, at),
+      val = cast(p.get("val"), elem, unsignedPointee, at);
     auto [pp, cc] = broadcastPair(ptr, cmp, at);
     auto [pp2, vv] = broadcastPair(pp, val, at);
     cc = broadcastTo(cc, shapeOf(pp2->value), at);
@@ -403,7 +405,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
     return makeTensor(tt::AtomicCASOp::create(b_, l, result, pp2->value, cc->value, vv->value,
                                               tt::MemSemantic::ACQUIRE_RELEASE,
-                                              tt::MemSyncScope::GPU));
+                                              tt::MemSyncScope::GPU),
+                      unsignedPointee);
   }
   if (name.rfind("atomic_", 0) == 0) {
     static const std::map<std::string, int> kinds = {{"atomic_add", 0}, {"atomic_max", 1},
@@ -420,7 +423,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     if (!ptrElem)
       error(at, "tl." + name + " needs a pointer");
     Type elem = ptrElem.getPointeeType();
-    V val = cast(p.get("val"), elem, false, at);
+    bool unsignedPointee = ptr->isUnsigned; // *u32: unsigned max/min, as Triton does
+    V val = cast(p.get("val"), elem, unsignedPointee, at);
     auto [pp, vv] = broadcastPair(ptr, val, at);
     ArrayRef<int64_t> shape = shapeOf(pp->value);
     Value mask;
@@ -433,10 +437,10 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
       op = isFloat ? tt::RMWOp::FADD : tt::RMWOp::ADD;
       break;
     case 1:
-      op = isFloat || !val->isUnsigned ? tt::RMWOp::MAX : tt::RMWOp::UMAX;
+      op = isFloat || !unsignedPointee ? tt::RMWOp::MAX : tt::RMWOp::UMAX;
       break;
     case 2:
-      op = isFloat || !val->isUnsigned ? tt::RMWOp::MIN : tt::RMWOp::UMIN;
+      op = isFloat || !unsignedPointee ? tt::RMWOp::MIN : tt::RMWOp::UMIN;
       break;
     case 3:
       op = tt::RMWOp::XCHG;
@@ -454,7 +458,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
     auto rmw = tt::AtomicRMWOp::create(b_, l, result, op, pp->value, vv->value, mask,
                                        tt::MemSemantic::ACQUIRE_RELEASE, tt::MemSyncScope::GPU);
-    return makeTensor(rmw);
+    return makeTensor(rmw, unsignedPointee);
   }
 
   // ---- linear algebra ----

@@ -150,6 +150,15 @@ ModuleCtx &Generator::loadModule(const std::string &dotted, SourceLocation at) {
 }
 
 V Generator::moduleMember(ModuleCtx &ctx, const std::string &name, SourceLocation at) {
+  // A name the imported file does not define is an error at `at`, in the importing file (in
+  // the imported file's frame it would be reported against the wrong file's text).
+  bool defined = ctx.globals.count(name) || ctx.globalDefs.count(name) ||
+                 ctx.functions.count(name) || ctx.classes.count(name) ||
+                 llvm::any_of(ctx.ast->imports, [&](const Import &i) { return i.alias == name; });
+  if (!defined)
+    error(at, "the kernel file " + ctx.file->name() + " has no '" + name + "'");
+  if (auto it = ctx.classes.find(name); it != ctx.classes.end() && !isAggregateClass(*it->second))
+    error(at, "'" + name + "' is a class but not a @tl.aggregate; kernels use aggregates only");
   Frame frame;
   frame.module = &ctx;
   frames_.push_back(std::move(frame));
@@ -1377,9 +1386,10 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
       runtime.push_back(&p);
     }
   }
-  // The cache is keyed by the exact specialization; the symbol is the readable name, made
-  // unique when two specializations would share it.
-  std::string key = fn.name + "(";
+  // The cache is keyed by the function (two files may each have an `f`) and the exact
+  // specialization; the symbol is the readable name, made unique when two specializations
+  // would share it.
+  std::string key = fn.name + "@" + std::to_string(reinterpret_cast<uintptr_t>(&fn)) + "(";
   {
     std::set<const void *> seen;
     for (const Param &p : fn.params) {
@@ -1844,11 +1854,18 @@ void Generator::execIf(const Stmt &s) {
   std::map<std::string, V> after = before;
   std::vector<std::pair<std::string, std::pair<V, V>>> carried;
   std::vector<size_t> carriedFields; // indices into `fields`, after the names in `carried`
+  // The same compile-time value on both paths: one object (also through two references,
+  // such as `t[0]` taken twice out of a tuple) or equal constexprs.
+  auto same = [](const V &a, const V &b) {
+    return a == b ||
+           (a->kind == Val::Aggregate && b->kind == Val::Aggregate && a->obj == b->obj &&
+            a->viaTuple == b->viaTuple) ||
+           (a->isConstexpr() && b->isConstexpr() && a->kind == b->kind && a->i == b->i &&
+            a->f == b->f);
+  };
   for (size_t k = 0; k < fields.size(); ++k) {
     V a = fieldsThen[k], b = fieldsElse[k];
-    bool same = a == b || (a->isConstexpr() && b->isConstexpr() && a->kind == b->kind &&
-                           a->i == b->i && a->f == b->f);
-    if (same)
+    if (same(a, b))
       fields[k].obj->fields[fields[k].field] = a;
     else
       carriedFields.push_back(k);
@@ -1860,12 +1877,7 @@ void Generator::execIf(const Stmt &s) {
       continue;
     }
     V tv = t->second, ev = e->second;
-    if (tv == ev) {
-      after[name] = tv;
-      continue;
-    }
-    if (tv->isConstexpr() && ev->isConstexpr() && tv->kind == ev->kind && tv->i == ev->i &&
-        tv->f == ev->f) {
+    if (same(tv, ev)) {
       after[name] = tv;
       continue;
     }

@@ -12,6 +12,9 @@
 
 #include "gtest/gtest.h"
 
+#include <filesystem>
+#include <fstream>
+
 namespace {
 
 using namespace tessel::frontend;
@@ -206,6 +209,31 @@ TEST(Errors, NoneComparesEqualToNone) {
             "");
   EXPECT_NE(errorOf("def k(p, n, X: tl.constexpr = None):\n    tl.static_assert(X != None)\n"),
             "");
+}
+
+TEST(Errors, MissingMemberOfAnImportedFileIsReportedInTheImportingFile) {
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/imports";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/other.py") << "import triton\n\n\n@triton.jit\ndef f(x):\n    return x\n";
+  for (auto [body, message] :
+       {std::pair<std::string, std::string>{
+            "def k(p, n):\n    x = other.nosuch(n)\n\n\nimport other\n",
+            "k.py:7:15: error: the kernel file " + dir + "/other.py has no 'nosuch'\n"
+            "    x = other.nosuch(n)\n              ^"},
+        {"def k(p, n):\n    x = g(n)\n\n\nfrom other import nosuch as g\n",
+         "k.py:10:19: error: the kernel file " + dir + "/other.py has no 'nosuch'\n"
+         "from other import nosuch as g\n                  ^"}}) {
+    SourceFile file(dir + "/k.py", kHeader + body);
+    absl::StatusOr<Module> module = Parse(file);
+    ASSERT_TRUE(module.ok()) << module.status();
+    mlir::MLIRContext context;
+    KernelSpec spec;
+    spec.entry = "k";
+    spec.signature = SplitSignature("*fp32,i32");
+    auto generated = GenerateKernel(context, file, *module, spec);
+    ASSERT_FALSE(generated.ok());
+    EXPECT_EQ(std::string(generated.status().message()), dir + "/" + message);
+  }
 }
 
 TEST(Errors, KernelCompilesWithoutError) {

@@ -166,6 +166,20 @@ TEST_P(PyEndToEnd, DevicePrint) {
                  "pid (0, 0, 0) idx (3) pos 1\n");
 }
 
+TEST_P(PyEndToEnd, NoinlineFunctionsOfTheSameNameInTwoFilesStayTwo) {
+  // scaled (x 2) here and h.scaled (x 3) in helpers.py take the same argument types; each
+  // call runs its own function: 2x * 10 + 3x.
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("same_name_kernel", {{"BLOCK", "64"}}, "*fp32,*fp32,i32");
+  ASSERT_TRUE(k.kernel);
+  int n = 50 + int(rng()() % 100), blocks = (n + 63) / 64;
+  std::vector<float> x = randomFloats(n), out(n, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1}, {x.data(), out.data(), n}, pool)
+                  .ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_NEAR(out[i], x[i] * 23.0f, 1e-5f * (1 + std::fabs(x[i]) * 23)) << i;
+}
+
 TEST_P(PyEndToEnd, FunctionsImportedFromAnotherFile) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("imported_kernel", {{"BLOCK", "64"}}, "*fp32,*fp32,i32");

@@ -136,6 +136,20 @@ def imported_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, y * s, mask=m)
 
 
+@triton.jit(noinline=True)
+def scaled(x):
+    # helpers.py has a noinline function of the same name and argument types: two functions.
+    return x * 2.0
+
+
+@triton.jit
+def same_name_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    tl.store(out_ptr + offs, scaled(x) * 10.0 + h.scaled(x), mask=m)
+
+
 @triton.jit
 def atomics_kernel(x_ptr, maxmin_ptr, counter_ptr, flag_ptr, n, BLOCK: tl.constexpr):
     pid = tl.program_id(0)

@@ -19,3 +19,9 @@ def sign_of(v):
         return 1.0
     else:
         return -1.0
+
+
+@triton.jit(noinline=True)
+def scaled(x):
+    # frontend_kernels.py has a noinline function of the same name and argument types.
+    return x * 3.0
