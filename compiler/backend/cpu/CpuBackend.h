@@ -89,7 +89,8 @@ void lowerGenericAtomics(mlir::ModuleOp module);
 void reduceByLanes(mlir::ModuleOp module);
 
 /// Fewer passes over a tile (Fusion.cpp): an elementwise producer and a reduction of its
-/// result become one op with both results; an elementwise result that is only stored is
+/// result become one op (with both results where the producer's result has other users);
+/// an elementwise result that is only stored is
 /// computed straight into the store's destination.
 void fuseTilePasses(mlir::ModuleOp module);
 

@@ -6,7 +6,8 @@
 //
 // - An elementwise producer and a reduction of its result become one linalg.generic with two
 //   results: the producer's tensor and the reduction. Softmax's exp and its row sum are one
-//   loop instead of two.
+//   loop instead of two. Where the reduction is the producer's only user, the fused op has
+//   the reduction's result alone (no tile of the elementwise values is written).
 // - An elementwise result that is only stored (materialized into a memref, perhaps a masked
 //   slice of it) is computed straight into the store's destination instead of into a tile
 //   buffer that is then copied out.
@@ -65,13 +66,25 @@ bool fuseProducerIntoReduction(IRRewriter &rewriter, linalg::ReduceOp reduce) {
     if (!reduced.contains(d))
       kept.push_back(getAffineDimExpr(d, ctx));
   }
+  // The elementwise result is kept only where something else reads it (`tl.sum(x * x)` alone
+  // needs no tile of squares).
+  bool keepElementwise = !producer->hasOneUse();
   SmallVector<AffineMap> maps;
   for (OpOperand *input : producer.getDpsInputOperands())
     maps.push_back(producer.getMatchingIndexingMap(input));
-  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
+  if (keepElementwise)
+    maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   maps.push_back(AffineMap::get(rank, 0, kept, ctx));
 
   Value init = producer.getDpsInitOperand(0)->get(), acc = reduce.getInits()[0];
+  SmallVector<Type> resultTypes;
+  SmallVector<Value> inits;
+  if (keepElementwise) {
+    resultTypes.push_back(producer.getResult(0).getType());
+    inits.push_back(init);
+  }
+  resultTypes.push_back(acc.getType());
+  inits.push_back(acc);
   // After the reduction: every value the producer reads and the accumulator's init dominate
   // it, and the producer's users that come before the reduction still see a value defined
   // before them once the fused op replaces the producer there.
@@ -82,13 +95,12 @@ bool fuseProducerIntoReduction(IRRewriter &rewriter, linalg::ReduceOp reduce) {
   }
   rewriter.setInsertionPoint(reduce);
   auto fused = linalg::GenericOp::create(
-      rewriter, reduce.getLoc(), TypeRange{producer.getResult(0).getType(), acc.getType()},
-      producer.getDpsInputs(), ValueRange{init, acc}, maps, iterators,
+      rewriter, reduce.getLoc(), resultTypes, producer.getDpsInputs(), inits, maps, iterators,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         IRMapping map;
         Block &body = *producer.getBody();
-        // Producer block arguments: its inputs, then its (unread) init.
-        for (unsigned i = 0, e = body.getNumArguments(); i < e; ++i)
+        // Producer block arguments: its inputs (then its init, which it does not read).
+        for (unsigned i = 0, e = producer.getNumDpsInputs(); i < e; ++i)
           map.map(body.getArgument(i), args[i]);
         for (Operation &op : body.without_terminator())
           b.clone(op, map);
@@ -101,10 +113,14 @@ bool fuseProducerIntoReduction(IRRewriter &rewriter, linalg::ReduceOp reduce) {
         for (Operation &op : combiner.without_terminator())
           b.clone(op, combine);
         Value combined = combine.lookupOrDefault(combiner.getTerminator()->getOperand(0));
-        linalg::YieldOp::create(b, loc, ValueRange{element, combined});
+        if (keepElementwise)
+          linalg::YieldOp::create(b, loc, ValueRange{element, combined});
+        else
+          linalg::YieldOp::create(b, loc, ValueRange{combined});
       });
-  rewriter.replaceAllUsesExcept(producer.getResult(0), fused.getResult(0), reduce);
-  rewriter.replaceOp(reduce, fused.getResult(1));
+  if (keepElementwise)
+    rewriter.replaceAllUsesExcept(producer.getResult(0), fused.getResult(0), reduce);
+  rewriter.replaceOp(reduce, fused.getResults().back());
   rewriter.eraseOp(producer);
   return true;
 }

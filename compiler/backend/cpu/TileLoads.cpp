@@ -13,6 +13,10 @@
 // scalar tail. A plain copy of a whole block into a tile (an unmasked load) becomes the same
 // loop with every lane on.
 //
+// When the first thing that reads the tile is a reduction of all of it with one arith op (the
+// row max of softmax), the loop moves to that reduction and computes it too, in vector
+// accumulators: one pass over the row instead of two.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cpu/CpuBackend.h"
@@ -20,9 +24,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <numeric>
 
@@ -54,6 +60,44 @@ bool isTileBuffer(Value v) {
   return type && type.getRank() == 1 && type.hasStaticShape() &&
          type.getLayout().isIdentity() &&
          isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(v.getDefiningOp());
+}
+
+/// The reduction of all of `tile` (1-D to a scalar buffer, one arith op with a neutral element
+/// and a vector combining kind) that reads the tile first after `copy`, if the load can move
+/// down to it: the ops in between touch neither the tile nor memory other than local buffers
+/// they fill (the reduction's accumulator).
+linalg::ReduceOp fusableReduction(Operation *copy, Value tile) {
+  for (Operation *op = copy->getNextNode(); op; op = op->getNextNode()) {
+    if (auto reduce = dyn_cast<linalg::ReduceOp>(op)) {
+      if (!reduce.hasPureBufferSemantics() || reduce.getInputs().size() != 1 ||
+          reduce.getInputs()[0] != tile || reduce.getInits().size() != 1 ||
+          cast<MemRefType>(reduce.getInits()[0].getType()).getRank() != 0)
+        return nullptr;
+      Block &body = reduce.getCombiner().front();
+      if (body.getOperations().size() != 2)
+        return nullptr;
+      Operation &combine = body.front();
+      if (combine.getNumOperands() != 2 || combine.getNumResults() != 1 ||
+          !llvm::all_of(combine.getOperands(),
+                        [&](Value v) { return isa<BlockArgument>(v) && v.getParentBlock() == &body; }) ||
+          combine.getOperand(0) == combine.getOperand(1) ||
+          body.getTerminator()->getOperand(0) != combine.getResult(0) ||
+          !linalg::getCombinerOpKind(&combine) || !arith::getNeutralElement(&combine))
+        return nullptr;
+      return reduce;
+    }
+    if (llvm::is_contained(op->getOperands(), tile))
+      return nullptr;
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    if (fill && fill.hasPureBufferSemantics() &&
+        isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(fill.getOutputs()[0].getDefiningOp()))
+      continue;
+    if (op->getNumRegions() == 0 &&
+        (isMemoryEffectFree(op) || isa<memref::AllocaOp, memref::AllocOp>(op)))
+      continue;
+    return nullptr;
+  }
+  return nullptr;
 }
 
 /// Rewrites one copy (and the fill of the rest of its tile, if any) as a vector loop.
@@ -110,7 +154,8 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
   if (!fill && !(getConstantIntValue(count) == std::optional<int64_t>(n)))
     return; // a partial copy with the rest left as it was: not this pattern
 
-  OpBuilder b(copy);
+  linalg::ReduceOp reduce = fusableReduction(copy, tile);
+  OpBuilder b(reduce ? reduce.getOperation() : copy);
   Location loc = copy->getLoc();
   auto vectorType = VectorType::get({lanes}, element);
   Value passThru = fill ? fill.getInputs()[0] : arith::ConstantOp::create(
@@ -119,18 +164,58 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
   Value valid = getValueOrCreateConstantIndexOp(b, loc, count);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value end = arith::ConstantIndexOp::create(b, loc, n);
-  Value step = arith::ConstantIndexOp::create(b, loc, lanes);
+  Value step;
   auto maskType = VectorType::get({lanes}, b.getI1Type());
-  scf::ForOp::create(b, loc, zero, end, step, ValueRange{},
-                     [&](OpBuilder &lb, Location l, Value i, ValueRange) {
-                       // Lanes [0, valid - i) are in the block (create_mask clamps).
-                       Value left = arith::SubIOp::create(lb, l, valid, i);
-                       Value mask = vector::CreateMaskOp::create(lb, l, maskType, left);
-                       Value v = vector::MaskedLoadOp::create(lb, l, vectorType, block,
-                                                              ValueRange{i}, mask, passThru);
-                       vector::StoreOp::create(lb, l, v, tile, ValueRange{i});
-                       scf::YieldOp::create(lb, l);
-                     });
+  // The reduction, if any: lanes start from the combiner's neutral element; the accumulator's
+  // initial value joins once at the end.
+  Operation *combine = reduce ? &reduce.getCombiner().front().front() : nullptr;
+  std::optional<vector::CombiningKind> kind;
+  arith::FastMathFlagsAttr fastmath;
+  SmallVector<Value> accumulators;
+  int64_t chains = 1;
+  if (combine) {
+    kind = linalg::getCombinerOpKind(combine);
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(combine))
+      fastmath = fm.getFastMathFlagsAttr();
+    Value neutral = arith::ConstantOp::create(b, loc, *arith::getNeutralElement(combine));
+    // Independent accumulators (up to 4 vectors per step) so that the combining op's latency
+    // does not serialize the loop.
+    while (chains < 4 && n % (lanes * chains * 2) == 0)
+      chains *= 2;
+    accumulators.assign(chains, vector::BroadcastOp::create(b, loc, vectorType, neutral));
+  }
+  step = arith::ConstantIndexOp::create(b, loc, lanes * chains);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, end, step, accumulators,
+      [&](OpBuilder &lb, Location l, Value i0, ValueRange acc) {
+        SmallVector<Value> next;
+        for (int64_t c = 0; c < chains; ++c) {
+          Value i = c == 0 ? i0
+                           : arith::AddIOp::create(
+                                 lb, l, i0, arith::ConstantIndexOp::create(lb, l, c * lanes))
+                                 .getResult();
+          // Lanes [0, valid - i) are in the block (create_mask clamps).
+          Value left = arith::SubIOp::create(lb, l, valid, i);
+          Value mask = vector::CreateMaskOp::create(lb, l, maskType, left);
+          Value v = vector::MaskedLoadOp::create(lb, l, vectorType, block, ValueRange{i}, mask,
+                                                 passThru);
+          vector::StoreOp::create(lb, l, v, tile, ValueRange{i});
+          if (combine)
+            next.push_back(vector::makeArithReduction(lb, l, *kind, v, acc[c], fastmath));
+        }
+        scf::YieldOp::create(lb, l, next);
+      });
+  if (combine) {
+    Value joined = loop.getResult(0);
+    for (int64_t c = 1; c < chains; ++c)
+      joined = vector::makeArithReduction(b, loc, *kind, loop.getResult(c), joined, fastmath);
+    Value lanesReduced = vector::ReductionOp::create(b, loc, *kind, joined);
+    Value init = reduce.getInits()[0];
+    Value start = memref::LoadOp::create(b, loc, init, ValueRange{});
+    Value result = vector::makeArithReduction(b, loc, *kind, lanesReduced, start, fastmath);
+    memref::StoreOp::create(b, loc, result, init, ValueRange{});
+    reduce->erase();
+  }
   copy->erase();
   if (fill)
     fill->erase();
