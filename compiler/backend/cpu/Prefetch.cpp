@@ -257,9 +257,9 @@ void spreadOverLoop(llvm::CallInst *marker, llvm::Loop *loop, unsigned trips) {
   llvm::Value *base = marker->getArgOperand(0), *rowStride = marker->getArgOperand(3);
   llvm::Value *first = b.CreateMul(iteration, b.getInt64(perTrip));
   for (uint64_t j = 0; j < perTrip; ++j) {
-    llvm::Value *line = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin,
-                                                b.CreateAdd(first, b.getInt64(j)),
-                                                b.getInt64(lines - 1));
+    llvm::Value *line = b.CreateAdd(first, b.getInt64(j));
+    if (perTrip * trips != lines) // past the end: the last line again
+      line = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, line, b.getInt64(lines - 1));
     llvm::Value *offset = b.CreateMul(b.CreateURem(line, b.getInt64(rowLines)),
                                       b.getInt64(lineBytes));
     if (rows->getZExtValue() > 1)
