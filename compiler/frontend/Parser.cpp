@@ -14,6 +14,8 @@ namespace {
 
 /// Nesting limit for expressions and blocks: deeper input is an error, not a stack overflow.
 constexpr int kMaxDepth = 200;
+/// Nesting left to an elif's condition and block at the end of the longest elif chain.
+constexpr int kElifRoom = 16;
 
 class Parser {
 public:
@@ -428,8 +430,10 @@ private:
         !parseBlock(s->body))
       return nullptr;
     if (atKeyword("elif")) {
-      // Each elif is an if nested in the else branch: bounded like any nesting.
-      if (++depth_ > kMaxDepth) {
+      // Each elif is an if nested in the else branch: bounded like any nesting, with room
+      // left for the last elif's condition and block (else the chain would end with an error
+      // about them instead).
+      if (++depth_ > kMaxDepth - kElifRoom) {
         --depth_;
         fail(peek().loc, "too many 'elif' branches in one if statement");
         return nullptr;
