@@ -1,14 +1,14 @@
 //===- FastExp.cpp - exp/exp2 on f32 for targets with a hardware ldexp -*- C++ -*-===//
 //
 // exp(x) = 2^k * e^r with k = round(x * log2 e) and |r| <= ln2 / 2:
-//   x' = clamp(x, ln FLT_MIN, 89)       two min/max (NaN passes through; +-inf clamp)
+//   x' = min(x, 89)                     NaN passes through; +inf clamps
 //   t  = x' * log2e + 1.5 * 2^23        rounds x' * log2e to an integer kept in t's low bits
 //   k  = t - 1.5 * 2^23                 as a float; bits(t) - bits(1.5 * 2^23) as an integer
 //   r  = x' - k * ln2                   Cody-Waite: ln2 split into an exact high part and a rest
 //   p  = 1 + r + r^2 * P(r)             P of degree 3 fitted for relative error (~1 ulp)
 //   exp(x) = ldexp(p, k)                overflow to inf handled by ldexp; 0 where x < ln FLT_MIN
 //                                       (denormal results flush to zero, as on NVIDIA)
-// 16 vector instructions where AVX-512 has vscalefps for ldexp, against about 24 for MLIR's
+// 15 vector instructions where AVX-512 has vscalefps for ldexp, against about 24 for MLIR's
 // generic approximation (which builds 2^k by clamping k and shifting it into an exponent).
 // The integer k comes from t's bits, so a NaN input never reaches a float-to-int conversion
 // (poison in LLVM): it stays NaN through p and ldexp.
@@ -56,13 +56,15 @@ struct FastExp : public OpRewritePattern<OpT> {
     };
 
     Value input = op.getOperand(), x = input;
-    // Clamp: below `lo` the result would be denormal (flushed to 0 below, as Triton's
-    // ex2.approx.ftz does; computing a denormal costs a microcode assist per vector), above
-    // `hi` it overflows to inf anyway. `x < lo ? lo : x` keeps NaN (one max/min instruction).
-    // ln FLT_MIN = -87.336544..., rounded up: every result at or above it is a normal float.
+    // Below `lo` the result would be denormal: it is 0 (the select at the end, as Triton's
+    // ex2.approx.ftz does; computing a denormal costs a microcode assist per vector, and on
+    // AVX-512 the select is the zero-masking of vscalefps, so those lanes are not computed:
+    // whatever x - k * ln2 gives there, down to NaN for -inf, never reaches the result).
+    // Above `hi` it overflows to inf anyway: clamped, so that +inf gives inf and not NaN.
+    // `x > hi ? hi : x` keeps NaN (one min instruction). ln FLT_MIN = -87.336544..., rounded
+    // up: every result at or above it is a normal float.
     double lo = base2 ? -126.0 : -87.33654, hi = base2 ? 129.0 : 89.0;
     Value loC = f(lo), hiC = f(hi);
-    x = select(arith::CmpFPredicate::OLT, x, loC, loC, x);
     x = select(arith::CmpFPredicate::OGT, x, hiC, hiC, x);
 
     Value magic = f(12582912.0); // 1.5 * 2^23
