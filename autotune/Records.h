@@ -33,7 +33,10 @@ struct Record {
   std::string dtype;
   runtime::TargetDescription target;
   std::string configJson = "{}"; ///< canonical JSON (sorted keys)
-  std::string status = "ok";     ///< ok, compile_error, invalid_config, mismatch, timeout, crash
+  /// ok, compile_error, mismatch, timeout, crash; invalid_config (in the schema) is reserved
+  /// for configurations a kernel rejects: the sweep prunes them by the space's constraints
+  /// before compiling and never writes it.
+  std::string status = "ok";
   double compileSeconds = 0, medianSeconds = 0, minSeconds = 0, maxSeconds = 0;
   int64_t repetitions = 0;
   double tflops = 0, gbps = 0;

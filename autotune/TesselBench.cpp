@@ -5,14 +5,15 @@
 //
 // Links the runtime and the zoo only (no compiler), so a candidate can be measured on another
 // machine than the one that built it. Validates the candidate against the zoo's C++ reference on
-// fresh random inputs with poisoned outputs, then times it: one warm-up launch, then launches
-// until --min-time of timed runs has passed (at least 5, at most 1000, and with flushing no
+// fresh random inputs with poisoned outputs (that launch is also the warm-up), then times it:
+// launches until --min-time of timed runs has passed (at least 5, at most 1000, and with flushing no
 // longer than max(--min-time, 0.5 s) of wall time), and prints one JSON object. Between
 // timed launches (untimed) it writes a buffer twice the size of the largest CPU cache, so every
 // launch starts with its data in memory rather than left in cache by the one before (as a
 // kernel's inputs are when another kernel produced them in between); --flush off skips it.
 // --baseline on (no --so, --config) times the problem's reference baseline the same way
-// instead: OpenBLAS sgemm for compute-bound kernels, a memcpy of the same bytes otherwise.
+// instead (one untimed run first): OpenBLAS sgemm for compute-bound kernels, a memcpy of the
+// same bytes otherwise.
 //   {"status": "ok" | "mismatch", "median_seconds": ..., "min_seconds": ..., "max_seconds": ...,
 //    "repetitions": N, "error": "..."}
 // Exit status 0 when it measured or found a mismatch, 2 on bad arguments or a candidate that
@@ -118,12 +119,12 @@ void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std:
       x = d(gen);
     for (float &x : b)
       x = d(gen);
-    timeRuns(
-        [&] {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.f,
-                      a.data(), int(k), b.data(), int(n), 0.f, c.data(), int(n));
-        },
-        minTime, flushBuffer, pool, out);
+    auto sgemm = [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.f,
+                  a.data(), int(k), b.data(), int(n), 0.f, c.data(), int(n));
+    };
+    sgemm(); // warm-up, as the candidate's validation launch is
+    timeRuns(sgemm, minTime, flushBuffer, pool, out);
     out["baseline"] = "openblas_sgemm " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                       std::to_string(k);
     return;
@@ -131,14 +132,14 @@ void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std:
   size_t half = std::max<size_t>(1, size_t(kernel.bytes(shape, dtype) / 2));
   std::vector<char> src(half, 1), dst(half);
   size_t chunk = 1 << 16, chunks = (half + chunk - 1) / chunk;
-  timeRuns(
-      [&] {
-        pool.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
-          size_t begin = size_t(b) * chunk, end = std::min(half, size_t(e) * chunk);
-          std::memcpy(dst.data() + begin, src.data() + begin, end - begin);
-        });
-      },
-      minTime, flushBuffer, pool, out);
+  auto copy = [&] {
+    pool.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
+      size_t begin = size_t(b) * chunk, end = std::min(half, size_t(e) * chunk);
+      std::memcpy(dst.data() + begin, src.data() + begin, end - begin);
+    });
+  };
+  copy(); // warm-up: the destination's pages are touched before the timed copies
+  timeRuns(copy, minTime, flushBuffer, pool, out);
   out["baseline"] = "memcpy " + std::to_string(half) + " bytes";
 }
 

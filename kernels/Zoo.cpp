@@ -1,4 +1,4 @@
-//===- Zoo.cpp - the kernel zoo: matmul and row reductions -*- C++ -*-===//
+//===- Zoo.cpp - the kernel zoo: matmuls, attention and reductions -*- C++ -*-===//
 
 #include "kernels/Zoo.h"
 #include "runtime/Bundle.h"

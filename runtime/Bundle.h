@@ -1,6 +1,7 @@
 //===- Bundle.h - tuned kernel bundles: open, verify, look up, load -*- C++ -*-===//
 //
-// A bundle is a directory holding manifest.json and the artifacts it names (ARCHITECTURE.md):
+// A bundle is a directory holding manifest.json and the artifacts it names (written by
+// autotune/BundleWriter.cpp):
 //
 //   {"schema_version": 1, "compiler_version": "...",
 //    "target": {"kind": "cpu", "arch": "x86_64", "features": ["avx512f", ...]},
