@@ -496,7 +496,9 @@ static void inlineKernelsIntoLaunchEntries(llvm::Module &module) {
     if (f.getName().ends_with(tessel::kLaunchSuffix))
       for (llvm::Instruction &inst : llvm::instructions(f))
         if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
-          if (llvm::Function *callee = call->getCalledFunction(); callee && !callee->isDeclaration())
+          if (llvm::Function *callee = call->getCalledFunction();
+              callee && !callee->isDeclaration() &&
+              !callee->hasFnAttribute(llvm::Attribute::NoInline))
             callee->addFnAttr(llvm::Attribute::AlwaysInline);
 }
 

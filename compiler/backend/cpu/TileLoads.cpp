@@ -29,6 +29,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <numeric>
 
@@ -66,7 +67,12 @@ bool isTileBuffer(Value v) {
 /// and a vector combining kind) that reads the tile first after `copy`, if the load can move
 /// down to it: the ops in between touch neither the tile nor memory other than local buffers
 /// they fill (the reduction's accumulator).
-linalg::ReduceOp fusableReduction(Operation *copy, Value tile) {
+linalg::ReduceOp fusableReduction(Operation *copy, Value tile, Value block) {
+  // The buffer under the block (through views): a fill of it in between would change what
+  // the moved loads read.
+  Value blockRoot = block;
+  while (auto view = blockRoot.getDefiningOp<ViewLikeOpInterface>())
+    blockRoot = view.getViewSource();
   for (Operation *op = copy->getNextNode(); op; op = op->getNextNode()) {
     if (auto reduce = dyn_cast<linalg::ReduceOp>(op)) {
       if (!reduce.hasPureBufferSemantics() || reduce.getInputs().size() != 1 ||
@@ -89,7 +95,7 @@ linalg::ReduceOp fusableReduction(Operation *copy, Value tile) {
     if (llvm::is_contained(op->getOperands(), tile))
       return nullptr;
     auto fill = dyn_cast<linalg::FillOp>(op);
-    if (fill && fill.hasPureBufferSemantics() &&
+    if (fill && fill.hasPureBufferSemantics() && fill.getOutputs()[0] != blockRoot &&
         isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(fill.getOutputs()[0].getDefiningOp()))
       continue;
     if (op->getNumRegions() == 0 &&
@@ -107,12 +113,6 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
   if (isTileBuffer(target)) { // the whole tile from a block of its size
     tile = target, block = source;
     count = OpBuilder(copy).getIndexAttr(cast<MemRefType>(tile.getType()).getDimSize(0));
-    auto blockType = dyn_cast<MemRefType>(block.getType());
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (!blockType || blockType.getRank() != 1 || !blockType.hasStaticShape() ||
-        failed(blockType.getStridesAndOffset(strides, offset)) || strides[0] != 1)
-      return;
   } else {
     tile = subviewBase(target, targetOffset, count);
     block = subviewBase(source, sourceOffset, sourceCount);
@@ -120,8 +120,16 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
         !isZero(sourceOffset))
       return;
   }
+  // Vector loads read consecutive elements: the block must be contiguous (a strided load,
+  // p + offs * stride, is a 1-D block with a stride other than 1).
   auto tileType = cast<MemRefType>(tile.getType());
-  auto blockType = cast<MemRefType>(block.getType());
+  auto blockType = dyn_cast<MemRefType>(block.getType());
+  SmallVector<int64_t> blockStrides;
+  int64_t blockOffset;
+  if (!blockType || blockType.getRank() != 1 || !blockType.hasStaticShape() ||
+      failed(blockType.getStridesAndOffset(blockStrides, blockOffset)) ||
+      blockStrides[0] != 1)
+    return;
   Type element = tileType.getElementType();
   int64_t n = tileType.getDimSize(0);
   if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
@@ -144,17 +152,20 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
     for (Operation *restUser : rest->getUsers())
       if (auto f = dyn_cast<linalg::FillOp>(restUser);
           f && f.hasPureBufferSemantics() && f->getBlock() == copy->getBlock() &&
-          f->isBeforeInBlock(copy))
-        fill = f;
+          f->isBeforeInBlock(copy) && f.getInputs()[0].getType() == element &&
+          (!fill || fill->isBeforeInBlock(f)))
+        fill = f; // the last fill before the copy
   }
+  // Between the fill and the copy only views and pure ops: nothing else writes the tile (or
+  // a view of it) or anything else.
   if (fill)
     for (Operation *op = fill->getNextNode(); op != copy; op = op->getNextNode())
-      if (!isa<memref::SubViewOp>(op) && llvm::is_contained(op->getOperands(), tile))
+      if (!isa<memref::SubViewOp>(op) && (op->getNumRegions() != 0 || !isMemoryEffectFree(op)))
         return;
   if (!fill && !(getConstantIntValue(count) == std::optional<int64_t>(n)))
     return; // a partial copy with the rest left as it was: not this pattern
 
-  linalg::ReduceOp reduce = fusableReduction(copy, tile);
+  linalg::ReduceOp reduce = fusableReduction(copy, tile, block);
   OpBuilder b(reduce ? reduce.getOperation() : copy);
   Location loc = copy->getLoc();
   auto vectorType = VectorType::get({lanes}, element);

@@ -166,6 +166,25 @@ TEST_P(PyEndToEnd, DevicePrint) {
                  "pid (0, 0, 0) idx (3) pos 1\n");
 }
 
+TEST_P(PyEndToEnd, StridedMaskedLoadReadsEveryStrideThElement) {
+  // Column maxima: each program loads one column (elements `stride` apart) of a row-major
+  // matrix with fewer rows than the block, the rest masked.
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("column_max_kernel", {{"BLOCK", "256"}}, "*fp32,*fp32,i32,i32");
+  ASSERT_TRUE(k.kernel);
+  int rows = 100 + int(rng()() % 150), cols = 3 + int(rng()() % 40);
+  std::vector<float> x = randomFloats(size_t(rows) * cols), out(cols, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {cols, 1, 1}, {x.data(), out.data(), rows, cols},
+                                      pool)
+                  .ok());
+  for (int c = 0; c < cols; ++c) {
+    float want = -INFINITY;
+    for (int r = 0; r < rows; ++r)
+      want = std::max(want, x[size_t(r) * cols + c]);
+    ASSERT_EQ(out[c], want) << "column " << c;
+  }
+}
+
 TEST_P(PyEndToEnd, NoinlineFunctionsOfTheSameNameInTwoFilesStayTwo) {
   // scaled (x 2) here and h.scaled (x 3) in helpers.py take the same argument types; each
   // call runs its own function: 2x * 10 + 3x.
