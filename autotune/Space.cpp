@@ -2,6 +2,8 @@
 
 #include "autotune/Space.h"
 
+#include "nlohmann/json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,6 +57,20 @@ absl::StatusOr<std::pair<int, int>> ParseShard(const std::string &text) {
   if (*end != 0 || n <= 0 || i < 0 || i >= n || n > 1000000)
     return absl::InvalidArgumentError("--shard takes I/N with 0 <= I < N, got '" + text + "'");
   return std::make_pair(int(i), int(n));
+}
+
+absl::StatusOr<Point> ParsePoint(const std::string &json) {
+  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object())
+    return absl::InvalidArgumentError("a configuration is a JSON object, got '" + json + "'");
+  Point p;
+  for (auto it = parsed.begin(); it != parsed.end(); ++it) {
+    if (!it.value().is_number_integer())
+      return absl::InvalidArgumentError("configuration values are integers; '" + it.key() +
+                                        "' is " + it.value().dump());
+    p[it.key()] = it.value().get<int64_t>();
+  }
+  return p;
 }
 
 std::vector<Point> Shard(const std::vector<Point> &points, int index, int count) {

@@ -688,13 +688,10 @@ int main(int argc, char **argv) {
                           {"config", nlohmann::json::parse(r->configJson, nullptr, false)}});
     // The bundle entry: the cached artifact, rebuilt if a resumed record's is gone.
     std::string so = artifactPath(*r);
-    autotune::Point p;
-    nlohmann::json parsed = nlohmann::json::parse(r->configJson, nullptr, false);
-    if (parsed.is_object())
-      for (auto it = parsed.begin(); it != parsed.end(); ++it)
-        if (it.value().is_number_integer())
-          p[it.key()] = it.value().get<int64_t>();
-    if (!fs::exists(so) && k && !compileCandidate(*k, sources.at(k->name), r->dtype, r->shape, p, cpu, so).ok())
+    absl::StatusOr<autotune::Point> p = autotune::ParsePoint(r->configJson);
+    if (!p.ok())
+      continue;
+    if (!fs::exists(so) && k && !compileCandidate(*k, sources.at(k->name), r->dtype, r->shape, *p, cpu, so).ok())
       continue;
     autotune::TunedEntry e;
     e.kernel = r->kernel;
@@ -703,12 +700,12 @@ int main(int argc, char **argv) {
     e.entry = k ? k->entry : r->kernel;
     e.shape = r->shape;
     if (k)
-      e.serves = servedRanges(*k, p, r->shape);
+      e.serves = servedRanges(*k, *p, r->shape);
     e.sharedObject = so;
     // The configuration with the constexprs as the kernel sees them (block sizes, ...).
-    nlohmann::json config = parsed.is_object() ? parsed : nlohmann::json::object();
+    nlohmann::json config = nlohmann::json::parse(r->configJson); // valid: ParsePoint read it
     if (k)
-      for (const auto &[name, value] : k->constexprs(p, r->shape))
+      for (const auto &[name, value] : k->constexprs(*p, r->shape))
         if (name.rfind("stride_", 0) != 0) {
           // Constexprs are ints or bools ("True" / "False"); keep other text as a string.
           nlohmann::json v = nlohmann::json::parse(value, nullptr, false);

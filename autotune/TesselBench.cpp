@@ -179,15 +179,10 @@ int main(int argc, char **argv) {
     return 0;
   }
 
-  nlohmann::json config = nlohmann::json::parse(flags["config"], nullptr, false);
-  if (config.is_discarded() || !config.is_object())
-    return fail("--config is not a JSON object");
-  autotune::Point point;
-  for (auto it = config.begin(); it != config.end(); ++it) {
-    if (!it.value().is_number_integer())
-      return fail("--config values must be integers");
-    point[it.key()] = it.value().get<int64_t>();
-  }
+  absl::StatusOr<autotune::Point> parsed = autotune::ParsePoint(flags["config"]);
+  if (!parsed.ok())
+    return fail("--config: " + std::string(parsed.status().message()));
+  autotune::Point point = *parsed;
   uint64_t seed = flags["seed"].empty() ? std::random_device{}() : std::strtoull(flags["seed"].c_str(), nullptr, 10);
 
   absl::StatusOr<std::unique_ptr<runtime::Module>> module = runtime::Module::Open(flags["so"]);

@@ -20,7 +20,6 @@
 #include "runtime/Device.h"
 #include "runtime/Module.h"
 
-#include "nlohmann/json.hpp"
 
 #include "benchmark/benchmark.h"
 
@@ -226,12 +225,11 @@ void registerTuned(const Bundle &bundle, const std::string &name, const tessel::
     auto kernel = (*module)->GetKernel(choice->entry->entry);
     if (!kernel.ok())
       return state.SkipWithError(std::string(kernel.status().message()).c_str());
-    tessel::autotune::Point config;
-    nlohmann::json parsed = nlohmann::json::parse(choice->entry->configJson, nullptr, false);
-    if (parsed.is_object())
-      for (auto it = parsed.begin(); it != parsed.end(); ++it)
-        if (it.value().is_number_integer())
-          config[it.key()] = it.value().get<int64_t>();
+    absl::StatusOr<tessel::autotune::Point> parsed =
+        tessel::autotune::ParsePoint(choice->entry->configJson);
+    if (!parsed.ok())
+      return state.SkipWithError(std::string(parsed.status().message()).c_str());
+    const tessel::autotune::Point &config = *parsed;
     std::unique_ptr<tessel::zoo::Problem> problem =
         zk->makeProblem(shape, "f32", std::random_device{}());
     Grid grid = problem->GridFor(config);

@@ -120,6 +120,16 @@ TEST(Space, EvolutionaryBeatsRandomOnASmallBudget) {
   EXPECT_LT(evoGap, rndGap);
 }
 
+TEST(Space, ParsePointTakesAnObjectOfIntegers) {
+  auto p = ParsePoint(R"({"BLOCK_M": 64, "knob.prefetch": 1})");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(*p, (Point{{"BLOCK_M", 64}, {"knob.prefetch", 1}}));
+  for (const char *bad : {"[1, 2]", "{\"BLOCK_M\": 1.5}", "{\"BLOCK_M\": \"64\"}", "{", ""})
+    EXPECT_FALSE(ParsePoint(bad).ok()) << bad;
+  EXPECT_NE(std::string(ParsePoint("{\"BLOCK_M\": 1.5}").status().message()).find("'BLOCK_M'"),
+            std::string::npos);
+}
+
 TEST(Space, FailuresNeverWin) {
   Space s = matmulSpace();
   std::vector<Point> points = s.Enumerate();
