@@ -23,6 +23,7 @@
 
 #include "autotune/OpenBlasCore.h"
 #include "kernels/Zoo.h"
+#include "runtime/Device.h"
 #include "runtime/Module.h"
 
 #include "nlohmann/json.hpp"
@@ -35,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <vector>
@@ -62,11 +64,12 @@ static int fail(const std::string &message) {
   return 2;
 }
 
-/// Times `run` the sweep's way: (caches flushed, untimed) launches until `minTime` of timed
-/// runs, at least 5 and at most 1000; fills the JSON's timing fields.
-template <typename Run>
-void timeRuns(Run run, double minTime, std::vector<char> &flushBuffer, runtime::ThreadPool &pool,
-              nlohmann::json &out) {
+/// Times `run` the sweep's way with runtime::TimeRuns: (caches flushed, untimed) launches
+/// until `minTime` of timed runs, at least 5 and at most 1000, no new run after
+/// max(minTime, 0.5 s) of wall time (flushing costs far more than a small kernel runs, so
+/// small kernels get fewer runs); `warmup` untimed runs first. Fills the JSON's timing fields.
+void timeRuns(const std::function<void()> &run, int warmup, double minTime,
+              std::vector<char> &flushBuffer, runtime::ThreadPool &pool, nlohmann::json &out) {
   auto flushCaches = [&] {
     size_t chunk = 1 << 20, chunks = (flushBuffer.size() + chunk - 1) / chunk;
     pool.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
@@ -74,28 +77,23 @@ void timeRuns(Run run, double minTime, std::vector<char> &flushBuffer, runtime::
       std::memset(flushBuffer.data() + begin, int(b & 0xff), end - begin);
     });
   };
-  // Flushing costs far more than a small kernel runs: the flushes count against a wall-clock
-  // limit of max(minTime, 0.5 s) as well, so small kernels get fewer (but at least 5) runs.
-  std::vector<double> times;
-  double timed = 0, wallLimit = std::max(minTime, 0.5);
-  auto wallStart = std::chrono::steady_clock::now();
-  auto wall = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-  };
-  while (times.size() < 1000 && (times.size() < 5 || (timed < minTime && wall() < wallLimit))) {
-    if (!flushBuffer.empty())
-      flushCaches();
-    auto t0 = std::chrono::steady_clock::now();
-    run();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    timed += times.back();
-  }
-  std::sort(times.begin(), times.end());
+  runtime::TimingOptions options;
+  options.warmupRuns = warmup;
+  options.minRuns = 5;
+  options.minSeconds = minTime;
+  options.maxRuns = 1000;
+  options.maxWallSeconds = std::max(minTime, 0.5);
+  absl::StatusOr<runtime::Timing> timing = runtime::TimeRuns(
+      [&] {
+        run();
+        return absl::OkStatus();
+      },
+      options, flushBuffer.empty() ? std::function<void()>() : std::function<void()>(flushCaches));
   out["status"] = "ok";
-  out["median_seconds"] = times[times.size() / 2];
-  out["min_seconds"] = times.front();
-  out["max_seconds"] = times.back();
-  out["repetitions"] = times.size();
+  out["median_seconds"] = timing->medianSeconds;
+  out["min_seconds"] = timing->minSeconds;
+  out["max_seconds"] = timing->maxSeconds;
+  out["repetitions"] = timing->runs;
   out["cache_flush_bytes"] = flushBuffer.size();
 }
 
@@ -123,8 +121,8 @@ void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std:
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.f,
                   a.data(), int(k), b.data(), int(n), 0.f, c.data(), int(n));
     };
-    sgemm(); // warm-up, as the candidate's validation launch is
-    timeRuns(sgemm, minTime, flushBuffer, pool, out);
+    timeRuns(sgemm, /*warmup=*/1, minTime, flushBuffer, pool, out); // as the candidate's
+                                                                     // validation launch warms it
     out["baseline"] = "openblas_sgemm " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                       std::to_string(k);
     return;
@@ -138,8 +136,7 @@ void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std:
       std::memcpy(dst.data() + begin, src.data() + begin, end - begin);
     });
   };
-  copy(); // warm-up: the destination's pages are touched before the timed copies
-  timeRuns(copy, minTime, flushBuffer, pool, out);
+  timeRuns(copy, /*warmup=*/1, minTime, flushBuffer, pool, out);
   out["baseline"] = "memcpy " + std::to_string(half) + " bytes";
 }
 
@@ -205,7 +202,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::vector<runtime::Arg> args = problem->Args();
-  timeRuns([&] { (void)runtime::Launch(*k, grid, args, pool); }, minTime, flushBuffer, pool, out);
+  // The validation launch above was the warm-up.
+  timeRuns([&] { (void)runtime::Launch(*k, grid, args, pool); }, /*warmup=*/0, minTime,
+           flushBuffer, pool, out);
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <sstream>
@@ -65,13 +66,17 @@ double secondsOf(Fn &fn) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-template <typename Fn>
-double medianSeconds(Fn fn) {
-  std::vector<double> t;
-  for (int i = 0; i < 7; ++i)
-    t.push_back(secondsOf(fn));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+/// The median of 7 runs of `fn` (no warm-up: Google Benchmark's loop ran it just before).
+double medianSeconds(const std::function<void()> &fn) {
+  tessel::runtime::TimingOptions seven;
+  seven.warmupRuns = 0, seven.minRuns = seven.maxRuns = 7, seven.minSeconds = 0;
+  return tessel::runtime::TimeRuns(
+             [&] {
+               fn();
+               return absl::OkStatus();
+             },
+             seven)
+      ->medianSeconds;
 }
 
 /// Median times of `a` and `b` run alternately (21 each), so that drift on a shared machine

@@ -63,24 +63,35 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const std::string &kind,
       absl::StrCat("unknown device '", kind, "' (expected cpu, cuda or hip)"));
 }
 
-absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
-                                    const std::vector<Arg> &args,
-                                    const TimingOptions &options) {
+absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
+                                const TimingOptions &options,
+                                const std::function<void()> &between) {
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < options.warmupRuns; ++i)
-    if (absl::Status s = device.Launch(kernel, grid, args); !s.ok())
+    if (absl::Status s = run(); !s.ok())
       return s;
   std::vector<double> samples;
   double total = 0;
-  while ((static_cast<int>(samples.size()) < options.minRuns || total < options.minSeconds) &&
-         static_cast<int>(samples.size()) < options.maxRuns) {
+  Clock::time_point wallStart = Clock::now();
+  auto wallLeft = [&] {
+    return options.maxWallSeconds <= 0 ||
+           std::chrono::duration<double>(Clock::now() - wallStart).count() <
+               options.maxWallSeconds;
+  };
+  while (static_cast<int>(samples.size()) < options.maxRuns &&
+         (static_cast<int>(samples.size()) < options.minRuns ||
+          (total < options.minSeconds && wallLeft()))) {
+    if (between)
+      between();
     Clock::time_point start = Clock::now();
-    if (absl::Status s = device.Launch(kernel, grid, args); !s.ok())
+    if (absl::Status s = run(); !s.ok())
       return s;
     double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     samples.push_back(seconds);
     total += seconds;
   }
+  if (samples.empty())
+    return absl::InvalidArgumentError("timing options allow no run");
   std::sort(samples.begin(), samples.end());
   Timing t;
   t.runs = static_cast<int>(samples.size());
@@ -90,6 +101,12 @@ absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid g
   t.medianSeconds =
       samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
   return t;
+}
+
+absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
+                                    const std::vector<Arg> &args,
+                                    const TimingOptions &options) {
+  return TimeRuns([&] { return device.Launch(kernel, grid, args); }, options);
 }
 
 } // namespace tessel::runtime

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,20 +47,31 @@ public:
   virtual absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) = 0;
 };
 
-/// Timing of repeated launches: warm-up runs first, then at least `minRuns` runs and at least
-/// `minSeconds` of measured time.
+/// Timing of repeated runs: warm-up runs first, then at least `minRuns` runs and at least
+/// `minSeconds` of measured time, at most `maxRuns`; with `maxWallSeconds` > 0, no new run
+/// starts once that much wall time (untimed work between runs included) has passed and
+/// `minRuns` are done.
 struct TimingOptions {
   int warmupRuns = 2;
   int minRuns = 5;
   double minSeconds = 0.05;
   int maxRuns = 10000;
+  double maxWallSeconds = 0;
 };
 
+/// The median (of an even count: the mean of the middle two), fastest and slowest run.
 struct Timing {
   double medianSeconds = 0, minSeconds = 0, maxSeconds = 0;
   int runs = 0;
 };
 
+/// Times `run` (its first error stops the timing and is returned); `between`, if set, runs
+/// untimed before each timed run (tessel-bench flushes the caches there).
+absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
+                                const TimingOptions &options = {},
+                                const std::function<void()> &between = {});
+
+/// TimeRuns of `kernel` launched on `device`.
 absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
                                     const std::vector<Arg> &args,
                                     const TimingOptions &options = {});

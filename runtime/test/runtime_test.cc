@@ -234,6 +234,33 @@ TEST(Device, CpuAllocatesLoadsLaunchesAndTimes) {
   EXPECT_FALSE(bad.ok());
 }
 
+TEST(Device, TimeRunsCountsWarmupsBetweensAndLimits) {
+  int runs = 0, betweens = 0;
+  TimingOptions options;
+  options.warmupRuns = 3, options.minRuns = 4, options.maxRuns = 6, options.minSeconds = 1e9;
+  auto timing = TimeRuns(
+      [&] {
+        ++runs;
+        return absl::OkStatus();
+      },
+      options, [&] { ++betweens; });
+  ASSERT_TRUE(timing.ok()) << timing.status();
+  EXPECT_EQ(timing->runs, 6);  // minSeconds not reached: maxRuns stops it
+  EXPECT_EQ(runs, 3 + 6);      // warm-ups are not timed
+  EXPECT_EQ(betweens, 6);      // before each timed run only
+  // A wall-clock limit stops it after minRuns.
+  options.warmupRuns = 0, options.maxRuns = 1000, options.maxWallSeconds = 1e-9;
+  timing = TimeRuns([] { return absl::OkStatus(); }, options);
+  ASSERT_TRUE(timing.ok());
+  EXPECT_EQ(timing->runs, 4);
+  // The first error is returned; no timing.
+  int calls = 0;
+  auto failing = TimeRuns(
+      [&] { return ++calls == 2 ? absl::InternalError("boom") : absl::OkStatus(); }, options);
+  EXPECT_FALSE(failing.ok());
+  EXPECT_EQ(calls, 2);
+}
+
 TEST(Device, UnknownAndUnavailableKinds) {
   auto unknown = Device::Create("tpu");
   ASSERT_FALSE(unknown.ok());
