@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -166,6 +167,8 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
     return kernels.status();
   if (!(*kernels)->is_array())
     return r.error("kernels", "expected an array");
+  // Each artifact file is read and hashed once, however many entries share it.
+  std::map<std::string, std::string> hashed;
   for (size_t k = 0; k < (*kernels)->size(); ++k) {
     const json &kernel = (**kernels)[k];
     std::string where = "kernels[" + std::to_string(k) + "]";
@@ -233,11 +236,16 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
       if (!insideBundle(b.artifact))
         return r.error(at + ".artifact", "\"" + b.artifact +
                                              "\" is not a relative path inside the bundle");
-      std::string bytes, path = dir + "/" + b.artifact;
-      if (!ReadWholeFile(path, bytes))
-        return absl::NotFoundError(manifestPath + ": " + at + ": the artifact " + path +
-                                   " is missing or unreadable");
-      std::string sha = Sha256Hex(bytes);
+      std::string path = dir + "/" + b.artifact;
+      auto known = hashed.find(path);
+      if (known == hashed.end()) {
+        std::string bytes;
+        if (!ReadWholeFile(path, bytes))
+          return absl::NotFoundError(manifestPath + ": " + at + ": the artifact " + path +
+                                     " is missing or unreadable");
+        known = hashed.emplace(path, Sha256Hex(bytes)).first;
+      }
+      const std::string &sha = known->second;
       if (sha != b.sha256)
         return absl::DataLossError(manifestPath + ": " + at + ": the artifact " + path +
                                    " does not match its checksum (sha256 " +
