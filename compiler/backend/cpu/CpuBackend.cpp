@@ -56,6 +56,12 @@ static void initializeNativeTargetOnce() {
   });
 }
 
+bool tessel::isPlainArithmetic(Block &block) {
+  return llvm::all_of(block.without_terminator(), [](Operation &op) {
+    return op.getNumRegions() == 0 && isMemoryEffectFree(&op);
+  });
+}
+
 bool tessel::setKnob(CpuKnobs &knobs, const std::string &name, int64_t value) {
   int64_t *knob = name == "tile_m"         ? &knobs.matmulTileM
                   : name == "tile_n"       ? &knobs.matmulTileN
@@ -295,10 +301,9 @@ static void tileAndVectorizeElementwise(ModuleOp module, const tessel::CpuKnobs 
         return;
     // Only pure arithmetic bodies: gathers (tensor.extract) and per-element memory accesses
     // (loads, atomics, scf.if) stay scalar.
-    for (Operation &inner : op.getBlock()->without_terminator())
-      if (inner.getNumRegions() != 0 || !isMemoryEffectFree(&inner) ||
-          isa<tensor::ExtractOp>(inner))
-        return;
+    if (!tessel::isPlainArithmetic(*op.getBlock()) ||
+        !op.getBlock()->getOps<tensor::ExtractOp>().empty())
+      return;
     ops.push_back(op);
   });
   IRRewriter rewriter(ctx);

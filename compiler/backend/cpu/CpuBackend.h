@@ -84,14 +84,17 @@ bool cpuTargetIsKnown(const CpuTarget &target);
 /// address (GenericAtomics.cpp).
 void lowerGenericAtomics(mlir::ModuleOp module);
 
+/// Whether `block` (its terminator aside) is plain arithmetic: no op with regions or memory
+/// effects. The rewrites below move or clone only such bodies.
+bool isPlainArithmetic(mlir::Block &block);
+
 /// Reductions of several operands (argmax) over a 1-D tensor, lane by lane so that LLVM
 /// vectorizes them (LaneReductions.cpp).
 void reduceByLanes(mlir::ModuleOp module);
 
 /// Fewer passes over a tile (Fusion.cpp): an elementwise producer and a reduction of its
-/// result become one op (with both results where the producer's result has other users);
-/// an elementwise result that is only stored is
-/// computed straight into the store's destination.
+/// result become one op (with both results where the producer's result has other users); an
+/// elementwise result that is only stored is computed straight into the store's destination.
 void fuseTilePasses(mlir::ModuleOp module);
 
 /// A masked load into a 1-D tile buffer (fill of the rest, copy of the valid prefix) as one

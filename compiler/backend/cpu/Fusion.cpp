@@ -50,9 +50,8 @@ bool fuseProducerIntoReduction(IRRewriter &rewriter, linalg::ReduceOp reduce) {
     return false;
   // The combiner must be plain arithmetic on the two block arguments.
   Block &combiner = reduce.getCombiner().front();
-  for (Operation &op : combiner.without_terminator())
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
-      return false;
+  if (!tessel::isPlainArithmetic(combiner))
+    return false;
 
   unsigned rank = producer.getNumLoops();
   MLIRContext *ctx = rewriter.getContext();

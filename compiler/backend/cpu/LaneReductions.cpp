@@ -32,14 +32,6 @@ int64_t laneCount(linalg::ReduceOp reduce) {
   return 512 / widest;
 }
 
-bool isSimpleCombiner(linalg::ReduceOp reduce) {
-  Block &body = reduce.getCombiner().front();
-  for (Operation &op : body.without_terminator())
-    if (op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
-      return false;
-  return true;
-}
-
 /// A reduce like `reduce` (same combiner) of `inputs` from `inits` over `dims`.
 linalg::ReduceOp cloneReduce(OpBuilder &b, linalg::ReduceOp reduce, ValueRange inputs,
                              ValueRange inits, ArrayRef<int64_t> dims) {
@@ -64,7 +56,8 @@ SmallVector<Value> slices(OpBuilder &b, Location loc, ValueRange values, int64_t
 
 bool reduceByLanes(IRRewriter &rewriter, linalg::ReduceOp reduce) {
   if (!reduce.hasPureTensorSemantics() || reduce.getInputs().size() < 2 ||
-      reduce.getDimensions().size() != 1 || !isSimpleCombiner(reduce))
+      reduce.getDimensions().size() != 1 ||
+      !tessel::isPlainArithmetic(reduce.getCombiner().front()))
     return false;
   for (Value v : reduce.getInputs()) {
     auto type = dyn_cast<RankedTensorType>(v.getType());

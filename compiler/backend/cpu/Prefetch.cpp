@@ -32,6 +32,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -54,12 +55,8 @@ constexpr int64_t kMaxLines = 512;
 /// Whether `value`, seen through views of it, is written by one of its users.
 bool isWritten(Value value) {
   for (Operation *user : value.getUsers()) {
+    // Views (subview, assume_alignment, ...): what is written through them.
     if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == value) {
-      if (isWritten(user->getResult(0)))
-        return true;
-      continue;
-    }
-    if (isa<memref::AssumeAlignmentOp>(user)) {
       if (isWritten(user->getResult(0)))
         return true;
       continue;
@@ -105,13 +102,10 @@ void markNextBlock(memref::ReinterpretCastOp cast, BlockArgument pidX, int64_t d
     return;
 
   // The offset's (and a dynamic row stride's) computation: pure ops at the kernel's top level,
-  // down to its arguments.
+  // down to its arguments (the kernel is isolated from above: operands of ops in its entry
+  // block are its arguments or results of ops there).
   Block *top = pidX.getOwner();
   Value offset = cast.getOffsets()[0];
-  SmallVector<Value> roots = {offset};
-  if (rows > 1)
-    if (auto stride = dyn_cast<Value>(strides.front()))
-      roots.push_back(stride);
   BackwardSliceOptions options;
   options.inclusive = true;
   bool pure = true;
@@ -120,23 +114,19 @@ void markNextBlock(memref::ReinterpretCastOp cast, BlockArgument pidX, int64_t d
     pure &= ok;
     return ok;
   };
+  Operation *offsetDef = offset.getDefiningOp();
   SetVector<Operation *> slice;
-  for (Value root : roots)
-    if (Operation *def = root.getDefiningOp())
-      if (failed(getBackwardSlice(def, &slice, options)) || !pure)
-        return;
-  bool usesPid = false;
-  for (Operation *op : slice)
-    for (Value operand : op->getOperands())
-      if (auto arg = dyn_cast<BlockArgument>(operand); arg && arg.getOwner() != top)
-        return;
-  SetVector<Operation *> offsetSlice;
-  if (Operation *def = offset.getDefiningOp())
-    (void)getBackwardSlice(def, &offsetSlice, options);
-  for (Operation *op : offsetSlice)
-    usesPid |= llvm::is_contained(op->getOperands(), Value(pidX));
-  if (!usesPid)
+  if (!offsetDef || failed(getBackwardSlice(offsetDef, &slice, options)) || !pure)
+    return;
+  if (!llvm::any_of(slice, [&](Operation *op) {
+        return llvm::is_contained(op->getOperands(), Value(pidX));
+      }))
     return; // the same block for every program
+  if (rows > 1)
+    if (auto stride = dyn_cast<Value>(strides.front()))
+      if (Operation *def = stride.getDefiningOp())
+        if (failed(getBackwardSlice(def, &slice, options)) || !pure)
+          return;
 
   // At the kernel's start (everything the offset needs is an argument or in the slice): the
   // loop the prefetches go into must come after the mark.
@@ -281,17 +271,12 @@ void tessel::placePrefetches(llvm::Module &module) {
   llvm::Function *declaration = module.getFunction(kMarker);
   if (!declaration)
     return;
-  llvm::SmallVector<llvm::Function *> functions;
+  llvm::MapVector<llvm::Function *, llvm::SmallVector<llvm::CallInst *>> markersOf;
   for (llvm::User *user : declaration->users())
     if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
-      if (!llvm::is_contained(functions, call->getFunction()))
-        functions.push_back(call->getFunction());
+      markersOf[call->getFunction()].push_back(call);
   llvm::TargetLibraryInfoImpl libraryInfo(module.getTargetTriple());
-  for (llvm::Function *f : functions) {
-    llvm::SmallVector<llvm::CallInst *> markers;
-    for (llvm::User *user : declaration->users())
-      if (auto *call = llvm::dyn_cast<llvm::CallInst>(user); call && call->getFunction() == f)
-        markers.push_back(call);
+  for (auto &[f, markers] : markersOf) {
     llvm::DominatorTree dominators(*f);
     llvm::LoopInfo loops(dominators);
     llvm::TargetLibraryInfo library(libraryInfo, f);

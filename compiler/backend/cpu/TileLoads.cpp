@@ -175,7 +175,6 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
   Value valid = getValueOrCreateConstantIndexOp(b, loc, count);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value end = arith::ConstantIndexOp::create(b, loc, n);
-  Value step;
   auto maskType = VectorType::get({lanes}, b.getI1Type());
   // The reduction, if any: lanes start from the combiner's neutral element; the accumulator's
   // initial value joins once at the end.
@@ -195,7 +194,7 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
       chains *= 2;
     accumulators.assign(chains, vector::BroadcastOp::create(b, loc, vectorType, neutral));
   }
-  step = arith::ConstantIndexOp::create(b, loc, lanes * chains);
+  Value step = arith::ConstantIndexOp::create(b, loc, lanes * chains);
   auto loop = scf::ForOp::create(
       b, loc, zero, end, step, accumulators,
       [&](OpBuilder &lb, Location l, Value i0, ValueRange acc) {
