@@ -1221,6 +1221,12 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
   return done.returned && done.returnValue ? done.returnValue : makeNone();
 }
 
+/// Two constexprs of the same kind and value (ints, floats, bools, None).
+static bool equalConstexprs(const V &a, const V &b) {
+  return a->isConstexpr() && b->isConstexpr() && a->kind == b->kind && a->i == b->i &&
+         a->f == b->f;
+}
+
 /// A readable, symbol-safe spelling of a type or constexpr for mangled names.
 static std::string mangle(const V &v) {
   std::string out;
@@ -1777,9 +1783,7 @@ void Generator::checkFieldsUnchanged(const std::vector<FieldSlot> &slots,
                                      const std::vector<V> &before, SourceLocation at) {
   for (size_t k = 0; k < slots.size(); ++k) {
     V now = slots[k].obj->fields[slots[k].field];
-    if (now != before[k] && !(now->isConstexpr() && before[k]->isConstexpr() &&
-                              now->kind == before[k]->kind && now->i == before[k]->i &&
-                              now->f == before[k]->f)) {
+    if (now != before[k] && !equalConstexprs(now, before[k])) {
       if (before[k]->kind == Val::Tuple)
         error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
                       "' holds a tuple and changes inside the loop; tuple-valued fields are "
@@ -1857,11 +1861,9 @@ void Generator::execIf(const Stmt &s) {
   // The same compile-time value on both paths: one object (also through two references,
   // such as `t[0]` taken twice out of a tuple) or equal constexprs.
   auto same = [](const V &a, const V &b) {
-    return a == b ||
+    return a == b || equalConstexprs(a, b) ||
            (a->kind == Val::Aggregate && b->kind == Val::Aggregate && a->obj == b->obj &&
-            a->viaTuple == b->viaTuple) ||
-           (a->isConstexpr() && b->isConstexpr() && a->kind == b->kind && a->i == b->i &&
-            a->f == b->f);
+            a->viaTuple == b->viaTuple);
   };
   for (size_t k = 0; k < fields.size(); ++k) {
     V a = fieldsThen[k], b = fieldsElse[k];
