@@ -62,9 +62,7 @@ absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescriptio
   json manifest;
   manifest["schema_version"] = runtime::kBundleSchemaVersion;
   manifest["compiler_version"] = compilerVersion;
-  manifest["target"] = {{"kind", target.kind}, {"arch", target.arch}, {"features", target.features}};
-  if (!target.cpu.empty())
-    manifest["target"]["cpu"] = target.cpu;
+  manifest["target"] = target;
   json kernels = json::array();
   std::map<std::string, size_t> kernelIndex;
   for (const TunedEntry &e : entries) {

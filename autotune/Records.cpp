@@ -18,13 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-json targetJson(const runtime::TargetDescription &t) {
-  json j = {{"kind", t.kind}, {"arch", t.arch}, {"features", t.features}};
-  if (!t.cpu.empty())
-    j["cpu"] = t.cpu;
-  return j;
-}
-
 json toJson(const Record &r) {
   json config = json::parse(r.configJson, nullptr, /*allow_exceptions=*/false);
   if (config.is_discarded())
@@ -33,7 +26,7 @@ json toJson(const Record &r) {
             {"kernel", r.kernel},
             {"shape", r.shape},
             {"dtype", r.dtype},
-            {"target", targetJson(r.target)},
+            {"target", r.target},
             {"config", config},
             {"status", r.status},
             {"compile_seconds", r.compileSeconds},

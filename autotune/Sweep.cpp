@@ -505,6 +505,7 @@ int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   size_t measured = 0;
   std::map<std::string, double> bestSoFar;
+  const std::string thisHost = hostName();
   auto candidateRecord = [&](const Group &g, const autotune::Point &p) {
     autotune::Record r;
     r.kernel = g.kernel->name;
@@ -513,7 +514,7 @@ int main(int argc, char **argv) {
     r.target = host;
     r.configJson = configJson(p);
     r.compilerVersion = kCompilerVersion;
-    r.host = hostName();
+    r.host = thisHost;
     return r;
   };
   // What is left to measure (earlier runs' records excluded).
@@ -703,7 +704,7 @@ int main(int argc, char **argv) {
       e.serves = servedRanges(*k, *p, r->shape);
     e.sharedObject = so;
     // The configuration with the constexprs as the kernel sees them (block sizes, ...).
-    nlohmann::json config = nlohmann::json::parse(r->configJson); // valid: ParsePoint read it
+    nlohmann::json config = *p;
     if (k)
       for (const auto &[name, value] : k->constexprs(*p, r->shape))
         if (name.rfind("stride_", 0) != 0) {
@@ -721,7 +722,7 @@ int main(int argc, char **argv) {
                         .dump();
     entries.push_back(e);
   }
-  nlohmann::json gb = {{"context", {{"date", nowUtc()}, {"host_name", hostName()},
+  nlohmann::json gb = {{"context", {{"date", nowUtc()}, {"host_name", thisHost},
                                     {"library_version", kCompilerVersion}}},
                        {"benchmarks", benchmarks}};
   if (absl::Status s = runtime::WriteFileAtomically(opt.out + "/benchmark.json", gb.dump(2) + "\n");

@@ -6,8 +6,8 @@
 // Links the runtime and the zoo only (no compiler), so a candidate can be measured on another
 // machine than the one that built it. Validates the candidate against the zoo's C++ reference on
 // fresh random inputs with poisoned outputs (that launch is also the warm-up), then times it:
-// launches until --min-time of timed runs has passed (at least 5, at most 1000, and with flushing no
-// longer than max(--min-time, 0.5 s) of wall time), and prints one JSON object. Between
+// launches until --min-time of timed runs has passed (at least 5, at most 1000, and no new one
+// after max(--min-time, 0.5 s) of wall time), and prints one JSON object. Between
 // timed launches (untimed) it writes a buffer twice the size of the largest CPU cache, so every
 // launch starts with its data in memory rather than left in cache by the one before (as a
 // kernel's inputs are when another kernel produced them in between); --flush off skips it.
@@ -121,8 +121,8 @@ void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std:
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.f,
                   a.data(), int(k), b.data(), int(n), 0.f, c.data(), int(n));
     };
-    timeRuns(sgemm, /*warmup=*/1, minTime, flushBuffer, pool, out); // as the candidate's
-                                                                     // validation launch warms it
+    // One untimed run first, as the candidate's validation launch warms the candidate.
+    timeRuns(sgemm, /*warmup=*/1, minTime, flushBuffer, pool, out);
     out["baseline"] = "openblas_sgemm " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                       std::to_string(k);
     return;

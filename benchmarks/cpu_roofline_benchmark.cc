@@ -20,7 +20,6 @@
 #include "runtime/Device.h"
 #include "runtime/Module.h"
 
-
 #include "benchmark/benchmark.h"
 
 #include <cblas.h>

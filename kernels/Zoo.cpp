@@ -1,7 +1,6 @@
 //===- Zoo.cpp - the kernel zoo: matmuls, attention and reductions -*- C++ -*-===//
 
 #include "kernels/Zoo.h"
-#include "runtime/Bundle.h"
 
 #include <algorithm>
 #include <cmath>
@@ -593,8 +592,6 @@ const Kernel *Find(const std::string &name) {
       return &k;
   return nullptr;
 }
-
-std::string ShapeText(const Shape &shape) { return runtime::ShapeText(shape); }
 
 absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) {
   Shape shape;

@@ -13,6 +13,7 @@
 #define TESSEL_KERNELS_ZOO_H
 
 #include "autotune/Space.h"
+#include "runtime/Bundle.h"
 #include "runtime/Launch.h"
 
 #include "absl/status/status.h"
@@ -63,7 +64,8 @@ const Kernel *Find(const std::string &name);
 
 /// Parses "M=1024,N=512" for `kernel`'s dimensions.
 absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text);
-std::string ShapeText(const Shape &shape);
+/// "K=64,M=128,N=32" (the runtime's spelling, which bundle lookups report).
+using runtime::ShapeText;
 
 } // namespace tessel::zoo
 

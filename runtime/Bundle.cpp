@@ -71,6 +71,12 @@ std::string ShapeText(const std::map<std::string, int64_t> &shape) {
   return out;
 }
 
+void to_json(nlohmann::json &j, const TargetDescription &t) {
+  j = {{"kind", t.kind}, {"arch", t.arch}, {"features", t.features}};
+  if (!t.cpu.empty())
+    j["cpu"] = t.cpu;
+}
+
 TargetDescription TargetDescription::Host() {
   TargetDescription t;
   struct utsname u;

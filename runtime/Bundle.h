@@ -29,6 +29,7 @@
 #include "runtime/Module.h"
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json_fwd.hpp"
 
 #include <cstdint>
 #include <map>
@@ -48,6 +49,9 @@ struct TargetDescription {
   /// This machine: kind cpu, its architecture and CPU flags.
   static TargetDescription Host();
 };
+
+/// {"kind", "arch", "features"[, "cpu"]}: the target as manifests and records write it.
+void to_json(nlohmann::json &j, const TargetDescription &t);
 
 /// The schema version this runtime reads and the autotuner writes.
 inline constexpr int kBundleSchemaVersion = 1;

@@ -35,10 +35,10 @@ std::map<std::string, std::map<Point, double>> measured() {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     nlohmann::json j = nlohmann::json::parse(line);
-    Point p;
-    for (auto it = j["config"].begin(); it != j["config"].end(); ++it)
-      p[it.key()] = it.value().get<int64_t>();
-    byShape[j["shape"].dump()][p] = j["median_seconds"].get<double>();
+    absl::StatusOr<Point> p = tessel::autotune::ParsePoint(j["config"].dump());
+    EXPECT_TRUE(p.ok()) << p.status();
+    if (p.ok())
+      byShape[j["shape"].dump()][*p] = j["median_seconds"].get<double>();
   }
   return byShape;
 }
