@@ -38,7 +38,7 @@ std::string randomSuffix() {
 
 } // namespace
 
-absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescription &target,
+absl::Status WriteBundle(const std::string &dir, const Target &target,
                          const std::string &compilerVersion,
                          const std::vector<TunedEntry> &entries) {
   std::error_code ec;

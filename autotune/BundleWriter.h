@@ -31,7 +31,7 @@ struct TunedEntry {
   std::map<std::string, std::pair<int64_t, int64_t>> serves;
 };
 
-absl::Status WriteBundle(const std::string &dir, const runtime::TargetDescription &target,
+absl::Status WriteBundle(const std::string &dir, const Target &target,
                          const std::string &compilerVersion,
                          const std::vector<TunedEntry> &entries);
 

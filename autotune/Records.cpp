@@ -48,8 +48,8 @@ json toJson(const Record &r) {
 
 std::string Record::key() const {
   json k = {{"kernel", kernel}, {"shape", shape}, {"dtype", dtype},
-            {"target", target.cpu.empty() ? json{target.kind, target.arch}
-                                          : json{target.kind, target.arch, target.cpu}},
+            {"target", target.cpu.empty() ? json{TargetKindName(target.kind), target.arch}
+                                          : json{TargetKindName(target.kind), target.arch, target.cpu}},
             {"config", json::parse(configJson, nullptr, /*allow_exceptions=*/false)}};
   return k.dump(); // nlohmann's objects keep keys sorted: one spelling per candidate
 }
@@ -75,7 +75,10 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
     r.shape = j.at("shape").get<std::map<std::string, int64_t>>();
     r.dtype = j.at("dtype").get<std::string>();
     const json &t = j.at("target");
-    r.target.kind = t.at("kind").get<std::string>();
+    absl::StatusOr<TargetKind> kind = ParseTargetKind(t.at("kind").get<std::string>());
+    if (!kind.ok())
+      return kind.status();
+    r.target.kind = *kind;
     r.target.arch = t.at("arch").get<std::string>();
     r.target.features = t.at("features").get<std::vector<std::string>>();
     if (t.contains("cpu"))

@@ -31,7 +31,7 @@ struct Record {
   std::string kernel;
   std::map<std::string, int64_t> shape;
   std::string dtype;
-  runtime::TargetDescription target;
+  Target target;
   std::string configJson = "{}"; ///< canonical JSON (sorted keys)
   /// ok, compile_error, mismatch, timeout, crash; invalid_config (in the schema) is reserved
   /// for configurations a kernel rejects: the sweep prunes them by the space's constraints

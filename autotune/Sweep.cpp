@@ -19,6 +19,7 @@
 #include "autotune/BundleWriter.h"
 #include "autotune/Records.h"
 #include "autotune/Space.h"
+#include "compiler/backend/Registry.h"
 #include "compiler/pipeline/Compiler.h"
 #include "kernels/Zoo.h"
 #include "runtime/Files.h"
@@ -73,30 +74,6 @@ std::vector<std::string> split(const std::string &s, char sep) {
   while (std::getline(in, item, sep))
     if (!item.empty())
       out.push_back(item);
-  return out;
-}
-
-/// The x86 features LLVM generates code for, as /proc/cpuinfo names them, that `target`'s CPU
-/// has: what a bundle built for it needs of the machine that loads it.
-std::vector<std::string> cpuinfoFeatures(const CpuTarget &target) {
-  static const std::pair<const char *, const char *> kNames[] = {
-      {"sse2", "sse2"},         {"sse3", "pni"},            {"ssse3", "ssse3"},
-      {"sse4.1", "sse4_1"},     {"sse4.2", "sse4_2"},       {"popcnt", "popcnt"},
-      {"avx", "avx"},           {"avx2", "avx2"},           {"fma", "fma"},
-      {"f16c", "f16c"},         {"bmi", "bmi1"},            {"bmi2", "bmi2"},
-      {"lzcnt", "abm"},         {"movbe", "movbe"},         {"aes", "aes"},
-      {"pclmul", "pclmulqdq"},  {"adx", "adx"},             {"sha", "sha_ni"},
-      {"gfni", "gfni"},         {"vaes", "vaes"},           {"vpclmulqdq", "vpclmulqdq"},
-      {"avxvnni", "avx_vnni"},  {"avx512f", "avx512f"},     {"avx512dq", "avx512dq"},
-      {"avx512cd", "avx512cd"}, {"avx512bw", "avx512bw"},   {"avx512vl", "avx512vl"},
-      {"avx512ifma", "avx512ifma"}, {"avx512vbmi", "avx512vbmi"},
-      {"avx512vbmi2", "avx512_vbmi2"}, {"avx512vnni", "avx512_vnni"},
-      {"avx512bitalg", "avx512_bitalg"}, {"avx512vpopcntdq", "avx512_vpopcntdq"},
-      {"avx512bf16", "avx512_bf16"}, {"avx512fp16", "avx512_fp16"}};
-  std::vector<std::string> out;
-  for (const auto &[llvmName, cpuinfoName] : kNames)
-    if (cpuTargetHasFeature(target, llvmName))
-      out.push_back(cpuinfoName);
   return out;
 }
 
@@ -194,7 +171,7 @@ std::map<std::string, KernelSource> readSources() {
 /// Compiles one candidate to `out` (atomically written by the compiler).
 absl::Status compileCandidate(const zoo::Kernel &k, const KernelSource &source,
                               const std::string &dtype, const zoo::Shape &shape,
-                              const autotune::Point &p, const CpuTarget &target,
+                              const autotune::Point &p, const Target &target,
                               const std::string &out) {
   if (!source.readable)
     return absl::NotFoundError("cannot read " + source.path);
@@ -206,8 +183,8 @@ absl::Status compileCandidate(const zoo::Kernel &k, const KernelSource &source,
   options.target = target;
   options.outputPath = out;
   for (const auto &[name, value] : p)
-    if (name.rfind("knob.", 0) == 0 && !setKnob(options.knobs, name.substr(5), value))
-      return absl::InvalidArgumentError("unknown CPU knob " + name);
+    if (name.rfind("knob.", 0) == 0)
+      options.knobs[name.substr(5)] = value;
   absl::StatusOr<std::string> so = compilePython(source.text, source.path, spec, options);
   return so.ok() ? absl::OkStatus() : so.status();
 }
@@ -424,18 +401,21 @@ int main(int argc, char **argv) {
   // What the candidates are built for: this machine's CPU and features (the bundle names them
   // all, so it is refused on a machine that lacks any), or --target=cpu:NAME, LLVM's CPU and its
   // features. Candidates are measured here either way.
-  runtime::TargetDescription host = runtime::TargetDescription::Host();
-  CpuTarget cpu;
-  if (opt.target != "cpu") {
-    if (opt.target.rfind("cpu:", 0) != 0 || opt.target.size() == 4)
-      return usage("unknown --target '" + opt.target + "' (expected cpu or cpu:<name>)");
-    cpu.cpu = opt.target.substr(4);
-    if (!cpuTargetIsKnown(cpu))
-      return usage("'" + cpu.cpu + "' is not a CPU LLVM knows (znver4, sapphirerapids, "
-                   "x86-64-v3, ...)");
+  Target host = Target::Host();
+  absl::StatusOr<Target> parsedTarget = ParseTarget(opt.target);
+  if (!parsedTarget.ok())
+    return usage(std::string(parsedTarget.status().message()));
+  Target cpu = *parsedTarget;
+  if (cpu.kind != TargetKind::Cpu)
+    return usage("the sweep measures on this machine: --target must be cpu or cpu:<name>");
+  absl::StatusOr<const Backend *> backend = lookupBackend(cpu.kind);
+  if (!backend.ok())
+    return usage(std::string(backend.status().message()));
+  if (absl::Status s = (*backend)->validateTarget(cpu); !s.ok())
+    return usage(std::string(s.message()));
+  {
     std::set<std::string> have(host.features.begin(), host.features.end()); // this machine's
-    host.cpu = cpu.cpu;
-    host.features = cpuinfoFeatures(cpu);
+    host = (*backend)->describeTarget(cpu);
     for (const std::string &f : host.features)
       if (!have.count(f)) {
         std::printf("sweep: building for %s, which has %s that this machine lacks: candidates "

@@ -14,13 +14,13 @@
 namespace tessel::bench {
 
 const runtime::Kernel &CompiledKernel(const std::string &path, const std::string &entry,
-                                      const CpuKnobs &knobs) {
+                                      const KnobMap &knobs) {
   static std::map<std::string, std::pair<std::unique_ptr<runtime::Module>,
                                          std::unique_ptr<runtime::Kernel>>>
       cache;
-  std::string key = path + "|" + entry + "|" + std::to_string(knobs.matmulTileM) + "x" +
-                    std::to_string(knobs.matmulTileN) + "x" + std::to_string(knobs.matmulTileK) +
-                    "|" + std::to_string(knobs.vectorWidth) + "x" + std::to_string(knobs.unroll);
+  std::string key = path + "|" + entry;
+  for (const auto &[name, value] : knobs)
+    key += "|" + name + "=" + std::to_string(value);
   if (auto it = cache.find(key); it != cache.end())
     return *it->second.second;
   std::ifstream in(path);

@@ -3,7 +3,7 @@
 #ifndef TESSEL_BENCHMARKS_COMPILEDKERNELS_H
 #define TESSEL_BENCHMARKS_COMPILEDKERNELS_H
 
-#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/Backend.h"
 #include "runtime/Module.h"
 
 #include <string>
@@ -13,7 +13,7 @@ namespace tessel::bench {
 /// The kernel `entry` of the TTIR file at `path` compiled with `knobs`, loaded once per
 /// process and configuration. Exits with the compiler's message if it does not compile.
 const runtime::Kernel &CompiledKernel(const std::string &path, const std::string &entry,
-                                      const CpuKnobs &knobs = {});
+                                      const KnobMap &knobs = {});
 
 } // namespace tessel::bench
 

@@ -27,7 +27,7 @@ namespace {
 using namespace tessel::runtime;
 
 const Kernel &kernel(const std::string &dump, const std::string &entry,
-                     const tessel::CpuKnobs &knobs = {}) {
+                     const tessel::KnobMap &knobs = {}) {
   return tessel::bench::CompiledKernel(
       "compiler/dialect/triton/test/triton_printed/" + dump + ".ttir", entry, knobs);
 }
@@ -52,8 +52,7 @@ constexpr int kVaddN = 1 << 20;
 
 /// Argument: the elementwise vector width (0 = LLVM's loop vectorizer).
 void BM_TesselVectorAdd(benchmark::State &state) {
-  tessel::CpuKnobs knobs;
-  knobs.vectorWidth = state.range(0);
+  tessel::KnobMap knobs{{"vector_width", state.range(0)}};
   const Kernel &k = kernel("vadd_block128", "vadd", knobs);
   std::vector<float> x = randomFloats(kVaddN), y = randomFloats(kVaddN), out(kVaddN);
   for (auto _ : state) {
@@ -85,8 +84,7 @@ BENCHMARK(BM_BaselineVectorAdd)->UseRealTime();
 constexpr int kRows = 512, kCols = 1000, kStride = 1024;
 
 void BM_TesselSoftmax(benchmark::State &state) {
-  tessel::CpuKnobs knobs;
-  knobs.vectorWidth = state.range(0);
+  tessel::KnobMap knobs{{"vector_width", state.range(0)}};
   const Kernel &k = kernel("softmax_block1024", "softmax_kernel", knobs);
   std::vector<float> in = randomFloats(kRows * kStride), out(kRows * kStride);
   for (auto _ : state) {
@@ -147,10 +145,8 @@ float fromHalf(uint16_t h) {
 
 /// Arguments: the matmul register tile (rows, columns, depth); 0 rows = plain loops.
 void BM_TesselMatmulF16(benchmark::State &state) {
-  tessel::CpuKnobs knobs;
-  knobs.matmulTileM = state.range(0);
-  knobs.matmulTileN = state.range(1);
-  knobs.matmulTileK = state.range(2);
+  tessel::KnobMap knobs{
+      {"tile_m", state.range(0)}, {"tile_n", state.range(1)}, {"tile_k", state.range(2)}};
   const Kernel &k = kernel("matmul_128x128x32", "matmul_kernel_base", knobs);
   std::vector<uint16_t> a(kM * kK), b(kK * kN), c(kM * kN);
   std::vector<float> af = randomFloats(kM * kK), bf = randomFloats(kK * kN);

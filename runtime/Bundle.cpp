@@ -71,33 +71,8 @@ std::string ShapeText(const std::map<std::string, int64_t> &shape) {
   return out;
 }
 
-void to_json(nlohmann::json &j, const TargetDescription &t) {
-  j = {{"kind", t.kind}, {"arch", t.arch}, {"features", t.features}};
-  if (!t.cpu.empty())
-    j["cpu"] = t.cpu;
-}
-
-TargetDescription TargetDescription::Host() {
-  TargetDescription t;
-  struct utsname u;
-  if (uname(&u) == 0)
-    t.arch = u.machine;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("flags", 0) != 0)
-      continue;
-    std::stringstream s(line.substr(line.find(':') + 1));
-    std::string flag;
-    while (s >> flag)
-      t.features.push_back(flag);
-    break;
-  }
-  return t;
-}
-
 absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
-                                                     const TargetDescription &host) {
+                                                     const Target &host) {
   std::string manifestPath = dir + "/manifest.json", text;
   if (!ReadWholeFile(manifestPath, text))
     return absl::NotFoundError("cannot read " + manifestPath + " (is " + dir + " a bundle?)");
@@ -135,7 +110,10 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
     return kind.status();
   if (!arch.ok())
     return arch.status();
-  bundle->target_.kind = *kind;
+  absl::StatusOr<TargetKind> targetKind = ParseTargetKind(*kind);
+  if (!targetKind.ok())
+    return r.error("target.kind", std::string(targetKind.status().message()));
+  bundle->target_.kind = *targetKind;
   bundle->target_.arch = *arch;
   if ((*target)->contains("cpu")) {
     auto cpu = r.string(**target, "target", "cpu");
@@ -153,9 +131,10 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
       return r.error("target.features", "expected an array of strings");
     bundle->target_.features.push_back(f.get<std::string>());
   }
-  if (*kind != host.kind || *arch != host.arch)
-    return absl::FailedPreconditionError(manifestPath + ": the bundle is for " + *kind + " " +
-                                         *arch + ", this machine is " + host.kind + " " +
+  if (*targetKind != host.kind || *arch != host.arch)
+    return absl::FailedPreconditionError(manifestPath + ": the bundle is for " +
+                                         TargetKindName(*targetKind) + " " + *arch +
+                                         ", this machine is " + TargetKindName(host.kind) + " " +
                                          host.arch + "; its artifacts cannot run here");
   std::set<std::string> have(host.features.begin(), host.features.end());
   std::string missing;
@@ -347,3 +326,13 @@ absl::StatusOr<std::unique_ptr<Module>> Bundle::Load(const BundleEntry &entry) c
 }
 
 } // namespace tessel::runtime
+
+namespace tessel {
+
+void to_json(nlohmann::json &j, const Target &t) {
+  j = {{"kind", TargetKindName(t.kind)}, {"arch", t.arch}, {"features", t.features}};
+  if (!t.cpu.empty())
+    j["cpu"] = t.cpu;
+}
+
+} // namespace tessel

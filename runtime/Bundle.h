@@ -27,6 +27,7 @@
 #define TESSEL_RUNTIME_BUNDLE_H
 
 #include "runtime/Module.h"
+#include "runtime/target/Target.h"
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json_fwd.hpp"
@@ -39,19 +40,13 @@
 
 namespace tessel::runtime {
 
-/// The machine a bundle was built for, or this machine.
-struct TargetDescription {
-  std::string kind = "cpu"; ///< cpu, cuda, hip
-  std::string arch;         ///< x86_64, aarch64, sm_90, gfx942, ...
-  std::vector<std::string> features; ///< CPU features as /proc/cpuinfo names them (avx512f)
-  /// The CPU the code was built for by LLVM's name (znver4, ...); empty: the building machine's.
-  std::string cpu;
-  /// This machine: kind cpu, its architecture and CPU flags.
-  static TargetDescription Host();
-};
-
-/// {"kind", "arch", "features"[, "cpu"]}: the target as manifests and records write it.
-void to_json(nlohmann::json &j, const TargetDescription &t);
+/// The target as manifests and records write it: {"kind", "arch", "features"[, "cpu"]}. In
+/// namespace tessel for nlohmann's lookup.
+} // namespace tessel::runtime
+namespace tessel {
+void to_json(nlohmann::json &j, const Target &t);
+} // namespace tessel
+namespace tessel::runtime {
 
 /// The schema version this runtime reads and the autotuner writes.
 inline constexpr int kBundleSchemaVersion = 1;
@@ -84,8 +79,7 @@ class Bundle {
 public:
   /// Opens and verifies the bundle in `dir` for `host`.
   static absl::StatusOr<std::unique_ptr<Bundle>> Open(const std::string &dir,
-                                                      const TargetDescription &host =
-                                                          TargetDescription::Host());
+                                                      const Target &host = Target::Host());
   /// The entry of `kernel` tuned for `shape` (and `dtype` when not empty), else the one tuned
   /// for the nearest shape with the same dimensions (distance: sum of |log2 ratio|) among the
   /// entries whose compiled-in dimensions serve `shape`.
@@ -97,11 +91,11 @@ public:
 
   const std::vector<BundleEntry> &entries() const { return entries_; }
   const std::string &compilerVersion() const { return compilerVersion_; }
-  const TargetDescription &target() const { return target_; }
+  const Target &target() const { return target_; }
 
 private:
   std::string compilerVersion_;
-  TargetDescription target_;
+  Target target_;
   std::vector<BundleEntry> entries_;
 };
 

@@ -1,13 +1,20 @@
 //===- tessel-compile.cpp - compile a kernel to any stage ---------*- C++ -*-===//
 //
-// tessel-compile INPUT.ttir --entry NAME [--target cpu[:cpu-name]] [--features +a,-b]
-//                [--matmul-tile M,N,K] [--vector-width W] [--unroll U]
-//                --emit ttir|structured|linalg|llvm|asm|obj|so -o OUT
+// tessel-compile INPUT.{ttir,mlir,py} --entry NAME [--target cpu[:NAME]|cuda[:sm_NN]|rocm:gfxN]
+//                [--knob NAME=VALUE ...] [--features +a,-b]
+//                [--matmul-tile M,N,K] [--vector-width W] [--unroll U] [--prefetch D]
+//                --emit ttir|structured|linalg|<backend artifact kind> -o OUT
+// tessel-compile --target T --list-knobs      the backend's knobs and artifact kinds
+//
+// --matmul-tile, --vector-width, --unroll and --prefetch are the cpu knobs tile_m/n/k,
+// vector_width, unroll and prefetch under their older names.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/backend/Registry.h"
 #include "compiler/pipeline/Compiler.h"
 
+#include "absl/strings/numbers.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -16,24 +23,27 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> input(cl::Positional, cl::desc("<input .ttir/.mlir>"), cl::Required);
-static cl::opt<std::string> entry("entry", cl::desc("kernel to compile"), cl::Required);
-static cl::opt<std::string> target("target", cl::desc("cpu or cpu:<llvm-cpu-name>"),
+static cl::opt<std::string> input(cl::Positional, cl::desc("<input .ttir/.mlir/.py>"));
+static cl::opt<std::string> entry("entry", cl::desc("kernel to compile"));
+static cl::opt<std::string> target("target",
+                                   cl::desc("cpu[:<llvm-cpu>], cuda[:sm_NN[a]] or rocm:gfxNNN"),
                                    cl::init("cpu"));
+static cl::opt<bool> listKnobs("list-knobs",
+                               cl::desc("print the target's knobs and artifact kinds, then exit"));
+static cl::list<std::string> knobArgs("knob", cl::desc("NAME=VALUE: a backend knob"));
 static cl::opt<std::string> features("features", cl::desc("LLVM target features (+avx2,...)"));
-static cl::opt<std::string> triple("triple", cl::desc("target triple (default: this machine)"));
-static cl::opt<std::string> emit("emit", cl::desc("ttir|structured|linalg|llvm|asm|obj|so"),
-                                 cl::init("so"));
-static cl::opt<std::string> output("o", cl::desc("output file"), cl::Required);
+static cl::opt<std::string> emit("emit",
+                                 cl::desc("ttir|structured|linalg|<artifact kind of the backend>"),
+                                 cl::init("artifact"));
+static cl::opt<std::string> output("o", cl::desc("output file"));
 static cl::opt<int64_t> vectorWidth(
-    "vector-width", cl::desc("elementwise vector width in elements (0 = LLVM's vectorizer)"),
-    cl::init(0));
-static cl::opt<int64_t> unroll("unroll", cl::desc("elementwise rows per vector step"),
-                               cl::init(1));
+    "vector-width", cl::desc("cpu knob vector_width: elementwise vector width (0 = LLVM's)"),
+    cl::init(-1));
+static cl::opt<int64_t> unroll("unroll", cl::desc("cpu knob unroll: rows per vector step"),
+                               cl::init(-1));
 static cl::opt<int64_t> prefetch(
-    "prefetch",
-    cl::desc("prefetch the blocks of the program this many program ids ahead (0 = none)"),
-    cl::init(0));
+    "prefetch", cl::desc("cpu knob prefetch: program ids ahead to prefetch (0 = none)"),
+    cl::init(-1));
 static cl::list<std::string> constexprs(
     "constexpr", cl::desc("NAME=VALUE: a constexpr (or baked-in) parameter of a .py kernel"));
 static cl::opt<std::string> signature(
@@ -41,7 +51,7 @@ static cl::opt<std::string> signature(
 static cl::opt<bool> debugMode(
     "debug", cl::desc("keep device assertions of a .py kernel (Triton's debug mode)"));
 static cl::list<int64_t> matmulTile("matmul-tile",
-                                    cl::desc("matmul register tile rows,cols,depth (0 = loops)"),
+                                    cl::desc("cpu knobs tile_m,tile_n,tile_k (rows 0 = loops)"),
                                     cl::CommaSeparated);
 
 int main(int argc, char **argv) {
@@ -51,32 +61,70 @@ int main(int argc, char **argv) {
     return 1;
   };
   tessel::CompileOptions options;
+  absl::StatusOr<tessel::Target> parsed = tessel::ParseTarget(target);
+  if (!parsed.ok())
+    return fail(std::string(parsed.status().message()));
+  options.target = *parsed;
+  absl::StatusOr<const tessel::Backend *> backend = tessel::lookupBackend(options.target.kind);
+  if (!backend.ok())
+    return fail(std::string(backend.status().message()));
+  if (listKnobs) {
+    llvm::outs() << "knobs of the " << tessel::TargetKindName(options.target.kind)
+                 << " backend (--knob NAME=VALUE):\n";
+    for (const tessel::KnobInfo &k : (*backend)->knobs())
+      llvm::outs() << "  " << k.name << "  allowed " << k.allowedText() << ", default "
+                   << k.defaultValue << "  " << k.doc << "\n";
+    llvm::outs() << "artifact kinds (--emit):\n";
+    for (const tessel::ArtifactKind &a : (*backend)->artifactKinds())
+      llvm::outs() << "  " << a.name << "  " << a.doc << "\n";
+    return 0;
+  }
+  if (input.empty() || entry.empty() || output.empty())
+    return fail("an input file, --entry and -o are required (or --list-knobs)");
   options.entry = entry;
-  if (target != "cpu") {
-    if (!llvm::StringRef(target).starts_with("cpu:"))
-      return fail("unknown --target '" + target + "' (expected cpu or cpu:<name>)");
-    options.target.cpu = target.substr(4);
+  if (!features.empty()) {
+    llvm::SmallVector<llvm::StringRef> flags;
+    llvm::StringRef(features).split(flags, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef f : flags)
+      options.target.features.push_back(f.str());
   }
-  options.target.features = features;
-  options.target.triple = triple;
-  absl::StatusOr<tessel::EmitKind> kind = tessel::parseEmitKind(emit);
-  if (!kind.ok())
-    return fail(std::string(kind.status().message()));
-  options.emit = *kind;
-  options.outputPath = output;
-  if (vectorWidth < 0 || unroll < 1 || prefetch < 0)
-    return fail("--vector-width and --prefetch must be >= 0 and --unroll >= 1");
-  options.knobs.vectorWidth = vectorWidth;
-  options.knobs.unroll = unroll;
-  options.knobs.prefetch = prefetch;
+  auto setKnob = [&](const std::string &name, int64_t value) {
+    if (!options.knobs.emplace(name, value).second)
+      return fail("knob " + name + " given twice");
+    return 0;
+  };
+  for (const std::string &k : knobArgs) {
+    size_t eq = k.find('=');
+    int64_t value = 0;
+    if (eq == std::string::npos || eq == 0 || !absl::SimpleAtoi(k.substr(eq + 1), &value))
+      return fail("--knob takes NAME=INTEGER, got '" + k + "'");
+    if (int rc = setKnob(k.substr(0, eq), value))
+      return rc;
+  }
+  if (vectorWidth.getNumOccurrences())
+    if (int rc = setKnob("vector_width", vectorWidth))
+      return rc;
+  if (unroll.getNumOccurrences())
+    if (int rc = setKnob("unroll", unroll))
+      return rc;
+  if (prefetch.getNumOccurrences())
+    if (int rc = setKnob("prefetch", prefetch))
+      return rc;
   if (!matmulTile.empty()) {
-    if (matmulTile.size() != 3 || matmulTile[0] < 0 || matmulTile[1] <= 0 ||
-        matmulTile[2] <= 0)
+    if (matmulTile.size() != 3)
       return fail("--matmul-tile takes rows,cols,depth (rows 0 for plain loops)");
-    options.knobs.matmulTileM = matmulTile[0];
-    options.knobs.matmulTileN = matmulTile[1];
-    options.knobs.matmulTileK = matmulTile[2];
+    for (auto [name, value] : {std::pair<const char *, int64_t>{"tile_m", matmulTile[0]},
+                               {"tile_n", matmulTile[1]},
+                               {"tile_k", matmulTile[2]}})
+      if (int rc = setKnob(name, value))
+        return rc;
   }
+  options.emit = emit;
+  options.outputPath = output;
+  if (absl::Status s = tessel::validateCompileOptions(options); !s.ok())
+    return fail(std::string(s.message()));
+  absl::StatusOr<tessel::ArtifactKind> fileKind = (*backend)->findArtifactKind(options.emit);
+  bool writesFile = fileKind.ok() && fileKind->writesFile;
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(input);
   if (!file)
@@ -102,7 +150,7 @@ int main(int argc, char **argv) {
   }
   if (!artifact.ok())
     return fail(std::string(artifact.status().message()));
-  if (options.emit == tessel::EmitKind::SharedObject)
+  if (writesFile)
     return 0;
   std::error_code ec;
   llvm::ToolOutputFile out(output, ec, llvm::sys::fs::OF_None);

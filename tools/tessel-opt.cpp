@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/analysis/TestPasses.h"
+#include "compiler/backend/cpu/Passes.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
@@ -24,6 +25,8 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tessel::registerConversionPasses();
   tessel::registerStructuredPipeline();
+  tessel::registerCpuPasses();
+  tessel::registerCpuPipeline();
   tessel::registerAnalysisTestPasses();
   registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
   return mlir::asMainReturnCode(

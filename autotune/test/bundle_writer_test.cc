@@ -16,7 +16,6 @@ namespace fs = std::filesystem;
 using tessel::autotune::TunedEntry;
 using tessel::autotune::WriteBundle;
 using tessel::runtime::Bundle;
-using tessel::runtime::TargetDescription;
 
 std::string tmp() { return std::string(getenv("TEST_TMPDIR")); }
 
@@ -48,7 +47,7 @@ TunedEntry vaddEntry(const std::string &so, int64_t n) {
 TEST(BundleWriter, WrittenBundleOpensAndReplacesAtomically) {
   std::string so = compileVadd();
   std::string dir = tmp() + "/bundle";
-  TargetDescription host = TargetDescription::Host();
+  tessel::Target host = tessel::Target::Host();
   host.features = {"sse2"};
   ASSERT_TRUE(WriteBundle(dir, host, "tessel test", {vaddEntry(so, 1000), vaddEntry(so, 4096)}).ok());
   auto bundle = Bundle::Open(dir);
@@ -77,7 +76,7 @@ TEST(BundleWriter, WrittenBundleOpensAndReplacesAtomically) {
 TEST(BundleWriter, FailedWriteLeavesTheOldBundle) {
   std::string so = compileVadd();
   std::string dir = tmp() + "/kept";
-  TargetDescription host = TargetDescription::Host();
+  tessel::Target host = tessel::Target::Host();
   host.features = {};
   ASSERT_TRUE(WriteBundle(dir, host, "v1", {vaddEntry(so, 1000)}).ok());
   TunedEntry broken = vaddEntry(tmp() + "/no-such.so", 2000);

@@ -70,7 +70,7 @@ TEST(Consumer, RunsMatmulAndSoftmaxFromABundle) {
   const std::string mmSig = "ptr:f32,ptr:f32,ptr:f32,i32,i32,i32,i32,i32,i32";
   const std::string mmConfig = R"({"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 8})";
   std::string dir = tmp + "/bundle";
-  tessel::runtime::TargetDescription host = tessel::runtime::TargetDescription::Host();
+  tessel::Target host = tessel::Target::Host();
   host.features = {"sse2"};
   ASSERT_TRUE(tessel::autotune::WriteBundle(
                   dir, host, "tessel test",

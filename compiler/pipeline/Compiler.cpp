@@ -2,6 +2,8 @@
 
 #include "compiler/pipeline/Compiler.h"
 
+#include "compiler/backend/Registry.h"
+#include "compiler/backend/cpu/Passes.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
@@ -22,23 +24,38 @@
 
 using namespace mlir;
 
-absl::StatusOr<tessel::EmitKind> tessel::parseEmitKind(const std::string &name) {
-  if (name == "ttir")
-    return EmitKind::TTIR;
-  if (name == "structured")
-    return EmitKind::Structured;
-  if (name == "linalg")
-    return EmitKind::Linalg;
-  if (name == "llvm")
-    return EmitKind::LLVMIR;
-  if (name == "asm")
-    return EmitKind::Assembly;
-  if (name == "obj")
-    return EmitKind::Object;
-  if (name == "so")
-    return EmitKind::SharedObject;
-  return absl::InvalidArgumentError("unknown --emit '" + name +
-                                    "' (expected ttir, structured, linalg, llvm, asm, obj or so)");
+namespace {
+
+bool isSharedStage(const std::string &emit) {
+  for (const char *stage : tessel::kSharedStages)
+    if (emit == stage)
+      return true;
+  return false;
+}
+
+} // namespace
+
+absl::Status tessel::validateCompileOptions(const CompileOptions &options) {
+  absl::StatusOr<const Backend *> backend = lookupBackend(options.target.kind);
+  if (!backend.ok())
+    return backend.status();
+  if (absl::Status s = (*backend)->validateTarget(options.target); !s.ok())
+    return s;
+  if (absl::Status s = (*backend)->validateKnobs(options.knobs); !s.ok())
+    return s;
+  if (isSharedStage(options.emit))
+    return absl::OkStatus();
+  absl::StatusOr<ArtifactKind> kind = (*backend)->findArtifactKind(options.emit);
+  if (!kind.ok()) {
+    std::string kinds;
+    for (const ArtifactKind &k : (*backend)->artifactKinds())
+      kinds += ", " + k.name;
+    return absl::InvalidArgumentError("unknown --emit '" + options.emit +
+                                      "' (expected ttir, structured, linalg" + kinds + ")");
+  }
+  if (kind->writesFile && options.outputPath.empty())
+    return absl::InvalidArgumentError("--emit " + options.emit + " needs an output path");
+  return absl::OkStatus();
 }
 
 namespace {
@@ -49,6 +66,7 @@ void registerPassesOnce() {
   std::call_once(once, [] {
     registerAllPasses();
     tessel::registerConversionPasses();
+    tessel::registerCpuPasses();
   });
 }
 
@@ -97,6 +115,8 @@ private:
 absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
                                                 const std::string &filename,
                                                 const CompileOptions &options) {
+  if (absl::Status s = validateCompileOptions(options); !s.ok())
+    return s;
   registerPassesOnce();
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -132,10 +152,10 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
     return absl::NotFoundError("no kernel named '" + options.entry + "' in " + filename +
                                " (public functions: " + (kernels.empty() ? "none" : kernels) +
                                ")");
-  if (options.emit == EmitKind::TTIR)
+  if (options.emit == "ttir")
     return printModule(*module);
 
-  if (options.emit == EmitKind::Structured) {
+  if (options.emit == "structured") {
     PassManager pm(&context, ModuleOp::getOperationName());
     pm.addPass(createInlinerPass());
     pm.addPass(createCanonicalizerPass());
@@ -148,25 +168,16 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
   }
   if (failed(runStructuredPipeline(*module)))
     return diagnostics.error("the structured lowering failed on " + filename);
-  if (options.emit == EmitKind::Linalg)
+  if (options.emit == "linalg")
     return printModule(*module);
 
-  if (failed(lowerToLLVMDialect(*module, options.knobs, options.target)))
-    return diagnostics.error("the CPU backend failed on " + filename);
-  std::string error;
-  CpuEmitKind kind = options.emit == EmitKind::LLVMIR     ? CpuEmitKind::LLVMIR
-                     : options.emit == EmitKind::Assembly ? CpuEmitKind::Assembly
-                                                          : CpuEmitKind::Object;
-  std::string code = emitCpuCode(*module, options.target, kind, error);
-  if (code.empty())
-    return diagnostics.error("code generation failed: " + error);
-  if (options.emit != EmitKind::SharedObject)
-    return code;
-  if (options.outputPath.empty())
-    return absl::InvalidArgumentError("a shared object needs an output path");
-  if (std::string linkError = linkSharedObject(code, options.outputPath); !linkError.empty())
-    return absl::InternalError(linkError);
-  return options.outputPath;
+  // validateCompileOptions found the backend.
+  const Backend *backend = *lookupBackend(options.target.kind);
+  absl::StatusOr<std::string> artifact =
+      backend->emit(*module, options.target, options.knobs, options.emit, options.outputPath);
+  if (!artifact.ok())
+    return diagnostics.error(std::string(artifact.status().message()) + " on " + filename);
+  return artifact;
 }
 
 absl::StatusOr<std::string> tessel::generateTTIR(const std::string &source,

@@ -1,15 +1,15 @@
 //===- Compiler.h - compile a kernel from TTIR to any stage -------*- C++ -*-===//
 //
 // The compiler driver behind tessel-compile and the autotuner's builder: parses TTIR, keeps the
-// requested entry kernel, runs the structured pipeline and the CPU backend, and returns the
-// requested stage. Re-entrant: every call uses its own MLIRContext.
+// requested entry kernel, runs the structured pipeline and the target's backend (looked up in
+// compiler/backend/Registry.h), and returns the requested stage. Re-entrant: every call uses its own MLIRContext.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_COMPILER_PIPELINE_COMPILER_H
 #define TESSEL_COMPILER_PIPELINE_COMPILER_H
 
-#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/Backend.h"
 #include "compiler/frontend/CodeGen.h"
 
 #include "absl/status/statusor.h"
@@ -18,32 +18,32 @@
 
 namespace tessel {
 
-/// The stages a compile can stop at.
-enum class EmitKind {
-  TTIR,       ///< the parsed, verified input
-  Structured, ///< after triton-to-structured
-  Linalg,     ///< after the whole structured pipeline (memref/linalg/scf)
-  LLVMIR,     ///< optimized LLVM IR
-  Assembly,   ///< target assembly
-  Object,     ///< object file
-  SharedObject ///< what the runtime loads
-};
-
-/// Parses "ttir", "structured", "linalg", "llvm", "asm", "obj", "so".
-absl::StatusOr<EmitKind> parseEmitKind(const std::string &name);
+/// The stages every compile passes before its target's backend (--emit ttir, structured,
+/// linalg); any other --emit names one of the backend's artifact kinds (llvm, asm, obj, so,
+/// artifact for the cpu backend; `tessel-compile --target T --list-knobs` lists them).
+inline constexpr const char *kSharedStages[] = {"ttir", "structured", "linalg"};
 
 struct CompileOptions {
   /// The kernel to compile; other public functions become private (and disappear if unused).
   std::string entry;
-  CpuTarget target;
-  CpuKnobs knobs;
-  EmitKind emit = EmitKind::SharedObject;
-  /// Where the shared object goes (EmitKind::SharedObject only).
+  /// Where the code runs (default: this machine's CPU).
+  Target target;
+  /// The backend's knobs by name (see Backend::knobs); unknown or out-of-range knobs are an
+  /// error, missing ones take their defaults.
+  KnobMap knobs;
+  /// A shared stage or one of the backend's artifact kinds; "artifact" is what the runtime
+  /// loads.
+  std::string emit = "artifact";
+  /// Where a file artifact (a shared object) is written.
   std::string outputPath;
 };
 
+/// An error unless `options` names a target a backend builds for, knobs that backend accepts
+/// and a stage or artifact kind it emits.
+absl::Status validateCompileOptions(const CompileOptions &options);
+
 /// Compiles TTIR `source` (named `filename` in diagnostics). Returns the artifact's bytes
-/// (for SharedObject: the path written). Errors carry file:line:col diagnostics.
+/// (for an artifact written to a file: its path). Errors carry file:line:col diagnostics.
 absl::StatusOr<std::string> compileTTIR(const std::string &source, const std::string &filename,
                                         const CompileOptions &options);
 

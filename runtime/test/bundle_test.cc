@@ -24,7 +24,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using tessel::runtime::Bundle;
-using tessel::runtime::TargetDescription;
 
 std::string read(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -52,7 +51,7 @@ std::string makeBundle(const std::string &name,
       options);
   EXPECT_TRUE(so.ok()) << so.status();
   std::string sha = tessel::runtime::Sha256Hex(read(options.outputPath));
-  TargetDescription host = TargetDescription::Host();
+  tessel::Target host = tessel::Target::Host();
   std::string features = "\"sse2\""; // a feature every x86-64 machine has
   std::string manifest = R"({
   "schema_version": 1,
@@ -118,8 +117,8 @@ TEST(Bundle, ExactAndNearestLookupsAndARun) {
     ASSERT_EQ(out[i], x[i] + y[i]) << i;
 }
 
-std::string openError(const std::string &dir, const TargetDescription &host =
-                                                 TargetDescription::Host()) {
+std::string openError(const std::string &dir, const tessel::Target &host =
+                                                 tessel::Target::Host()) {
   auto bundle = Bundle::Open(dir, host);
   EXPECT_FALSE(bundle.ok());
   return bundle.ok() ? "" : std::string(bundle.status().message());
@@ -184,12 +183,12 @@ TEST(Bundle, OtherSchemaVersionIsRefused) {
 
 TEST(Bundle, BundleForAnotherTargetIsRefused) {
   std::string dir = makeBundle("target");
-  TargetDescription arm = TargetDescription::Host();
+  tessel::Target arm = tessel::Target::Host();
   arm.arch = "aarch64";
   EXPECT_NE(openError(dir, arm).find("this machine is cpu aarch64; its artifacts cannot run here"),
             std::string::npos);
-  TargetDescription gpu = TargetDescription::Host();
-  gpu.kind = "cuda";
+  tessel::Target gpu = tessel::Target::Host();
+  gpu.kind = tessel::TargetKind::Cuda;
   EXPECT_NE(openError(dir, gpu).find("the bundle is for cpu"), std::string::npos);
   std::string amx = makeBundle("features", [](std::string &m) { replace(m, "[\"sse2\"]", "[\"sse2\", \"no_such_feature\"]"); });
   EXPECT_NE(openError(amx).find("CPU features this machine lacks (no_such_feature)"),

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cpu/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -185,7 +185,7 @@ bool storeIntoDestination(IRRewriter &rewriter, bufferization::MaterializeInDest
 
 } // namespace
 
-void tessel::fuseTilePasses(ModuleOp module) {
+static void fuseTilePasses(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   SmallVector<linalg::ReduceOp> reduces;
   module.walk([&](linalg::ReduceOp op) { reduces.push_back(op); });
@@ -196,3 +196,17 @@ void tessel::fuseTilePasses(ModuleOp module) {
   for (bufferization::MaterializeInDestinationOp op : stores)
     storeIntoDestination(rewriter, op);
 }
+
+namespace tessel {
+#define GEN_PASS_DEF_CPUFUSETILEPASSES
+#include "compiler/backend/cpu/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+struct CpuFuseTilePassesPass : tessel::impl::CpuFuseTilePassesBase<CpuFuseTilePassesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    fuseTilePasses(getOperation());
+  }
+};
+} // namespace

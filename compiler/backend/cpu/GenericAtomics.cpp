@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -20,7 +20,7 @@
 
 using namespace mlir;
 
-void tessel::lowerGenericAtomics(ModuleOp module) {
+static void lowerGenericAtomics(ModuleOp module) {
   SmallVector<memref::GenericAtomicRMWOp> ops;
   module.walk([&](memref::GenericAtomicRMWOp op) { ops.push_back(op); });
   for (memref::GenericAtomicRMWOp op : ops) {
@@ -79,3 +79,17 @@ void tessel::lowerGenericAtomics(ModuleOp module) {
     op.erase();
   }
 }
+
+namespace tessel {
+#define GEN_PASS_DEF_CPULOWERGENERICATOMICS
+#include "compiler/backend/cpu/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+struct CpuLowerGenericAtomicsPass : tessel::impl::CpuLowerGenericAtomicsBase<CpuLowerGenericAtomicsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    lowerGenericAtomics(getOperation());
+  }
+};
+} // namespace

@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cpu/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -97,10 +97,24 @@ bool reduceByLanes(IRRewriter &rewriter, linalg::ReduceOp reduce) {
 
 } // namespace
 
-void tessel::reduceByLanes(ModuleOp module) {
+static void reduceAllByLanes(ModuleOp module) {
   IRRewriter rewriter(module.getContext());
   SmallVector<linalg::ReduceOp> reduces;
   module.walk([&](linalg::ReduceOp op) { reduces.push_back(op); });
   for (linalg::ReduceOp op : reduces)
     ::reduceByLanes(rewriter, op);
 }
+
+namespace tessel {
+#define GEN_PASS_DEF_CPUREDUCEBYLANES
+#include "compiler/backend/cpu/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+struct CpuReduceByLanesPass : tessel::impl::CpuReduceByLanesBase<CpuReduceByLanesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    reduceAllByLanes(getOperation());
+  }
+};
+} // namespace

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/backend/cpu/Passes.h"
 #include "compiler/backend/cpu/CpuBackend.h"
-#include "compiler/backend/cpu/LaunchEntry.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -76,7 +76,7 @@ std::string signatureOf(Type type) {
 
 } // namespace
 
-LogicalResult tessel::addLaunchEntryPoints(ModuleOp module) {
+static LogicalResult addLaunchEntryPoints(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>())
@@ -89,7 +89,7 @@ LogicalResult tessel::addLaunchEntryPoints(ModuleOp module) {
     Type i32 = b.getI32Type();
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
     auto type = FunctionType::get(ctx, {ptrType, i32, i32, i32, i32, i32}, {});
-    std::string name = (kernel.getName() + kLaunchSuffix).str();
+    std::string name = (kernel.getName() + tessel::kLaunchSuffix).str();
     auto entry = func::FuncOp::create(b, loc, name, type);
     entry->setAttr("llvm.linkage", LLVM::LinkageAttr::get(ctx, LLVM::Linkage::External));
     Block *block = entry.addEntryBlock();
@@ -111,7 +111,7 @@ LogicalResult tessel::addLaunchEntryPoints(ModuleOp module) {
       signature.push_back('\0');
       auto arrayType = LLVM::LLVMArrayType::get(gb.getI8Type(), signature.size());
       LLVM::GlobalOp::create(gb, loc, arrayType, /*isConstant=*/true, LLVM::Linkage::External,
-                             (kernel.getName() + kSignatureSuffix).str(),
+                             (kernel.getName() + tessel::kSignatureSuffix).str(),
                              gb.getStringAttr(signature));
     }
     SmallVector<Value> operands;
@@ -141,3 +141,18 @@ LogicalResult tessel::addLaunchEntryPoints(ModuleOp module) {
   }
   return success();
 }
+
+namespace tessel {
+#define GEN_PASS_DEF_CPUADDLAUNCHENTRIES
+#include "compiler/backend/cpu/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+struct CpuAddLaunchEntriesPass : tessel::impl::CpuAddLaunchEntriesBase<CpuAddLaunchEntriesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (failed(addLaunchEntryPoints(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace

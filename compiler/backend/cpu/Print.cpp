@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cpu/Passes.h"
 #include "compiler/dialect/triton/TritonDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -123,9 +123,23 @@ void lowerPrint(tessel::tt::PrintOp print, ModuleOp module) {
 
 } // namespace
 
-void tessel::lowerPrints(ModuleOp module) {
-  SmallVector<tt::PrintOp> prints;
-  module.walk([&](tt::PrintOp p) { prints.push_back(p); });
-  for (tt::PrintOp p : prints)
+static void lowerPrints(ModuleOp module) {
+  SmallVector<tessel::tt::PrintOp> prints;
+  module.walk([&](tessel::tt::PrintOp p) { prints.push_back(p); });
+  for (tessel::tt::PrintOp p : prints)
     lowerPrint(p, module);
 }
+
+namespace tessel {
+#define GEN_PASS_DEF_CPULOWERPRINTS
+#include "compiler/backend/cpu/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+struct CpuLowerPrintsPass : tessel::impl::CpuLowerPrintsBase<CpuLowerPrintsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    lowerPrints(getOperation());
+  }
+};
+} // namespace

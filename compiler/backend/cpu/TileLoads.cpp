@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -233,7 +233,7 @@ void rewriteCopy(Operation *copy, Value source, Value target) {
 
 } // namespace
 
-void tessel::loadTilesByVectors(ModuleOp module) {
+static void loadTilesByVectors(ModuleOp module) {
   SmallVector<Operation *> copies;
   module.walk([&](Operation *op) {
     if (isa<memref::CopyOp>(op) ||
@@ -247,3 +247,17 @@ void tessel::loadTilesByVectors(ModuleOp module) {
       rewriteCopy(copy, c.getInputs()[0], c.getOutputs()[0]);
   }
 }
+
+namespace tessel {
+#define GEN_PASS_DEF_CPULOADTILESBYVECTORS
+#include "compiler/backend/cpu/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+struct CpuLoadTilesByVectorsPass : tessel::impl::CpuLoadTilesByVectorsBase<CpuLoadTilesByVectorsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    loadTilesByVectors(getOperation());
+  }
+};
+} // namespace

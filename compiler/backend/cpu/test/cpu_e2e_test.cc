@@ -42,7 +42,7 @@ struct Loaded {
 };
 
 /// Lowering knobs of the current test (set by the fixture).
-tessel::CpuKnobs currentKnobs;
+tessel::KnobMap currentKnobs;
 /// Whether the current test compiles the kernels from their Triton-language source (with the
 /// same specialization as the TTIR dump) instead of Triton's TTIR.
 bool currentFromPython = false;
@@ -184,7 +184,7 @@ float fromBf16(uint16_t h) {
 /// Threads and lowering knobs of one instantiation.
 struct Config {
   unsigned threads;
-  tessel::CpuKnobs knobs;
+  tessel::KnobMap knobs;
   std::string name;
   bool fromPython = false;
 };
@@ -518,16 +518,10 @@ TEST_P(CpuEndToEnd, FlashAttentionHead64Causal) { runAttention(pool(), 64, true)
 TEST_P(CpuEndToEnd, FlashAttentionHead128) { runAttention(pool(), 128, false); }
 TEST_P(CpuEndToEnd, FlashAttentionHead128Causal) { runAttention(pool(), 128, true); }
 
-tessel::CpuKnobs otherKnobs() {
+tessel::KnobMap otherKnobs() {
   // Every lowering knob away from its default: another register tile, explicit vectors for
   // elementwise ops, unrolled rows.
-  tessel::CpuKnobs k;
-  k.matmulTileM = 2;
-  k.matmulTileN = 16;
-  k.matmulTileK = 2;
-  k.vectorWidth = 16;
-  k.unroll = 2;
-  return k;
+  return {{"tile_m", 2}, {"tile_n", 16}, {"tile_k", 2}, {"vector_width", 16}, {"unroll", 2}};
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, CpuEndToEnd,

@@ -10,8 +10,8 @@
 // TILE16: call <16 x float> @llvm.fmuladd.v16f32
 // LOOPS-NOT: @llvm.fmuladd.v64f32
 // LOOPS-NOT: @llvm.fmuladd.v16f32
-// BAD: tessel-compile: --matmul-tile takes rows,cols,depth
-// BADUNROLL: tessel-compile: --vector-width and --prefetch must be >= 0 and --unroll >= 1
+// BAD: tessel-compile: knob tile_n=0 is out of range (allowed: 1..128)
+// BADUNROLL: tessel-compile: knob unroll=0 is out of range (allowed: 1..8)
 module {
   tt.func public @mm(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %c: !tt.ptr<f32>) {
     %zero = arith.constant dense<0.0> : tensor<32x64xf32>

@@ -7,11 +7,13 @@
 // RUN: tessel-compile %s --entry scale --target cpu:x86-64 --emit asm -o - | FileCheck %s --check-prefix=SSE
 // RUN: tessel-compile %s --entry scale --target cpu:x86-64-v3 --emit asm -o - | FileCheck %s --check-prefix=AVX2
 // RUN: not tessel-compile %s --entry scale --target gpu --emit asm -o - 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not tessel-compile %s --entry scale --target cpu:nosuchcpu --emit asm -o - 2>&1 | FileCheck %s --check-prefix=BADCPU
+// BADCPU: tessel-compile: 'nosuchcpu' is not a CPU LLVM knows
 // AVX512: zmm
 // SSE-NOT: {{[yz]mm}}
 // AVX2: ymm
 // AVX2-NOT: zmm
-// BADTARGET: tessel-compile: unknown --target 'gpu' (expected cpu or cpu:<name>)
+// BADTARGET: tessel-compile: unknown target 'gpu' (expected cpu, cpu:<llvm-cpu>, cuda
 module {
   tt.func public @scale(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>) {
     %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>

@@ -1,4 +1,4 @@
-//===- Prefetch.cpp - prefetch the blocks of the program that runs next -*- C++ -*-===//
+//===- PrefetchMarkers.cpp - mark the blocks of the program that runs next -*- C++ -*-===//
 //
 // A CPU thread runs its programs one after the other in program-id order (LaunchEntry.cpp),
 // so while program x computes, the blocks program x + d will load and store are known: the
@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cpu/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,22 +33,11 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
-#include "llvm/ADT/MapVector.h"
-#include "llvm/Analysis/AssumptionCache.h"
-#include "llvm/Analysis/LoopInfo.h"
-#include "llvm/Analysis/ScalarEvolution.h"
-#include "llvm/Analysis/TargetLibraryInfo.h"
-#include "llvm/IR/Dominators.h"
-#include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/Intrinsics.h"
-#include "llvm/IR/Module.h"
 
 using namespace mlir;
 
 namespace {
 
-constexpr const char *kMarker = "__tessel_prefetch";
-constexpr int64_t kLineBytes = 64;
 /// Larger blocks are not prefetched: more lines than the first-level cache holds would evict
 /// the current program's own tiles.
 constexpr int64_t kMaxLines = 512;
@@ -71,11 +61,11 @@ bool isWritten(Value value) {
 
 /// The marker's declaration in `module` (added on first use).
 func::FuncOp markerDeclaration(ModuleOp module) {
-  if (auto f = module.lookupSymbol<func::FuncOp>(kMarker))
+  if (auto f = module.lookupSymbol<func::FuncOp>(tessel::kPrefetchMarker))
     return f;
   OpBuilder b(module.getBodyRegion());
   Type index = b.getIndexType();
-  auto f = func::FuncOp::create(b, module.getLoc(), kMarker,
+  auto f = func::FuncOp::create(b, module.getLoc(), tessel::kPrefetchMarker,
                                 b.getFunctionType({index, index, index, index, index}, {}));
   f.setPrivate();
   return f;
@@ -97,7 +87,7 @@ void markNextBlock(memref::ReinterpretCastOp cast, BlockArgument pidX, int64_t d
   int64_t elementBytes = bits / 8;
   int64_t rows = type.getRank() == 2 ? type.getDimSize(0) : 1;
   int64_t rowBytes = type.getShape().back() * elementBytes;
-  int64_t lines = rows * ((rowBytes + kLineBytes - 1) / kLineBytes);
+  int64_t lines = rows * ((rowBytes + tessel::kCacheLineBytes - 1) / tessel::kCacheLineBytes);
   if (lines == 0 || lines > kMaxLines)
     return;
 
@@ -159,7 +149,7 @@ void markNextBlock(memref::ReinterpretCastOp cast, BlockArgument pidX, int64_t d
 
 } // namespace
 
-void tessel::prefetchNextPrograms(ModuleOp module, int64_t distance) {
+static void prefetchNextPrograms(ModuleOp module, int64_t distance) {
   if (distance <= 0)
     return;
   SmallVector<std::pair<memref::ReinterpretCastOp, BlockArgument>> casts;
@@ -179,120 +169,15 @@ void tessel::prefetchNextPrograms(ModuleOp module, int64_t distance) {
     markNextBlock(cast, pidX, distance);
 }
 
-// ---- LLVM IR: markers become prefetches inside a loop ---------------------------------------
-
-void tessel::declarePrefetchMarker(llvm::Module &module) {
-  if (llvm::Function *f = module.getFunction(kMarker)) {
-    // Touches no memory the kernel can see: optimizations move loads and stores across it.
-    f->setOnlyAccessesInaccessibleMemory();
-    f->setDoesNotThrow();
-    f->setWillReturn();
-    f->setNoSync();
-  }
-}
+namespace tessel {
+#define GEN_PASS_DEF_CPUPREFETCHNEXTPROGRAMS
+#include "compiler/backend/cpu/Passes.h.inc"
+} // namespace tessel
 
 namespace {
-
-/// The loop after `marker`, in the same program, where the most work happens: an innermost
-/// loop directly inside the marker's loop (or at the top level), dominated by the marker, in
-/// simplified form, with a known trip count; weighed by instructions times trips.
-llvm::Loop *busiestLoopAfter(llvm::CallInst *marker, llvm::LoopInfo &loops,
-                             llvm::DominatorTree &dominators, llvm::ScalarEvolution &scev,
-                             unsigned &trips) {
-  llvm::Loop *outer = loops.getLoopFor(marker->getParent());
-  const std::vector<llvm::Loop *> &candidates =
-      outer ? outer->getSubLoops() : loops.getTopLevelLoops();
-  llvm::Loop *best = nullptr;
-  uint64_t bestWork = 0;
-  for (llvm::Loop *loop : candidates) {
-    if (!loop->isInnermost() || !loop->getLoopPreheader() || !loop->getLoopLatch() ||
-        !dominators.dominates(marker, loop->getHeader()))
-      continue;
-    unsigned count = scev.getSmallConstantTripCount(loop);
-    if (count == 0)
-      continue;
-    uint64_t size = 0;
-    for (llvm::BasicBlock *block : loop->blocks())
-      size += block->size();
-    if (size * count > bestWork) {
-      bestWork = size * count;
-      best = loop;
-      trips = count;
-    }
-  }
-  return best;
-}
-
-/// Replaces `marker` by prefetches of its lines spread over the iterations of `loop` (`trips`
-/// of them): iteration i prefetches lines [i*k, i*k + k) (the last line again past the end).
-void spreadOverLoop(llvm::CallInst *marker, llvm::Loop *loop, unsigned trips) {
-  auto *rows = llvm::dyn_cast<llvm::ConstantInt>(marker->getArgOperand(1));
-  auto *rowBytes = llvm::dyn_cast<llvm::ConstantInt>(marker->getArgOperand(2));
-  auto *write = llvm::dyn_cast<llvm::ConstantInt>(marker->getArgOperand(4));
-  if (!rows || !rowBytes || !write)
-    return;
-  uint64_t lineBytes = kLineBytes;
-  uint64_t rowLines = (rowBytes->getZExtValue() + lineBytes - 1) / lineBytes;
-  uint64_t lines = rows->getZExtValue() * rowLines;
-  if (lines == 0)
-    return;
-  uint64_t perTrip = (lines + trips - 1) / trips;
-
-  llvm::BasicBlock *header = loop->getHeader();
-  llvm::IRBuilder<> b(&*header->getFirstInsertionPt());
-  llvm::Type *i64 = b.getInt64Ty();
-  llvm::PHINode *iteration = llvm::PHINode::Create(i64, 2, "prefetch.iteration");
-  iteration->insertBefore(header->begin());
-  iteration->addIncoming(b.getInt64(0), loop->getLoopPreheader());
-  llvm::Value *base = marker->getArgOperand(0), *rowStride = marker->getArgOperand(3);
-  llvm::Value *first = b.CreateMul(iteration, b.getInt64(perTrip));
-  for (uint64_t j = 0; j < perTrip; ++j) {
-    llvm::Value *line = b.CreateAdd(first, b.getInt64(j));
-    if (perTrip * trips != lines) // past the end: the last line again
-      line = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, line, b.getInt64(lines - 1));
-    llvm::Value *offset = b.CreateMul(b.CreateURem(line, b.getInt64(rowLines)),
-                                      b.getInt64(lineBytes));
-    if (rows->getZExtValue() > 1)
-      offset = b.CreateAdd(offset,
-                           b.CreateMul(b.CreateUDiv(line, b.getInt64(rowLines)), rowStride));
-    llvm::Value *address = b.CreateIntToPtr(b.CreateAdd(base, offset), b.getPtrTy());
-    b.CreateIntrinsic(llvm::Intrinsic::prefetch, {b.getPtrTy()},
-                      {address, b.getInt32(write->isZero() ? 0 : 1), b.getInt32(3),
-                       b.getInt32(1)});
-  }
-  llvm::BasicBlock *latch = loop->getLoopLatch();
-  llvm::IRBuilder<> lb(latch->getTerminator());
-  iteration->addIncoming(lb.CreateAdd(iteration, lb.getInt64(1)), latch);
-}
-
+struct CpuPrefetchNextProgramsPass
+    : tessel::impl::CpuPrefetchNextProgramsBase<CpuPrefetchNextProgramsPass> {
+  using Base::Base;
+  void runOnOperation() override { prefetchNextPrograms(getOperation(), distance); }
+};
 } // namespace
-
-void tessel::placePrefetches(llvm::Module &module) {
-  llvm::Function *declaration = module.getFunction(kMarker);
-  if (!declaration)
-    return;
-  llvm::MapVector<llvm::Function *, llvm::SmallVector<llvm::CallInst *>> markersOf;
-  for (llvm::User *user : declaration->users())
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(user))
-      markersOf[call->getFunction()].push_back(call);
-  llvm::TargetLibraryInfoImpl libraryInfo(module.getTargetTriple());
-  for (auto &[f, markers] : markersOf) {
-    llvm::DominatorTree dominators(*f);
-    llvm::LoopInfo loops(dominators);
-    llvm::TargetLibraryInfo library(libraryInfo, f);
-    llvm::AssumptionCache assumptions(*f);
-    llvm::ScalarEvolution scev(*f, library, assumptions, dominators, loops);
-    for (llvm::CallInst *marker : markers) {
-      unsigned trips = 0;
-      if (llvm::Loop *loop = busiestLoopAfter(marker, loops, dominators, scev, trips))
-        spreadOverLoop(marker, loop, trips);
-      // The loop's blocks keep their structure: analyses stay valid for the next marker.
-    }
-    for (llvm::CallInst *marker : markers)
-      marker->eraseFromParent();
-  }
-  // Markers the optimizer left unused (or whose function was removed).
-  for (llvm::User *user : llvm::make_early_inc_range(declaration->users()))
-    llvm::cast<llvm::Instruction>(user)->eraseFromParent();
-  declaration->eraseFromParent();
-}

@@ -1,0 +1,69 @@
+//===- target_test.cc - parsing and printing targets -------------------------===//
+
+#include "runtime/target/Target.h"
+
+#include "gtest/gtest.h"
+
+namespace tessel {
+namespace {
+
+TEST(Target, ParsesAndPrintsEveryForm) {
+  struct Case {
+    const char *text;
+    TargetKind kind;
+    const char *arch, *cpu, *printed, *device;
+  } cases[] = {
+      {"cpu", TargetKind::Cpu, "", "", "cpu", "cpu"},
+      {"cpu:znver4", TargetKind::Cpu, "", "znver4", "cpu:znver4", "cpu"},
+      {"cpu:x86-64-v3", TargetKind::Cpu, "", "x86-64-v3", "cpu:x86-64-v3", "cpu"},
+      {"cuda", TargetKind::Cuda, "sm_90", "", "cuda:sm_90", "cuda"},
+      {"cuda:sm_80", TargetKind::Cuda, "sm_80", "", "cuda:sm_80", "cuda"},
+      {"cuda:sm_90a", TargetKind::Cuda, "sm_90a", "", "cuda:sm_90a", "cuda"},
+      {"rocm:gfx942", TargetKind::Rocm, "gfx942", "", "rocm:gfx942", "hip"},
+      {"rocm:gfx1100", TargetKind::Rocm, "gfx1100", "", "rocm:gfx1100", "hip"},
+  };
+  for (const Case &c : cases) {
+    absl::StatusOr<Target> t = ParseTarget(c.text);
+    ASSERT_TRUE(t.ok()) << c.text << ": " << t.status();
+    EXPECT_EQ(t->kind, c.kind) << c.text;
+    EXPECT_EQ(t->arch, c.arch) << c.text;
+    EXPECT_EQ(t->cpu, c.cpu) << c.text;
+    EXPECT_EQ(t->str(), c.printed) << c.text;
+    EXPECT_EQ(t->deviceKind(), c.device) << c.text;
+    // What str() prints parses back to the same target.
+    absl::StatusOr<Target> again = ParseTarget(t->str());
+    ASSERT_TRUE(again.ok()) << t->str();
+    EXPECT_TRUE(*again == *t) << c.text;
+  }
+}
+
+TEST(Target, RejectsWhatItCannotBuildFor) {
+  for (const char *bad : {"", "gpu", "hip", "cpu:", "cuda:", "cuda:sm_70", "cuda:sm_90b",
+                          "rocm", "rocm:gfx908", "cpu:a b", "cpu:x;y", "CUDA"}) {
+    absl::StatusOr<Target> t = ParseTarget(bad);
+    EXPECT_FALSE(t.ok()) << "'" << bad << "' parsed";
+    if (!t.ok())
+      EXPECT_NE(std::string(t.status().message()).find("expected cpu"), std::string::npos)
+          << t.status();
+  }
+}
+
+TEST(Target, KindNamesRoundTripAndHipIsRocm) {
+  for (TargetKind k : {TargetKind::Cpu, TargetKind::Cuda, TargetKind::Rocm}) {
+    absl::StatusOr<TargetKind> parsed = ParseTargetKind(TargetKindName(k));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, k);
+  }
+  EXPECT_EQ(*ParseTargetKind("hip"), TargetKind::Rocm);
+  EXPECT_FALSE(ParseTargetKind("tpu").ok());
+}
+
+TEST(Target, HostIsThisCpu) {
+  Target host = Target::Host();
+  EXPECT_EQ(host.kind, TargetKind::Cpu);
+  EXPECT_FALSE(host.arch.empty());
+  EXPECT_EQ(host.deviceKind(), "cpu");
+}
+
+} // namespace
+} // namespace tessel
