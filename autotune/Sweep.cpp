@@ -18,7 +18,7 @@
 
 #include "autotune/BundleWriter.h"
 #include "autotune/Records.h"
-#include "autotune/Space.h"
+#include "autotune/search/Search.h"
 #include "compiler/backend/Registry.h"
 #include "compiler/pipeline/Compiler.h"
 #include "kernels/Zoo.h"

@@ -24,7 +24,6 @@
 #include "autotune/OpenBlasCore.h"
 #include "kernels/Zoo.h"
 #include "runtime/Device.h"
-#include "runtime/Module.h"
 
 #include "nlohmann/json.hpp"
 
@@ -43,65 +42,61 @@
 
 using namespace tessel;
 
-/// The size of the largest CPU cache in bytes (sysfs), or 64 MiB when sysfs does not say.
-static size_t largestCacheBytes() {
-  size_t largest = 0;
-  for (int i = 0; i < 8; ++i) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
-    size_t value = 0;
-    std::string unit;
-    if (!(in >> value))
-      continue;
-    in >> unit; // a suffix right after the number: the stream stops at it
-    // "48K", "2048K", "260M"
-    largest = std::max(largest, value * (unit == "K" ? 1024 : unit == "M" ? 1024 * 1024 : 1));
-  }
-  return largest ? largest : size_t(64) << 20;
-}
-
 static int fail(const std::string &message) {
   std::fprintf(stderr, "tessel-bench: %s\n", message.c_str());
   return 2;
 }
 
-/// Times `run` the sweep's way with runtime::TimeRuns: (caches flushed, untimed) launches
-/// until `minTime` of timed runs, at least 5 and at most 1000, no new run after
-/// max(minTime, 0.5 s) of wall time (flushing costs far more than a small kernel runs, so
-/// small kernels get fewer runs); `warmup` untimed runs first. Fills the JSON's timing fields.
-void timeRuns(const std::function<void()> &run, int warmup, double minTime,
-              std::vector<char> &flushBuffer, runtime::ThreadPool &pool, nlohmann::json &out) {
-  auto flushCaches = [&] {
-    size_t chunk = 1 << 20, chunks = (flushBuffer.size() + chunk - 1) / chunk;
-    pool.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
-      size_t begin = size_t(b) * chunk, end = std::min(flushBuffer.size(), size_t(e) * chunk);
-      std::memset(flushBuffer.data() + begin, int(b & 0xff), end - begin);
-    });
-  };
+/// How the sweep times: (caches flushed, untimed) runs until `minTime` of timed runs, at least
+/// 5 and at most 1000, no new run after max(minTime, 0.5 s) of wall time (flushing costs far
+/// more than a small kernel runs, so small kernels get fewer runs); `warmup` untimed runs
+/// first.
+runtime::TimingOptions timingOptions(int warmup, double minTime, bool flush) {
   runtime::TimingOptions options;
   options.warmupRuns = warmup;
   options.minRuns = 5;
   options.minSeconds = minTime;
   options.maxRuns = 1000;
   options.maxWallSeconds = std::max(minTime, 0.5);
-  absl::StatusOr<runtime::Timing> timing = runtime::TimeRuns(
-      [&] {
-        run();
-        return absl::OkStatus();
-      },
-      options, flushBuffer.empty() ? std::function<void()>() : std::function<void()>(flushCaches));
+  options.flushCaches = flush;
+  return options;
+}
+
+/// The JSON's timing fields.
+void report(const absl::StatusOr<runtime::Timing> &timing, bool flush, nlohmann::json &out) {
+  if (!timing.ok()) {
+    out["status"] = "crash";
+    out["error"] = std::string(timing.status().message());
+    return;
+  }
   out["status"] = "ok";
   out["median_seconds"] = timing->medianSeconds;
   out["min_seconds"] = timing->minSeconds;
   out["max_seconds"] = timing->maxSeconds;
   out["repetitions"] = timing->runs;
-  out["cache_flush_bytes"] = flushBuffer.size();
+  out["cache_flush"] = flush;
+}
+
+/// Times host work `run` (a baseline) like a launch on `device`, whose FlushCaches runs
+/// between the timed runs.
+absl::StatusOr<runtime::Timing> timeHostWork(runtime::Device &device,
+                                             const std::function<void()> &run,
+                                             const runtime::TimingOptions &options) {
+  return runtime::TimeRuns(
+      [&] {
+        run();
+        return absl::OkStatus();
+      },
+      options,
+      options.flushCaches ? std::function<void()>([&] { (void)device.FlushCaches(); })
+                          : std::function<void()>());
 }
 
 /// The reference baseline of a problem: OpenBLAS sgemm with the kernel's FLOP count for
 /// compute-bound kernels (the same M, N, K for matmul; an n^3 cube for attention), a parallel
 /// memcpy moving the kernel's bytes (half read, half written) for memory-bound ones.
-void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std::string &dtype,
-                  double minTime, std::vector<char> &flushBuffer, runtime::ThreadPool &pool,
+void timeBaseline(runtime::Device &device, const zoo::Kernel &kernel, const zoo::Shape &shape,
+                  const std::string &dtype, const runtime::TimingOptions &options,
                   nlohmann::json &out) {
   std::mt19937 gen(1);
   std::uniform_real_distribution<float> d(-1.f, 1.f);
@@ -121,8 +116,7 @@ void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std:
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.f,
                   a.data(), int(k), b.data(), int(n), 0.f, c.data(), int(n));
     };
-    // One untimed run first, as the candidate's validation launch warms the candidate.
-    timeRuns(sgemm, /*warmup=*/1, minTime, flushBuffer, pool, out);
+    report(timeHostWork(device, sgemm, options), options.flushCaches, out);
     out["baseline"] = "openblas_sgemm " + std::to_string(m) + "x" + std::to_string(n) + "x" +
                       std::to_string(k);
     return;
@@ -130,13 +124,14 @@ void timeBaseline(const zoo::Kernel &kernel, const zoo::Shape &shape, const std:
   size_t half = std::max<size_t>(1, size_t(kernel.bytes(shape, dtype) / 2));
   std::vector<char> src(half, 1), dst(half);
   size_t chunk = 1 << 16, chunks = (half + chunk - 1) / chunk;
+  runtime::ThreadPool pool(0); // the baseline's own threads: host work, not a launch
   auto copy = [&] {
     pool.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
       size_t begin = size_t(b) * chunk, end = std::min(half, size_t(e) * chunk);
       std::memcpy(dst.data() + begin, src.data() + begin, end - begin);
     });
   };
-  timeRuns(copy, /*warmup=*/1, minTime, flushBuffer, pool, out);
+  report(timeHostWork(device, copy, options), options.flushCaches, out);
   out["baseline"] = "memcpy " + std::to_string(half) + " bytes";
 }
 
@@ -167,11 +162,15 @@ int main(int argc, char **argv) {
     return fail("--flush takes on or off");
   if (flags["baseline"] != "on" && flags["baseline"] != "off")
     return fail("--baseline takes on or off");
-  runtime::ThreadPool pool(0);
-  std::vector<char> flushBuffer(flags["flush"] == "on" ? 2 * largestCacheBytes() : 0);
+  bool flush = flags["flush"] == "on";
+  absl::StatusOr<std::unique_ptr<runtime::Device>> device = runtime::Device::Create("cpu");
+  if (!device.ok())
+    return fail(std::string(device.status().message()));
   nlohmann::json out;
   if (baseline) {
-    timeBaseline(*kernel, *shape, flags["dtype"], minTime, flushBuffer, pool, out);
+    // One untimed run first, as the candidate's validation launch warms the candidate.
+    timeBaseline(**device, *kernel, *shape, flags["dtype"], timingOptions(1, minTime, flush),
+                 out);
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
@@ -182,7 +181,7 @@ int main(int argc, char **argv) {
   autotune::Point point = *parsed;
   uint64_t seed = flags["seed"].empty() ? std::random_device{}() : std::strtoull(flags["seed"].c_str(), nullptr, 10);
 
-  absl::StatusOr<std::unique_ptr<runtime::Module>> module = runtime::Module::Open(flags["so"]);
+  absl::StatusOr<std::unique_ptr<runtime::Executable>> module = (*device)->Load(flags["so"]);
   if (!module.ok())
     return fail(std::string(module.status().message()));
   absl::StatusOr<runtime::Kernel> k = (*module)->GetKernel(kernel->entry);
@@ -190,21 +189,22 @@ int main(int argc, char **argv) {
     return fail(std::string(k.status().message()));
 
   std::unique_ptr<zoo::Problem> problem = kernel->makeProblem(*shape, flags["dtype"], seed);
-  runtime::Grid grid = problem->GridFor(point);
-  problem->Poison();
-  absl::Status launched = runtime::Launch(*k, grid, problem->Args(), pool);
-  if (!launched.ok())
-    return fail(std::string(launched.message()));
-  if (absl::Status check = problem->Check(); !check.ok()) {
+  if (absl::Status check = problem->RunAndCheck(**device, *k, point); !check.ok()) {
+    // A launch the runtime refuses (wrong arguments) is not a wrong result.
+    if (!absl::IsDataLoss(check))
+      return fail(std::string(check.message()));
     out["status"] = "mismatch";
     out["error"] = std::string(check.message());
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
-  std::vector<runtime::Arg> args = problem->Args();
+  absl::StatusOr<std::vector<runtime::Arg>> args = problem->DeviceArgs();
+  if (!args.ok())
+    return fail(std::string(args.status().message()));
   // The validation launch above was the warm-up.
-  timeRuns([&] { (void)runtime::Launch(*k, grid, args, pool); }, /*warmup=*/0, minTime,
-           flushBuffer, pool, out);
+  report(runtime::TimeLaunches(**device, *k, problem->GridFor(point), *args,
+                               timingOptions(0, minTime, flush)),
+         flush, out);
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

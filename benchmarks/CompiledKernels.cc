@@ -13,9 +13,21 @@
 
 namespace tessel::bench {
 
+runtime::Device &CpuDevice() {
+  static std::unique_ptr<runtime::Device> device = [] {
+    absl::StatusOr<std::unique_ptr<runtime::Device>> d = runtime::Device::Create("cpu");
+    if (!d.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(d.status().message()).c_str());
+      std::exit(1);
+    }
+    return *std::move(d);
+  }();
+  return *device;
+}
+
 const runtime::Kernel &CompiledKernel(const std::string &path, const std::string &entry,
                                       const KnobMap &knobs) {
-  static std::map<std::string, std::pair<std::unique_ptr<runtime::Module>,
+  static std::map<std::string, std::pair<std::unique_ptr<runtime::Executable>,
                                          std::unique_ptr<runtime::Kernel>>>
       cache;
   std::string key = path + "|" + entry;
@@ -40,7 +52,7 @@ const runtime::Kernel &CompiledKernel(const std::string &path, const std::string
     std::fprintf(stderr, "%s\n", std::string(so.status().message()).c_str());
     std::exit(1);
   }
-  auto module = runtime::Module::Open(*so);
+  auto module = CpuDevice().Load(*so);
   if (!module.ok()) {
     std::fprintf(stderr, "%s\n", std::string(module.status().message()).c_str());
     std::exit(1);

@@ -4,11 +4,14 @@
 #define TESSEL_BENCHMARKS_COMPILEDKERNELS_H
 
 #include "compiler/backend/Backend.h"
-#include "runtime/Module.h"
+#include "runtime/Device.h"
 
 #include <string>
 
 namespace tessel::bench {
+
+/// The process-wide cpu device the benchmarks load and launch kernels on.
+runtime::Device &CpuDevice();
 
 /// The kernel `entry` of the TTIR file at `path` compiled with `knobs`, loaded once per
 /// process and configuration. Exits with the compiler's message if it does not compile.

@@ -56,8 +56,7 @@ void BM_TesselVectorAdd(benchmark::State &state) {
   const Kernel &k = kernel("vadd_block128", "vadd", knobs);
   std::vector<float> x = randomFloats(kVaddN), y = randomFloats(kVaddN), out(kVaddN);
   for (auto _ : state) {
-    auto s = Launch(k, Grid{kVaddN / 128, 1, 1}, {x.data(), y.data(), out.data(), kVaddN},
-                    pool());
+    auto s = tessel::bench::CpuDevice().Launch(k, Grid{kVaddN / 128, 1, 1}, {x.data(), y.data(), out.data(), kVaddN});
     benchmark::DoNotOptimize(out.data());
     if (!s.ok())
       state.SkipWithError(std::string(s.message()).c_str());
@@ -88,8 +87,7 @@ void BM_TesselSoftmax(benchmark::State &state) {
   const Kernel &k = kernel("softmax_block1024", "softmax_kernel", knobs);
   std::vector<float> in = randomFloats(kRows * kStride), out(kRows * kStride);
   for (auto _ : state) {
-    auto s = Launch(k, Grid{kRows, 1, 1}, {out.data(), in.data(), kStride, kStride, kCols},
-                    pool());
+    auto s = tessel::bench::CpuDevice().Launch(k, Grid{kRows, 1, 1}, {out.data(), in.data(), kStride, kStride, kCols});
     benchmark::DoNotOptimize(out.data());
     if (!s.ok())
       state.SkipWithError(std::string(s.message()).c_str());
@@ -156,8 +154,7 @@ void BM_TesselMatmulF16(benchmark::State &state) {
     b[i] = toHalf(bf[i]);
   const int programs = (kM / 128) * (kN / 128);
   for (auto _ : state) {
-    auto s = Launch(k, Grid{programs, 1, 1},
-                    {a.data(), b.data(), c.data(), kM, kN, kK, kK, kN, kN}, pool());
+    auto s = tessel::bench::CpuDevice().Launch(k, Grid{programs, 1, 1}, {a.data(), b.data(), c.data(), kM, kN, kK, kK, kN, kN});
     benchmark::DoNotOptimize(c.data());
     if (!s.ok())
       state.SkipWithError(std::string(s.message()).c_str());

@@ -223,7 +223,7 @@ void registerTuned(const Bundle &bundle, const std::string &name, const tessel::
     auto choice = bundle.Find(name, shape, "f32");
     if (!choice.ok())
       return state.SkipWithError(std::string(choice.status().message()).c_str());
-    auto module = bundle.Load(*choice->entry);
+    auto module = bundle.Load(*choice->entry, device());
     if (!module.ok())
       return state.SkipWithError(std::string(module.status().message()).c_str());
     auto kernel = (*module)->GetKernel(choice->entry->entry);
@@ -237,15 +237,16 @@ void registerTuned(const Bundle &bundle, const std::string &name, const tessel::
     std::unique_ptr<tessel::zoo::Problem> problem =
         zk->makeProblem(shape, "f32", std::random_device{}());
     Grid grid = problem->GridFor(config);
-    std::vector<Arg> args = problem->Args();
+    if (absl::Status check = problem->RunAndCheck(device(), *kernel, config); !check.ok())
+      return state.SkipWithError(std::string(check.message()).c_str());
+    absl::StatusOr<std::vector<Arg>> deviceArgs = problem->DeviceArgs();
+    if (!deviceArgs.ok())
+      return state.SkipWithError(std::string(deviceArgs.status().message()).c_str());
+    std::vector<Arg> args = *deviceArgs;
     auto run = [&] {
       if (!device().Launch(*kernel, grid, args).ok())
         std::abort();
     };
-    problem->Poison();
-    run();
-    if (absl::Status check = problem->Check(); !check.ok())
-      return state.SkipWithError(std::string(check.message()).c_str());
     for (auto _ : state) {
       run();
       benchmark::DoNotOptimize(args.data());

@@ -123,9 +123,12 @@ public:
         want_[i * n_ + j] = row[j];
     }
   }
-  std::vector<Arg> Args() override {
+  std::vector<Arg> HostArgs() override {
     return {a_.data(), b_.data(), c_.data(), int32_t(m_), int32_t(n_), int32_t(k_),
             int32_t(k_), int32_t(n_), int32_t(n_)};
+  }
+  std::vector<HostBuffer> Buffers() override {
+    return {in(a_.bytes), in(b_.bytes), out(c_.bytes)};
   }
   Grid GridFor(const Point &c) const override {
     if (grid2d_) // block-pointer variant: (M blocks, N blocks)
@@ -233,11 +236,12 @@ public:
       }
     }
   }
-  std::vector<Arg> Args() override {
+  std::vector<Arg> HostArgs() override {
     if (softmax_)
       return {out_.data(), in_.data(), int32_t(cols_), int32_t(cols_), int32_t(cols_)};
     return {in_.data(), out_.data(), int32_t(cols_), int32_t(cols_)};
   }
+  std::vector<HostBuffer> Buffers() override { return {in(in_), out(out_)}; }
   Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
   void Poison() override { std::fill(out_.begin(), out_.end(), NAN); }
   absl::Status Check() const override {
@@ -303,8 +307,11 @@ public:
   ArgmaxProblem(const Shape &s, uint64_t seed)
       : rows_(s.at("rows")), cols_(s.at("cols")), x_(randomMatrix(rows_, cols_, seed)),
         idx_(rows_), max_(rows_) {}
-  std::vector<Arg> Args() override {
+  std::vector<Arg> HostArgs() override {
     return {x_.data(), idx_.data(), max_.data(), int32_t(cols_), int32_t(cols_)};
+  }
+  std::vector<HostBuffer> Buffers() override {
+    return {in(x_), out(idx_), out(max_)};
   }
   Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
   void Poison() override {
@@ -339,8 +346,11 @@ public:
       for (int64_t c = 0; c < cols_; ++c)
         want_[c] += x_[r * cols_ + c];
   }
-  std::vector<Arg> Args() override {
+  std::vector<Arg> HostArgs() override {
     return {x_.data(), out_.data(), int32_t(rows_), int32_t(cols_), int32_t(cols_)};
+  }
+  std::vector<HostBuffer> Buffers() override {
+    return {in(x_), out(out_)};
   }
   Grid GridFor(const Point &c) const override {
     return Grid{int32_t(cdiv(cols_, c.at("BLOCK_N"))), 1, 1};
@@ -378,9 +388,12 @@ public:
         want_[r * cols_ + c] = (x[c] - mean) * rstd * w_[c] + b_[c];
     }
   }
-  std::vector<Arg> Args() override {
+  std::vector<Arg> HostArgs() override {
     return {x_.data(),      y_.data(),      w_.data(), b_.data(), mean_.data(),
             rstd_.data(),   int32_t(cols_), int32_t(cols_), 1e-5f};
+  }
+  std::vector<HostBuffer> Buffers() override {
+    return {in(x_), out(y_), in(w_), in(b_), out(mean_), out(rstd_)};
   }
   Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
   void Poison() override {
@@ -504,9 +517,12 @@ public:
         }
       }
   }
-  std::vector<Arg> Args() override {
+  std::vector<Arg> HostArgs() override {
     return {q_.data(), k_.data(), v_.data(), o_.data(), float(1.0 / std::sqrt(double(d_))),
             int32_t(h_ * n_ * d_), int32_t(n_ * d_), int32_t(d_), int32_t(n_)};
+  }
+  std::vector<HostBuffer> Buffers() override {
+    return {in(q_.bytes), in(k_.bytes), in(v_.bytes), out(o_.bytes)};
   }
   Grid GridFor(const Point &c) const override {
     return Grid{int32_t(cdiv(n_, c.at("BLOCK_M"))), int32_t(z_ * h_), 1};
@@ -614,6 +630,64 @@ absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) 
     return absl::InvalidArgumentError("shape '" + text + "' has dimensions " + kernel.name +
                                       " does not have");
   return shape;
+}
+
+// ---- problems on a device ----------------------------------------------------------------------
+
+absl::Status Problem::Upload(runtime::Device &device) {
+  host_ = Buffers();
+  device_.clear();
+  for (const HostBuffer &h : host_) {
+    absl::StatusOr<std::unique_ptr<runtime::Buffer>> buffer = device.Allocate(h.bytes);
+    if (!buffer.ok())
+      return buffer.status();
+    if (absl::Status s = (*buffer)->CopyFromHost(h.data, h.bytes); !s.ok())
+      return s;
+    device_.push_back(*std::move(buffer));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<runtime::Arg>> Problem::DeviceArgs() {
+  std::vector<runtime::Arg> args = HostArgs();
+  for (runtime::Arg &a : args) {
+    if (!std::holds_alternative<void *>(a))
+      continue;
+    void *host = std::get<void *>(a);
+    size_t i = 0;
+    while (i < host_.size() && host_[i].data != host)
+      ++i;
+    if (i == host_.size() || i >= device_.size())
+      return absl::FailedPreconditionError(
+          "a pointer argument of the problem has no device buffer (Upload first)");
+    a = device_[i]->data();
+  }
+  return args;
+}
+
+absl::Status Problem::Download() {
+  for (size_t i = 0; i < host_.size() && i < device_.size(); ++i)
+    if (host_[i].output)
+      if (absl::Status s = device_[i]->CopyToHost(host_[i].data, host_[i].bytes); !s.ok())
+        return s;
+  return absl::OkStatus();
+}
+
+absl::Status Problem::RunAndCheck(runtime::Device &device, const runtime::Kernel &kernel,
+                                  const Point &config) {
+  Poison();
+  if (absl::Status s = Upload(device); !s.ok())
+    return s;
+  absl::StatusOr<std::vector<runtime::Arg>> args = DeviceArgs();
+  if (!args.ok())
+    return args.status();
+  if (absl::Status s = device.Launch(kernel, GridFor(config), *args); !s.ok())
+    return s;
+  if (absl::Status s = device.Synchronize(); !s.ok())
+    return s;
+  if (absl::Status s = Download(); !s.ok())
+    return s;
+  return Check();
 }
 
 } // namespace tessel::zoo

@@ -12,8 +12,9 @@
 #ifndef TESSEL_KERNELS_ZOO_H
 #define TESSEL_KERNELS_ZOO_H
 
-#include "autotune/Space.h"
+#include "autotune/space/Space.h"
 #include "runtime/Bundle.h"
+#include "runtime/Device.h"
 #include "runtime/Launch.h"
 
 #include "absl/status/status.h"
@@ -29,16 +30,52 @@ namespace tessel::zoo {
 using Shape = std::map<std::string, int64_t>;
 using autotune::Point;
 
-/// One problem instance: its data, how to launch on it and how to check the result.
+/// One problem instance: its data, how to launch on it and how to check the result. The data
+/// lives in host memory; Upload copies it to a device's buffers, Launch runs a kernel on them,
+/// Download brings the outputs back for Check.
 class Problem {
 public:
   virtual ~Problem() = default;
-  virtual std::vector<runtime::Arg> Args() = 0;
   virtual runtime::Grid GridFor(const Point &config) const = 0;
-  /// Fills the outputs with NaN (or a sentinel) so an output left unwritten fails the check.
+  /// Fills the (host) outputs with NaN (or a sentinel) so an output left unwritten fails the
+  /// check; Upload carries the poison to the device.
   virtual void Poison() = 0;
-  /// Compares the outputs with the C++ reference (computed once, on the same inputs).
+  /// Compares the (host) outputs with the C++ reference (computed once, on the same inputs).
   virtual absl::Status Check() const = 0;
+
+  /// Allocates `device` buffers for the problem's data and copies all of it there (outputs
+  /// too: poisoned first, they stay poisoned where a kernel does not write).
+  absl::Status Upload(runtime::Device &device);
+  /// The launch arguments: the device buffers of the last Upload, and the scalars.
+  absl::StatusOr<std::vector<runtime::Arg>> DeviceArgs();
+  /// Copies the outputs from the device buffers back to the host.
+  absl::Status Download();
+  /// Poison, Upload, one launch of `kernel` on `device` with `config`'s grid, Synchronize,
+  /// Download, Check: one validated run.
+  absl::Status RunAndCheck(runtime::Device &device, const runtime::Kernel &kernel,
+                           const Point &config);
+
+protected:
+  /// A buffer of the problem in host memory; `output`: written by the kernel.
+  struct HostBuffer {
+    void *data;
+    size_t bytes;
+    bool output;
+  };
+  /// The arguments with host pointers (each one the data of one of Buffers()).
+  virtual std::vector<runtime::Arg> HostArgs() = 0;
+  virtual std::vector<HostBuffer> Buffers() = 0;
+  /// A buffer the kernel reads (in) or writes (out).
+  template <typename T> static HostBuffer in(std::vector<T> &v) {
+    return {v.data(), v.size() * sizeof(T), false};
+  }
+  template <typename T> static HostBuffer out(std::vector<T> &v) {
+    return {v.data(), v.size() * sizeof(T), true};
+  }
+
+private:
+  std::vector<HostBuffer> host_;
+  std::vector<std::unique_ptr<runtime::Buffer>> device_;
 };
 
 struct Kernel {

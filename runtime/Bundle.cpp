@@ -302,14 +302,18 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
   return best;
 }
 
-absl::StatusOr<std::unique_ptr<Module>> Bundle::Load(const BundleEntry &entry) const {
+absl::StatusOr<std::unique_ptr<Executable>> Bundle::Load(const BundleEntry &entry,
+                                                         Device &device) const {
+  if (device.kind() != target_.deviceKind())
+    return absl::FailedPreconditionError("the bundle is for " + target_.str() + ", which runs on a " +
+                                         target_.deviceKind() + " device, not on " + device.name());
   std::string bytes;
   if (!ReadWholeFile(entry.artifact, bytes))
     return absl::NotFoundError("the artifact " + entry.artifact + " is missing or unreadable");
   if (Sha256Hex(bytes) != entry.sha256)
     return absl::DataLossError("the artifact " + entry.artifact +
                                " changed since the bundle was opened (checksum mismatch)");
-  absl::StatusOr<std::unique_ptr<Module>> module = Module::Open(entry.artifact);
+  absl::StatusOr<std::unique_ptr<Executable>> module = device.Load(entry.artifact);
   if (!module.ok())
     return module.status();
   absl::StatusOr<Kernel> kernel = (*module)->GetKernel(entry.entry);

@@ -26,6 +26,7 @@
 #ifndef TESSEL_RUNTIME_BUNDLE_H
 #define TESSEL_RUNTIME_BUNDLE_H
 
+#include "runtime/Device.h"
 #include "runtime/Module.h"
 #include "runtime/target/Target.h"
 
@@ -86,8 +87,10 @@ public:
   absl::StatusOr<BundleChoice> Find(const std::string &kernel,
                                     const std::map<std::string, int64_t> &shape,
                                     const std::string &dtype = "") const;
-  /// Loads an entry's artifact (checked again against its checksum) and its kernel.
-  absl::StatusOr<std::unique_ptr<Module>> Load(const BundleEntry &entry) const;
+  /// Loads an entry's artifact (checked again against its checksum) on `device`, which must be
+  /// the kind of device the bundle's target runs on, and checks its kernel's signature.
+  absl::StatusOr<std::unique_ptr<Executable>> Load(const BundleEntry &entry,
+                                                   Device &device) const;
 
   const std::vector<BundleEntry> &entries() const { return entries_; }
   const std::string &compilerVersion() const { return compilerVersion_; }

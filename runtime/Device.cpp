@@ -7,10 +7,35 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 
 namespace tessel::runtime {
 
 namespace {
+
+/// The size of the largest CPU cache in bytes (sysfs), or 64 MiB when sysfs does not say.
+size_t largestCacheBytes() {
+  size_t largest = 0;
+  for (int i = 0; i < 8; ++i) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
+    size_t value = 0;
+    std::string unit;
+    if (!(in >> value))
+      continue;
+    in >> unit; // a suffix right after the number: the stream stops at it
+    // "48K", "2048K", "260M"
+    largest = std::max(largest, value * (unit == "K" ? 1024 : unit == "M" ? 1024 * 1024 : 1));
+  }
+  return largest ? largest : size_t(64) << 20;
+}
+
+absl::Status checkRange(size_t size, size_t bytes, size_t offset) {
+  if (offset > size || bytes > size - offset)
+    return absl::OutOfRangeError(absl::StrCat("a copy of ", bytes, " bytes at offset ", offset,
+                                              " does not fit a buffer of ", size, " bytes"));
+  return absl::OkStatus();
+}
 
 class HostBuffer : public Buffer {
 public:
@@ -18,6 +43,20 @@ public:
   ~HostBuffer() override { std::free(data_); }
   void *data() override { return data_; }
   size_t size() const override { return size_; }
+  absl::Status CopyFromHost(const void *source, size_t bytes, size_t offset) override {
+    if (absl::Status s = checkRange(size_, bytes, offset); !s.ok())
+      return s;
+    if (bytes)
+      std::memcpy(static_cast<char *>(data_) + offset, source, bytes);
+    return absl::OkStatus();
+  }
+  absl::Status CopyToHost(void *destination, size_t bytes, size_t offset) override {
+    if (absl::Status s = checkRange(size_, bytes, offset); !s.ok())
+      return s;
+    if (bytes)
+      std::memcpy(destination, static_cast<char *>(data_) + offset, bytes);
+    return absl::OkStatus();
+  }
 
 private:
   void *data_;
@@ -26,7 +65,9 @@ private:
 
 class CpuDevice : public Device {
 public:
-  explicit CpuDevice(const DeviceOptions &options) : pool_(options.threads) {}
+  explicit CpuDevice(const DeviceOptions &options)
+      : pool_(options.threads), launch_(options.launch) {}
+  std::string kind() const override { return "cpu"; }
   std::string name() const override { return absl::StrCat("cpu (", pool_.size(), " threads)"); }
 
   absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) override {
@@ -37,16 +78,35 @@ public:
     return std::unique_ptr<Buffer>(new HostBuffer(data, bytes));
   }
 
-  absl::StatusOr<std::unique_ptr<Module>> Load(const std::string &path) override {
-    return Module::Open(path);
+  absl::StatusOr<std::unique_ptr<Executable>> Load(const std::string &path) override {
+    absl::StatusOr<std::unique_ptr<Module>> module = Module::Open(path);
+    if (!module.ok())
+      return module.status();
+    return std::unique_ptr<Executable>(std::move(*module));
   }
 
   absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) override {
-    return runtime::Launch(kernel, grid, args, pool_);
+    return runtime::Launch(kernel, grid, args, pool_, launch_);
+  }
+
+  absl::Status Synchronize() override { return absl::OkStatus(); }
+
+  absl::Status FlushCaches() override {
+    if (flush_.empty())
+      flush_.resize(2 * largestCacheBytes());
+    // Written by every thread: each core's private caches are evicted too.
+    size_t chunk = size_t(1) << 20, chunks = (flush_.size() + chunk - 1) / chunk;
+    pool_.ParallelFor(int64_t(chunks), [&](int64_t b, int64_t e) {
+      size_t begin = size_t(b) * chunk, end = std::min(flush_.size(), size_t(e) * chunk);
+      std::memset(flush_.data() + begin, int(b & 0xff), end - begin);
+    });
+    return absl::OkStatus();
   }
 
 private:
   ThreadPool pool_;
+  LaunchOptions launch_;
+  std::vector<char> flush_;
 };
 
 } // namespace
@@ -106,7 +166,15 @@ absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
 absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
                                     const std::vector<Arg> &args,
                                     const TimingOptions &options) {
-  return TimeRuns([&] { return device.Launch(kernel, grid, args); }, options);
+  return TimeRuns(
+      [&] {
+        if (absl::Status s = device.Launch(kernel, grid, args); !s.ok())
+          return s;
+        return device.Synchronize();
+      },
+      options,
+      options.flushCaches ? std::function<void()>([&] { (void)device.FlushCaches(); })
+                          : std::function<void()>());
 }
 
 } // namespace tessel::runtime

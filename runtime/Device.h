@@ -25,15 +25,27 @@ namespace tessel::runtime {
 class Buffer {
 public:
   virtual ~Buffer() = default;
+  /// The buffer's address in the device's memory: what a pointer argument of a launch passes.
   virtual void *data() = 0;
   virtual size_t size() const = 0;
+  /// Copies `bytes` between host memory and the buffer at `offset`; a range outside the buffer
+  /// is an error.
+  virtual absl::Status CopyFromHost(const void *source, size_t bytes, size_t offset = 0) = 0;
+  virtual absl::Status CopyToHost(void *destination, size_t bytes, size_t offset = 0) = 0;
 };
 
 struct DeviceOptions {
   /// CPU: worker threads; 0 = one per hardware thread.
   unsigned threads = 0;
+  /// CPU: how programs are split across threads.
+  LaunchOptions launch;
 };
 
+/// Where kernels run. The only way applications and tools load artifacts and launch kernels:
+/// Load checks the artifact and returns an executable of the device's kind, Launch runs one of
+/// its kernels over a grid (asynchronously on GPUs: Synchronize waits), buffers move data
+/// between host and device, FlushCaches evicts what earlier runs left in caches, and timing
+/// goes through the device (TimeLaunches).
 class Device {
 public:
   /// "cpu" (always available), "cuda" or "hip" (clear error where unavailable).
@@ -41,10 +53,22 @@ public:
                                                         const DeviceOptions &options = {});
   virtual ~Device() = default;
 
+  /// "cpu", "cuda" or "hip": what Target::deviceKind names.
+  virtual std::string kind() const = 0;
+  /// For people: e.g. "cpu (2 threads)".
   virtual std::string name() const = 0;
   virtual absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) = 0;
-  virtual absl::StatusOr<std::unique_ptr<Module>> Load(const std::string &path) = 0;
+  /// Loads an artifact built for this device (cpu: a shared object); anything else is an
+  /// error, never a crash.
+  virtual absl::StatusOr<std::unique_ptr<Executable>> Load(const std::string &path) = 0;
+  /// Runs `kernel` (of an executable this device loaded) once per program of `grid`; checks
+  /// the arguments against the kernel's signature first.
   virtual absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) = 0;
+  /// Waits until every launch so far has finished (cpu: launches are synchronous).
+  virtual absl::Status Synchronize() = 0;
+  /// Evicts the data earlier runs left in the device's caches, so that the next run reads from
+  /// memory (cpu: writes a buffer twice the largest cache). Untimed work between timed runs.
+  virtual absl::Status FlushCaches() = 0;
 };
 
 /// Timing of repeated runs: warm-up runs first, then at least `minRuns` runs and at least
@@ -57,6 +81,8 @@ struct TimingOptions {
   double minSeconds = 0.05;
   int maxRuns = 10000;
   double maxWallSeconds = 0;
+  /// TimeLaunches: Device::FlushCaches (untimed) before each timed run.
+  bool flushCaches = false;
 };
 
 /// The median (of an even count: the mean of the middle two), fastest and slowest run.
@@ -71,7 +97,8 @@ absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
                                 const TimingOptions &options = {},
                                 const std::function<void()> &between = {});
 
-/// TimeRuns of `kernel` launched on `device`.
+/// TimeRuns of `kernel` launched on `device`, each run synchronized; with
+/// `options.flushCaches`, the device's caches flushed before each.
 absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
                                     const std::vector<Arg> &args,
                                     const TimingOptions &options = {});

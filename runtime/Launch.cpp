@@ -137,7 +137,7 @@ absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &arg
       std::memcpy(&slots[i], &v, sizeof(v));
     }
   }
-  LaunchFn fn = kernel.entry();
+  auto fn = reinterpret_cast<LaunchFn>(const_cast<void *>(kernel.handle()));
   const uint64_t *data = slots.data();
   if (options.programsPerTask < 0)
     return absl::InvalidArgumentError("programsPerTask must be >= 0");

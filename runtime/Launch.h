@@ -1,4 +1,9 @@
-//===- Launch.h - run a kernel over a grid on a thread pool ---------*- C++ -*-===//
+//===- Launch.h - launch arguments and grids; the cpu device's thread pool -*- C++ -*-===//
+//
+// Arg and Grid are every device's. ThreadPool and Launch are how the cpu device runs a kernel
+// over a grid; applications launch through Device::Launch.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_RUNTIME_LAUNCH_H
 #define TESSEL_RUNTIME_LAUNCH_H
@@ -61,7 +66,8 @@ struct LaunchOptions {
   int64_t programsPerTask = 0;
 };
 
-/// Runs `kernel` once per program of `grid`, spread over `pool`. Checks the argument count and
+/// The cpu device's launch: runs `kernel` (loaded by the cpu device) once per program of
+/// `grid`, spread over `pool`. Checks the argument count and
 /// kinds against the kernel's signature first.
 absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args,
                     ThreadPool &pool, const LaunchOptions &options = {});

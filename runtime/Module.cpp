@@ -149,7 +149,7 @@ absl::StatusOr<Kernel> Module::GetKernel(const std::string &name) const {
       ParseSignature(static_cast<const char *>(signature));
   if (!args.ok())
     return args.status();
-  return Kernel(name, reinterpret_cast<LaunchFn>(launch), *std::move(args));
+  return Kernel(name, launch, *std::move(args));
 }
 
 } // namespace tessel::runtime

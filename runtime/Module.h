@@ -1,8 +1,9 @@
-//===- Module.h - kernels loaded from a compiled shared object -----*- C++ -*-===//
+//===- Module.h - loaded artifacts (executables) and their kernels -*- C++ -*-===//
 //
-// The runtime side of the CPU kernel ABI (see compiler/backend/cpu/CpuBackend.h): a Module is a
-// dlopen'ed shared object, a Kernel one of its `k__tessel_launch` entry points together with
-// its argument signature. No LLVM or MLIR here.
+// An Executable is an artifact a Device loaded (Device::Load); a Kernel one of its entry points
+// with its argument signature, in a form only that device interprets. Module is the cpu
+// device's executable: a dlopen'ed shared object whose kernels are its `k__tessel_launch`
+// entry points (the CPU kernel ABI of compiler/backend/cpu/CpuBackend.h). No LLVM or MLIR here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,34 +34,47 @@ struct ArgType {
 /// Parses "ptr:f32,ptr:f32,i32" (the `__tessel_signature` string).
 absl::StatusOr<std::vector<ArgType>> ParseSignature(const std::string &text);
 
+/// A kernel of a loaded executable: valid while the executable is.
 class Kernel {
 public:
-  Kernel(std::string name, LaunchFn fn, std::vector<ArgType> signature)
-      : name_(std::move(name)), fn_(fn), signature_(std::move(signature)) {}
+  Kernel(std::string name, const void *handle, std::vector<ArgType> signature)
+      : name_(std::move(name)), handle_(handle), signature_(std::move(signature)) {}
   const std::string &name() const { return name_; }
-  LaunchFn entry() const { return fn_; }
+  /// What the device that loaded it launches (the cpu device: a LaunchFn).
+  const void *handle() const { return handle_; }
   const std::vector<ArgType> &signature() const { return signature_; }
 
 private:
   std::string name_;
-  LaunchFn fn_;
+  const void *handle_;
   std::vector<ArgType> signature_;
 };
 
-/// A loaded shared object; closing it (destruction) invalidates its kernels.
-class Module {
+/// An artifact loaded by a Device; destroying it invalidates its kernels.
+class Executable {
+public:
+  virtual ~Executable() = default;
+  /// The kernel `name`, or NotFound naming the kernels the executable does have.
+  virtual absl::StatusOr<Kernel> GetKernel(const std::string &name) const = 0;
+  /// Names of the kernels in the executable.
+  virtual std::vector<std::string> KernelNames() const = 0;
+  /// The file it was loaded from.
+  virtual const std::string &path() const = 0;
+};
+
+/// The cpu device's executable: a loaded shared object. Applications load through
+/// Device::Load, which checks the artifact first.
+class Module : public Executable {
 public:
   /// Opens `path`; a missing, unreadable or foreign file is an error, never a crash.
   static absl::StatusOr<std::unique_ptr<Module>> Open(const std::string &path);
-  ~Module();
+  ~Module() override;
   Module(const Module &) = delete;
   Module &operator=(const Module &) = delete;
 
-  /// The kernel `name`, or NotFound naming the kernels the module does have.
-  absl::StatusOr<Kernel> GetKernel(const std::string &name) const;
-  /// Names of the kernels in the module.
-  std::vector<std::string> KernelNames() const;
-  const std::string &path() const { return path_; }
+  absl::StatusOr<Kernel> GetKernel(const std::string &name) const override;
+  std::vector<std::string> KernelNames() const override;
+  const std::string &path() const override { return path_; }
 
 private:
   Module(void *handle, std::string path) : handle_(handle), path_(std::move(path)) {}

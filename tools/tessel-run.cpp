@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/Device.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
 #include "runtime/Npy.h"
@@ -37,9 +38,11 @@ const char *kUsage =
     "[--threads N]\n  SPEC: in:FILE.npy | inout:FILE.npy | out:SHAPE:DTYPE (e.g. "
     "out:128x64:f32) | scalar:DTYPE:VALUE (e.g. scalar:i32:1000)\n";
 
-struct Buffer {
+/// An argument's array on the host and its copy on the device.
+struct ArgumentArray {
   NpyArray array;
   bool writeBack = false;
+  std::unique_ptr<tessel::runtime::Buffer> device;
 };
 
 } // namespace
@@ -92,7 +95,12 @@ int main(int argc, char **argv) {
         return fail("bad --grid '" + gridText + "': dimensions are positive integers");
   }
 
-  auto module = Module::Open(artifact);
+  DeviceOptions deviceOptions;
+  deviceOptions.threads = threads;
+  absl::StatusOr<std::unique_ptr<Device>> device = Device::Create("cpu", deviceOptions);
+  if (!device.ok())
+    return fail(std::string(device.status().message()));
+  auto module = (*device)->Load(artifact);
   if (!module.ok())
     return fail(std::string(module.status().message()));
   auto kernel = (*module)->GetKernel(entry);
@@ -103,7 +111,7 @@ int main(int argc, char **argv) {
     return fail(absl::StrCat("kernel '", entry, "' takes ", sig.size(), " arguments, got ",
                              specs.size(), " --arg"));
 
-  std::vector<Buffer> buffers(specs.size());
+  std::vector<ArgumentArray> buffers(specs.size());
   std::vector<Arg> args;
   for (size_t i = 0; i < specs.size(); ++i) {
     const std::string &spec = specs[i];
@@ -117,7 +125,7 @@ int main(int argc, char **argv) {
     if (kind == "in" || kind == "inout" || kind == "out") {
       if (!type.isPointer)
         return fail(where + ": a buffer was given for a scalar");
-      Buffer &b = buffers[i];
+      ArgumentArray &b = buffers[i];
       if (kind == "out") {
         std::vector<std::string> parts = absl::StrSplit(rest, ':');
         if (parts.size() != 2)
@@ -147,7 +155,15 @@ int main(int argc, char **argv) {
       }
       if (b.array.dtype != type.element)
         return fail(where + ": the array holds " + b.array.dtype);
-      args.push_back(static_cast<void *>(b.array.data.data()));
+      absl::StatusOr<std::unique_ptr<tessel::runtime::Buffer>> onDevice =
+          (*device)->Allocate(b.array.data.size());
+      if (!onDevice.ok())
+        return fail(where + ": " + std::string(onDevice.status().message()));
+      if (absl::Status s = (*onDevice)->CopyFromHost(b.array.data.data(), b.array.data.size());
+          !s.ok())
+        return fail(where + ": " + std::string(s.message()));
+      b.device = *std::move(onDevice);
+      args.push_back(b.device->data());
       continue;
     }
     if (kind != "scalar")
@@ -172,12 +188,17 @@ int main(int argc, char **argv) {
     }
   }
 
-  ThreadPool pool(threads);
-  if (absl::Status s = Launch(*kernel, grid, args, pool); !s.ok())
+  if (absl::Status s = (*device)->Launch(*kernel, grid, args); !s.ok())
+    return fail(std::string(s.message()));
+  if (absl::Status s = (*device)->Synchronize(); !s.ok())
     return fail(std::string(s.message()));
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (!buffers[i].writeBack)
       continue;
+    if (absl::Status s =
+            buffers[i].device->CopyToHost(buffers[i].array.data.data(), buffers[i].array.data.size());
+        !s.ok())
+      return fail(std::string(s.message()));
     std::string path = absl::StrCat(outDir, "/arg", i, ".npy");
     if (absl::Status s = WriteNpy(path, buffers[i].array); !s.ok())
       return fail(std::string(s.message()));

@@ -61,7 +61,9 @@ TEST(BundleWriter, WrittenBundleOpensAndReplacesAtomically) {
   auto choice = (*bundle)->Find("vadd", {{"n", 4000}});
   ASSERT_TRUE(choice.ok());
   EXPECT_EQ(choice->entry->shape.at("n"), 4096);
-  EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
+  auto device = tessel::runtime::Device::Create("cpu");
+  ASSERT_TRUE(device.ok());
+  EXPECT_TRUE((*bundle)->Load(*choice->entry, **device).ok());
 
   // Replacing: the new bundle is complete when it appears; nothing temporary is left.
   ASSERT_TRUE(WriteBundle(dir, host, "tessel test 2", {vaddEntry(so, 64)}).ok());

@@ -4,8 +4,7 @@
 #include "autotune/test/RunCommand.h"
 #include "runtime/Bundle.h"
 #include "runtime/Files.h"
-#include "runtime/Module.h"
-#include "runtime/Launch.h"
+#include "runtime/Device.h"
 
 #include "nlohmann/json.hpp"
 
@@ -21,6 +20,12 @@
 #include <sys/wait.h>
 
 namespace {
+
+tessel::runtime::Device &cpuDevice() {
+  static std::unique_ptr<tessel::runtime::Device> device =
+      *tessel::runtime::Device::Create("cpu");
+  return *device;
+}
 
 using tessel::test::RunCommand;
 int run(const std::string &cmd, std::string &output) { return RunCommand(cmd, output); }
@@ -66,7 +71,7 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   auto choice = (*bundle)->Find("softmax", {{"rows", 1024}, {"cols", 1000}}, "f32");
   ASSERT_TRUE(choice.ok());
   EXPECT_TRUE(choice->exact);
-  EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
+  EXPECT_TRUE((*bundle)->Load(*choice->entry, cpuDevice()).ok());
   // The row is one block (BLOCK = 1024 for 1000 columns): the entry serves 513..1024 columns,
   // and a wider row finds no entry rather than a wrong one.
   EXPECT_EQ(choice->entry->serves.at("cols"), std::make_pair(int64_t(513), int64_t(1024)));
@@ -186,7 +191,7 @@ TEST(Sweep, ResumeAfterTheSourceChangedRebuildsTheBundledArtifact) {
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   auto choice = (*bundle)->Find("row_sum", {{"rows", 1024}, {"cols", 1000}}, "f32");
   ASSERT_TRUE(choice.ok()) << choice.status();
-  auto module = (*bundle)->Load(*choice->entry);
+  auto module = (*bundle)->Load(*choice->entry, cpuDevice());
   ASSERT_TRUE(module.ok()) << module.status();
   auto kernel = (*module)->GetKernel(choice->entry->entry);
   ASSERT_TRUE(kernel.ok()) << kernel.status();
@@ -194,10 +199,8 @@ TEST(Sweep, ResumeAfterTheSourceChangedRebuildsTheBundledArtifact) {
   std::vector<float> x(rows * cols), out(rows, NAN);
   for (int i = 0; i < rows * cols; ++i)
     x[i] = float((i * 7919) % 13) - 6.0f;
-  tessel::runtime::ThreadPool pool(1);
-  ASSERT_TRUE(tessel::runtime::Launch(*kernel, {rows, 1, 1}, {x.data(), out.data(), cols, cols},
-                                      pool)
-                  .ok());
+  // The cpu device's buffers are host memory: host arrays are valid arguments.
+  ASSERT_TRUE(cpuDevice().Launch(*kernel, {rows, 1, 1}, {x.data(), out.data(), cols, cols}).ok());
   for (int r = 0; r < rows; ++r) {
     double sum = 0;
     for (int c = 0; c < cols; ++c)
@@ -289,7 +292,7 @@ TEST(Sweep, TargetAnotherCpu) {
   EXPECT_EQ(std::find(features.begin(), features.end(), "avx512f"), features.end());
   auto choice = (*bundle)->Find("row_sum", {{"rows", 1024}, {"cols", 1000}}, "f32");
   ASSERT_TRUE(choice.ok()) << choice.status();
-  EXPECT_TRUE((*bundle)->Load(*choice->entry).ok());
+  EXPECT_TRUE((*bundle)->Load(*choice->entry, cpuDevice()).ok());
 }
 
 } // namespace

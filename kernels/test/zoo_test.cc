@@ -28,7 +28,8 @@ std::string read(const std::string &path) {
 }
 
 TEST(Zoo, EveryKernelMatchesItsReference) {
-  runtime::ThreadPool pool(0);
+  absl::StatusOr<std::unique_ptr<runtime::Device>> device = runtime::Device::Create("cpu");
+  ASSERT_TRUE(device.ok()) << device.status();
   uint64_t seed = std::random_device{}();
   std::printf("random seed %llu\n", (unsigned long long)seed);
   int runs = 0;
@@ -51,7 +52,7 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
                              std::to_string(runs) + ".so";
         auto so = compilePython(read(k.source), k.source, spec, options);
         ASSERT_TRUE(so.ok()) << so.status();
-        auto module = runtime::Module::Open(*so);
+        auto module = (*device)->Load(*so);
         ASSERT_TRUE(module.ok()) << module.status();
         auto kernel = (*module)->GetKernel(k.entry);
         ASSERT_TRUE(kernel.ok()) << kernel.status();
@@ -62,8 +63,8 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
         auto problem = k.makeProblem(shape, dtype, seed + runs);
         problem->Poison();
         EXPECT_FALSE(problem->Check().ok()) << "a poisoned output must fail the check";
-        ASSERT_TRUE(runtime::Launch(*kernel, problem->GridFor(config), problem->Args(), pool).ok());
-        absl::Status check = problem->Check();
+        // RunAndCheck poisons the outputs again, uploads, launches, downloads and checks.
+        absl::Status check = problem->RunAndCheck(**device, *kernel, config);
         EXPECT_TRUE(check.ok()) << check;
         EXPECT_GT(k.flops(shape), 0);
         EXPECT_GT(k.bytes(shape, dtype), 0);

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Bundle.h"
-#include "runtime/Launch.h"
+#include "runtime/Device.h"
 
 #include "nlohmann/json.hpp"
 
@@ -20,8 +20,8 @@
 
 using tessel::runtime::Bundle;
 using tessel::runtime::BundleChoice;
+using tessel::runtime::Device;
 using tessel::runtime::Grid;
-using tessel::runtime::ThreadPool;
 
 namespace {
 
@@ -32,6 +32,32 @@ int64_t configValue(const BundleChoice &c, const char *name) {
   return config[name].get<int64_t>();
 }
 
+/// `host` copied into a new buffer on `device` (null, with the error printed, on failure).
+std::unique_ptr<tessel::runtime::Buffer> onDevice(Device &device, const std::vector<float> &host) {
+  auto buffer = device.Allocate(host.size() * sizeof(float));
+  absl::Status s = buffer.ok() ? (*buffer)->CopyFromHost(host.data(), host.size() * sizeof(float))
+                               : buffer.status();
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return nullptr;
+  }
+  return *std::move(buffer);
+}
+
+/// Launches `kernel`, waits for it and copies `result` back into `host`.
+bool launch(Device &device, const tessel::runtime::Kernel &kernel, Grid grid,
+            const std::vector<tessel::runtime::Arg> &args, tessel::runtime::Buffer &result,
+            std::vector<float> &host, const char *what) {
+  absl::Status s = device.Launch(kernel, grid, args);
+  if (s.ok())
+    s = device.Synchronize();
+  if (s.ok())
+    s = result.CopyToHost(host.data(), host.size() * sizeof(float));
+  if (!s.ok())
+    std::fprintf(stderr, "%s: %s\n", what, std::string(s.message()).c_str());
+  return s.ok();
+}
+
 std::vector<float> randomFloats(size_t n, std::mt19937 &gen) {
   std::uniform_real_distribution<float> d(-1.f, 1.f);
   std::vector<float> v(n);
@@ -40,7 +66,7 @@ std::vector<float> randomFloats(size_t n, std::mt19937 &gen) {
   return v;
 }
 
-bool runMatmul(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
+bool runMatmul(const Bundle &bundle, Device &device, std::mt19937 &gen) {
   const int M = 200, N = 150, K = 120;
   auto choice = bundle.Find("matmul", {{"M", M}, {"N", N}, {"K", K}}, "f32");
   if (!choice.ok()) {
@@ -48,7 +74,7 @@ bool runMatmul(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
     return false;
   }
   std::printf("matmul %dx%dx%d: %s\n", M, N, K, choice->explanation.c_str());
-  auto module = bundle.Load(*choice->entry);
+  auto module = bundle.Load(*choice->entry, device);
   if (!module.ok()) {
     std::fprintf(stderr, "matmul: %s\n", std::string(module.status().message()).c_str());
     return false;
@@ -62,11 +88,11 @@ bool runMatmul(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
   std::vector<float> a = randomFloats(size_t(M) * K, gen), b = randomFloats(size_t(K) * N, gen);
   std::vector<float> c(size_t(M) * N, NAN);
   Grid grid{int32_t(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1};
-  auto status = tessel::runtime::Launch(*kernel, grid, {a.data(), b.data(), c.data(), M, N, K, K, N, N}, pool);
-  if (!status.ok()) {
-    std::fprintf(stderr, "matmul: %s\n", std::string(status.message()).c_str());
+  auto da = onDevice(device, a), db = onDevice(device, b), dc = onDevice(device, c);
+  if (!da || !db || !dc ||
+      !launch(device, *kernel, grid, {da->data(), db->data(), dc->data(), M, N, K, K, N, N}, *dc,
+              c, "matmul"))
     return false;
-  }
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double want = 0;
@@ -81,7 +107,7 @@ bool runMatmul(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
   return true;
 }
 
-bool runSoftmax(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
+bool runSoftmax(const Bundle &bundle, Device &device, std::mt19937 &gen) {
   const int rows = 37, cols = 700;
   auto choice = bundle.Find("softmax", {{"rows", rows}, {"cols", cols}}, "f32");
   if (!choice.ok()) {
@@ -89,7 +115,7 @@ bool runSoftmax(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
     return false;
   }
   std::printf("softmax %dx%d: %s\n", rows, cols, choice->explanation.c_str());
-  auto module = bundle.Load(*choice->entry);
+  auto module = bundle.Load(*choice->entry, device);
   if (!module.ok()) {
     std::fprintf(stderr, "softmax: %s\n", std::string(module.status().message()).c_str());
     return false;
@@ -100,12 +126,11 @@ bool runSoftmax(const Bundle &bundle, ThreadPool &pool, std::mt19937 &gen) {
     return false;
   }
   std::vector<float> in = randomFloats(size_t(rows) * cols, gen), out(in.size(), NAN);
-  auto status = tessel::runtime::Launch(*kernel, Grid{rows, 1, 1},
-                                        {out.data(), in.data(), cols, cols, cols}, pool);
-  if (!status.ok()) {
-    std::fprintf(stderr, "softmax: %s\n", std::string(status.message()).c_str());
+  auto din = onDevice(device, in), dout = onDevice(device, out);
+  if (!din || !dout ||
+      !launch(device, *kernel, Grid{rows, 1, 1}, {dout->data(), din->data(), cols, cols, cols},
+              *dout, out, "softmax"))
     return false;
-  }
   for (int r = 0; r < rows; ++r) {
     double mx = -INFINITY, sum = 0;
     for (int c = 0; c < cols; ++c)
@@ -138,9 +163,14 @@ int main(int argc, char **argv) {
   }
   std::printf("bundle %s (%s, %zu entries)\n", argv[1], (*bundle)->compilerVersion().c_str(),
               (*bundle)->entries().size());
-  ThreadPool pool(0);
+  // The device the bundle's target runs on (cpu for a CPU bundle).
+  auto device = Device::Create((*bundle)->target().deviceKind());
+  if (!device.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(device.status().message()).c_str());
+    return 1;
+  }
   std::mt19937 gen(std::random_device{}());
-  bool ok = runMatmul(**bundle, pool, gen);
-  ok = runSoftmax(**bundle, pool, gen) && ok;
+  bool ok = runMatmul(**bundle, **device, gen);
+  ok = runSoftmax(**bundle, **device, gen) && ok;
   return ok ? 0 : 1;
 }

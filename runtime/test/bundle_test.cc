@@ -9,7 +9,7 @@
 
 #include "compiler/pipeline/Compiler.h"
 #include "runtime/Bundle.h"
-#include "runtime/Launch.h"
+#include "runtime/Device.h"
 #include "runtime/Sha256.h"
 
 #include "gtest/gtest.h"
@@ -99,7 +99,9 @@ TEST(Bundle, ExactAndNearestLookupsAndARun) {
   EXPECT_FALSE((*bundle)->Find("vadd", {{"m", 1}}).ok());
 
   // Load the chosen entry and run it on fresh random data.
-  auto module = (*bundle)->Load(*near->entry);
+  auto device = tessel::runtime::Device::Create("cpu");
+  ASSERT_TRUE(device.ok());
+  auto module = (*bundle)->Load(*near->entry, **device);
   ASSERT_TRUE(module.ok()) << module.status();
   auto kernel = (*module)->GetKernel(near->entry->entry);
   ASSERT_TRUE(kernel.ok());
@@ -109,9 +111,8 @@ TEST(Bundle, ExactAndNearestLookupsAndARun) {
   std::vector<float> x(n), y(n), out(n, NAN);
   for (int i = 0; i < n; ++i)
     x[i] = d(gen), y[i] = d(gen);
-  tessel::runtime::ThreadPool pool(0);
-  ASSERT_TRUE(tessel::runtime::Launch(*kernel, {(n + 127) / 128, 1, 1},
-                                      {x.data(), y.data(), out.data(), n}, pool)
+  // The cpu device's buffers are host memory: host arrays are valid arguments.
+  ASSERT_TRUE((*device)->Launch(*kernel, {(n + 127) / 128, 1, 1}, {x.data(), y.data(), out.data(), n})
                   .ok());
   for (int i = 0; i < n; ++i)
     ASSERT_EQ(out[i], x[i] + y[i]) << i;
@@ -215,7 +216,9 @@ TEST(Bundle, WrongSignatureIsRefusedAtLoad) {
     replace(m, "ptr:f32,ptr:f32,ptr:f32,i32", "ptr:f32,i32");
   }));
   ASSERT_TRUE(bundle.ok()) << bundle.status();
-  auto module = (*bundle)->Load((*bundle)->entries()[0]);
+  auto device = tessel::runtime::Device::Create("cpu");
+  ASSERT_TRUE(device.ok());
+  auto module = (*bundle)->Load((*bundle)->entries()[0], **device);
   ASSERT_FALSE(module.ok());
   EXPECT_NE(std::string(module.status().message()).find("the manifest says ptr:f32,i32"),
             std::string::npos);

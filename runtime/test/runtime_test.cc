@@ -206,30 +206,41 @@ TEST(Device, CpuAllocatesLoadsLaunchesAndTimes) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>((*b)->data()) % 64, 0u);
     buffers.push_back(*std::move(b));
   }
-  float *x = static_cast<float *>(buffers[0]->data()), *y = static_cast<float *>(buffers[1]->data()),
-        *out = static_cast<float *>(buffers[2]->data());
+  // Host data in, through the buffers' copies (as on a GPU), poisoned output.
   std::mt19937 gen(std::random_device{}());
   std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> x(n), y(n), out(n, std::numeric_limits<float>::quiet_NaN());
   for (int i = 0; i < n; ++i)
-    x[i] = dist(gen), y[i] = dist(gen), out[i] = std::numeric_limits<float>::quiet_NaN();
+    x[i] = dist(gen), y[i] = dist(gen);
+  ASSERT_TRUE(buffers[0]->CopyFromHost(x.data(), n * sizeof(float)).ok());
+  ASSERT_TRUE(buffers[1]->CopyFromHost(y.data(), n * sizeof(float)).ok());
+  ASSERT_TRUE(buffers[2]->CopyFromHost(out.data(), n * sizeof(float)).ok());
   auto module = (*device)->Load(kVaddSo);
   ASSERT_TRUE(module.ok()) << module.status();
   auto kernel = (*module)->GetKernel("vadd");
   ASSERT_TRUE(kernel.ok());
-  std::vector<Arg> args{x, y, out, int32_t(n)};
+  std::vector<Arg> args{buffers[0]->data(), buffers[1]->data(), buffers[2]->data(), int32_t(n)};
   ASSERT_TRUE((*device)->Launch(*kernel, Grid{8, 1, 1}, args).ok());
+  ASSERT_TRUE((*device)->Synchronize().ok());
+  ASSERT_TRUE(buffers[2]->CopyToHost(out.data(), n * sizeof(float)).ok());
   for (int i = 0; i < n; ++i)
     ASSERT_EQ(out[i], x[i] + y[i]) << i;
+  // A copy past the buffer's end is an error, never a write out of bounds.
+  EXPECT_FALSE(buffers[2]->CopyToHost(out.data(), n * sizeof(float), 4).ok());
+  EXPECT_FALSE(buffers[2]->CopyFromHost(x.data(), 4, n * sizeof(float) - 3).ok());
+  EXPECT_FALSE(buffers[2]->CopyFromHost(x.data(), 4, size_t(-1)).ok());
   TimingOptions options;
   options.minRuns = 7;
   options.minSeconds = 0;
+  options.flushCaches = true; // FlushCaches between runs, as tessel-bench does
+  EXPECT_TRUE((*device)->FlushCaches().ok());
   auto timing = TimeLaunches(**device, *kernel, Grid{8, 1, 1}, args, options);
   ASSERT_TRUE(timing.ok()) << timing.status();
   EXPECT_EQ(timing->runs, 7);
   EXPECT_LE(timing->minSeconds, timing->medianSeconds);
   EXPECT_LE(timing->medianSeconds, timing->maxSeconds);
   // Timing a bad launch reports the launch's error.
-  auto bad = TimeLaunches(**device, *kernel, Grid{8, 1, 1}, {x}, options);
+  auto bad = TimeLaunches(**device, *kernel, Grid{8, 1, 1}, {buffers[0]->data()}, options);
   EXPECT_FALSE(bad.ok());
 }
 

@@ -20,7 +20,7 @@ struct CpuAlignTileBuffersPass
   using Base::Base;
   void runOnOperation() override {
     if (alignment <= 0 || (alignment & (alignment - 1)) != 0) {
-      getOperation().emitError() << "alignment must be a power of two, got " << alignment;
+      getOperation().emitError() << "alignment must be a power of two, got " << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
     getOperation().walk([&](memref::AllocaOp alloca) {

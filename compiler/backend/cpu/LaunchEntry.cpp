@@ -83,6 +83,12 @@ static LogicalResult addLaunchEntryPoints(ModuleOp module) {
     if (func.isPublic() && !func.isExternal())
       kernels.push_back(func);
   for (func::FuncOp kernel : kernels) {
+    // The structured lowering's kernels end with the six program-id / grid arguments.
+    if (kernel.getNumArguments() < 6 ||
+        llvm::any_of(kernel.getArgumentTypes().take_back(6),
+                     [](Type t) { return !t.isSignlessInteger(32); }))
+      return kernel.emitError() << "a kernel needs six trailing i32 arguments (program ids x, y, "
+                                   "z and grid sizes x, y, z) for its launch entry";
     OpBuilder b(module.getBodyRegion());
     b.setInsertionPointAfter(kernel);
     Location loc = kernel.getLoc();

@@ -16,7 +16,8 @@ def CpuDropTritonAttributes : Pass<"tessel-cpu-drop-triton-attributes", "::mlir:
 
 def CpuLowerPrints : Pass<"tessel-cpu-lower-prints", "::mlir::ModuleOp"> {
   let summary = "tt.print (tl.device_print) as printf calls, one line per element";
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect"];
 }
 
 def CpuTileMatmuls : Pass<"tessel-cpu-tile-matmuls", "::mlir::ModuleOp"> {

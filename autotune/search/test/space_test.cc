@@ -1,6 +1,6 @@
 //===- space_test.cc - spaces, constraints, shards, search strategies -*- C++ -*-===//
 
-#include "autotune/Space.h"
+#include "autotune/search/Search.h"
 
 #include "gtest/gtest.h"
 

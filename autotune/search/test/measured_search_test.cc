@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "autotune/Space.h"
+#include "autotune/search/Search.h"
 #include "kernels/Zoo.h"
 #include "runtime/Files.h"
 
@@ -30,7 +30,7 @@ using tessel::autotune::Point;
 /// Per shape ("M=..,N=..,K=.."), the measured seconds of each configuration.
 std::map<std::string, std::map<Point, double>> measured() {
   std::string text;
-  EXPECT_TRUE(tessel::runtime::ReadWholeFile("autotune/test/data/matmul_f32_measured.jsonl", text));
+  EXPECT_TRUE(tessel::runtime::ReadWholeFile("autotune/search/test/data/matmul_f32_measured.jsonl", text));
   std::map<std::string, std::map<Point, double>> byShape;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {

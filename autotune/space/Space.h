@@ -1,16 +1,16 @@
-//===- Space.h - configuration spaces, sharding and search strategies -*- C++ -*-===//
+//===- Space.h - configuration spaces and sharding -*- C++ -*-===//
 //
 // A space is a set of named parameters, each with its candidate values (kernel constexprs such
 // as BLOCK_M, lowering knobs such as the matmul register tile), and constraints that prune
 // invalid points before anything is compiled. Points are enumerated in one deterministic order,
-// so `--shard=I/N` splits them identically on every machine. Strategies choose which points to
-// evaluate: exhaustive, random (without repetition), and evolutionary (mutation and crossover
-// of the best points so far, never evaluating a point twice).
+// so `--shard=I/N` splits them identically on every machine. A leaf (absl and JSON
+// only): the kernel zoo's specs use it without depending on the autotuner; the search
+// strategies (autotune/search/) choose which points to evaluate.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TESSEL_AUTOTUNE_SPACE_H
-#define TESSEL_AUTOTUNE_SPACE_H
+#ifndef TESSEL_AUTOTUNE_SPACE_SPACE_H
+#define TESSEL_AUTOTUNE_SPACE_SPACE_H
 
 #include "absl/status/statusor.h"
 
@@ -44,26 +44,6 @@ absl::StatusOr<Point> ParsePoint(const std::string &json);
 /// The points of shard `index` of `count`: every count-th point of the fixed order.
 std::vector<Point> Shard(const std::vector<Point> &points, int index, int count);
 
-/// The cost of a point (lower is better); infinity for failures.
-using Objective = std::function<double(const Point &)>;
-
-struct SearchResult {
-  Point best;
-  double bestCost = 0;
-  int evaluations = 0;
-};
-
-SearchResult ExhaustiveSearch(const std::vector<Point> &points, const Objective &cost);
-/// At most `budget` distinct points drawn uniformly.
-SearchResult RandomSearch(const std::vector<Point> &points, const Objective &cost, int budget,
-                          uint64_t seed);
-/// At most `budget` distinct points: a random first population, then children that are valid
-/// and not yet evaluated: three in four an adjacent neighbour of the best point that still has
-/// an unevaluated one (hill climbing), the others a crossover of two of the best points with
-/// one or two parameters mutated to a neighbouring value.
-SearchResult EvolutionarySearch(const Space &space, const std::vector<Point> &points,
-                                const Objective &cost, int budget, uint64_t seed);
-
 } // namespace tessel::autotune
 
-#endif // TESSEL_AUTOTUNE_SPACE_H
+#endif // TESSEL_AUTOTUNE_SPACE_SPACE_H

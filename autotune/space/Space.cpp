@@ -1,0 +1,83 @@
+//===- Space.cpp - configuration spaces and sharding -*- C++ -*-===//
+
+#include "autotune/space/Space.h"
+
+#include "nlohmann/json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+
+namespace tessel::autotune {
+
+std::string Space::Check(const Point &p) const {
+  for (const auto &c : constraints)
+    if (std::string why = c(p); !why.empty())
+      return why;
+  return "";
+}
+
+std::vector<Point> Space::Enumerate() const {
+  std::vector<Point> out;
+  if (params.empty())
+    return out;
+  std::vector<size_t> idx(params.size(), 0);
+  while (true) {
+    Point p;
+    for (size_t k = 0; k < params.size(); ++k) {
+      if (params[k].second.empty())
+        return out;
+      p[params[k].first] = params[k].second[idx[k]];
+    }
+    if (Check(p).empty())
+      out.push_back(p);
+    size_t k = params.size();
+    while (k > 0) {
+      --k;
+      if (++idx[k] < params[k].second.size())
+        break;
+      idx[k] = 0;
+      if (k == 0)
+        return out;
+    }
+  }
+}
+
+absl::StatusOr<std::pair<int, int>> ParseShard(const std::string &text) {
+  size_t slash = text.find('/');
+  if (slash == std::string::npos)
+    return absl::InvalidArgumentError("--shard takes I/N, got '" + text + "'");
+  char *end = nullptr;
+  long i = std::strtol(text.c_str(), &end, 10);
+  if (end != text.c_str() + slash)
+    return absl::InvalidArgumentError("--shard takes I/N, got '" + text + "'");
+  long n = std::strtol(text.c_str() + slash + 1, &end, 10);
+  if (*end != 0 || n <= 0 || i < 0 || i >= n || n > 1000000)
+    return absl::InvalidArgumentError("--shard takes I/N with 0 <= I < N, got '" + text + "'");
+  return std::make_pair(int(i), int(n));
+}
+
+absl::StatusOr<Point> ParsePoint(const std::string &json) {
+  nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object())
+    return absl::InvalidArgumentError("a configuration is a JSON object, got '" + json + "'");
+  Point p;
+  for (auto it = parsed.begin(); it != parsed.end(); ++it) {
+    if (!it.value().is_number_integer())
+      return absl::InvalidArgumentError("configuration values are integers; '" + it.key() +
+                                        "' is " + it.value().dump());
+    p[it.key()] = it.value().get<int64_t>();
+  }
+  return p;
+}
+
+std::vector<Point> Shard(const std::vector<Point> &points, int index, int count) {
+  std::vector<Point> out;
+  for (size_t k = index; k < points.size(); k += count)
+    out.push_back(points[k]);
+  return out;
+}
+
+} // namespace tessel::autotune
