@@ -454,9 +454,9 @@ int main(int argc, char **argv) {
   for (const zoo::Kernel *k : kernels) {
     std::vector<zoo::Shape> shapes;
     if (opt.shapes == "default")
-      shapes = k->defaultShapes;
+      shapes = k->For(cpu.kind).defaultShapes;
     else if (opt.shapes == "large")
-      shapes = k->largeShapes;
+      shapes = k->For(cpu.kind).largeShapes;
     else
       for (const std::string &s : split(opt.shapes, ';')) {
         auto shape = zoo::ParseShape(*k, s);
@@ -465,8 +465,8 @@ int main(int argc, char **argv) {
         shapes.push_back(*shape);
       }
     const std::vector<autotune::Point> space =
-        autotune::Shard(k->space.Enumerate(), opt.shardIndex, opt.shardCount);
-    for (const std::string &dtype : k->dtypes) {
+        autotune::Shard(k->For(cpu.kind).space.Enumerate(), opt.shardIndex, opt.shardCount);
+    for (const std::string &dtype : k->For(cpu.kind).dtypes) {
       if (!opt.dtypes.empty() && std::find(opt.dtypes.begin(), opt.dtypes.end(), dtype) == opt.dtypes.end())
         continue;
       for (const zoo::Shape &shape : shapes) {
@@ -577,7 +577,7 @@ int main(int argc, char **argv) {
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return finish(g, p, r, s, secs);
       };
-      autotune::EvolutionarySearch(g.kernel->space, g.points, objective, opt.budget, seed);
+      autotune::EvolutionarySearch(g.kernel->For(cpu.kind).space, g.points, objective, opt.budget, seed);
       continue;
     }
     // Builder: compile the group's candidates in parallel; runner: measure them one by one.
@@ -676,7 +676,7 @@ int main(int argc, char **argv) {
       continue;
     autotune::TunedEntry e;
     e.kernel = r->kernel;
-    e.signature = k ? k->runtimeSignature(r->dtype) : "";
+    e.signature = k ? zoo::RuntimeSignature(k->signature(r->dtype)) : "";
     e.dtype = r->dtype;
     e.entry = k ? k->entry : r->kernel;
     e.shape = r->shape;

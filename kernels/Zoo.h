@@ -1,11 +1,12 @@
 //===- Zoo.h - the kernel zoo: what the autotuner tunes and how it checks it -*- C++ -*-===//
 //
-// Per kernel: its Triton-language source and entry, the problem dimensions with a small
-// default set of shapes and a large one, dtypes, the configuration space (the kernel's
-// constexprs, named as in the source, and the CPU backend's knobs, prefixed "knob."), how a
-// configuration becomes constexprs, the argument signature per dtype, FLOP and byte counts,
-// and a Problem factory: random inputs, poisoned outputs, the launch grid and a check against
-// a C++ reference. Runtime only (no compiler): tessel-bench links it.
+// One folder per kernel, kernels/<name>/: its Triton-language source, its spec and C++
+// reference (<Name>.cpp) and a BUILD with one `zoo_kernel` rule; kernels/registry.bzl lists
+// the folders. Per kernel: its source and entry, the problem dimensions, per target kind the
+// shapes (a small default set and a large one), dtypes and configuration space, how a
+// configuration becomes constexprs, the argument signature per dtype, FLOP and byte counts, and
+// a Problem factory: random inputs, poisoned outputs, the launch grid and a check against the
+// C++ reference. Runtime only (no compiler): tessel-bench links it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "runtime/Bundle.h"
 #include "runtime/Device.h"
 #include "runtime/Launch.h"
+#include "runtime/target/Target.h"
 
 #include "absl/status/status.h"
 
@@ -78,14 +80,25 @@ private:
   std::vector<std::unique_ptr<runtime::Buffer>> device_;
 };
 
-struct Kernel {
-  std::string name, source, entry;
-  std::vector<std::string> dims;
+/// What a kernel is tuned over for one kind of target: problem shapes (a default set and a
+/// large one, sized for that kind of machine), dtypes, and the configuration space (the
+/// kernel's constexprs as named in its source, and the backend's knobs prefixed "knob.";
+/// GPUs: num_warps, num_stages). Empty dtypes: the kernel is not tuned for that kind yet.
+struct TargetSpec {
   std::vector<Shape> defaultShapes, largeShapes;
   std::vector<std::string> dtypes;
   autotune::Space space;
-  /// Runtime argument types in Triton's signature syntax, and the runtime's "ptr:f32,..." form.
-  std::function<std::string(const std::string &dtype)> signature, runtimeSignature;
+};
+
+struct Kernel {
+  std::string name, source, entry;
+  std::vector<std::string> dims;
+  /// The cpu target's problems and space, and the GPU targets' (cuda and rocm).
+  TargetSpec cpu, gpu;
+  const TargetSpec &For(TargetKind kind) const { return kind == TargetKind::Cpu ? cpu : gpu; }
+  /// Runtime argument types in Triton's signature syntax ("*fp32:16,i32"); the runtime's form
+  /// is RuntimeSignature of it.
+  std::function<std::string(const std::string &dtype)> signature;
   /// The constexprs (and baked-in unit strides) of a configuration.
   std::function<std::map<std::string, std::string>(const Point &, const Shape &)> constexprs;
   std::function<double(const Shape &)> flops;
@@ -96,7 +109,16 @@ struct Kernel {
       makeProblem;
 };
 
+/// The runtime's form of a Triton signature: "*fp32:16,i32:16,fp32" -> "ptr:f32,i32,f32".
+std::string RuntimeSignature(const std::string &tritonSignature);
+
+/// Every zoo kernel, in the order of kernels/registry.bzl (each folder kernels/<name>/ defines
+/// `std::vector<Kernel> registry::<name>()`; the list is generated from the registry).
 const std::vector<Kernel> &Kernels();
+namespace registry {
+/// Defined by kernels/registry.bzl's generated Registry.cpp: every folder's kernels in order.
+std::vector<Kernel> All();
+} // namespace registry
 const Kernel *Find(const std::string &name);
 
 /// Parses "M=1024,N=512" for `kernel`'s dimensions.

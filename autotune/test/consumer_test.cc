@@ -46,13 +46,13 @@ int runConsumer(const std::string &bundle, std::string &output) {
 
 TEST(Consumer, RunsMatmulAndSoftmaxFromABundle) {
   std::string tmp = getenv("TEST_TMPDIR");
-  std::string matmul = compile("kernels/matmul.py", "matmul",
+  std::string matmul = compile("kernels/matmul/matmul.py", "matmul",
                                {{"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "32"},
                                 {"GROUP_M", "8"}, {"stride_ak", "1"}, {"stride_bn", "1"},
                                 {"stride_cn", "1"}},
                                "*fp32:16,*fp32:16,*fp32:16,i32,i32,i32,i32,i32,i32",
                                tmp + "/matmul.so");
-  std::string softmax = compile("kernels/reductions.py", "softmax", {{"BLOCK", "1024"}},
+  std::string softmax = compile("kernels/softmax/softmax.py", "softmax", {{"BLOCK", "1024"}},
                                 "*fp32:16,*fp32:16,i32,i32,i32", tmp + "/softmax.so");
   auto entry = [](const std::string &kernel, const std::string &sig, const std::string &sym,
                   std::map<std::string, int64_t> shape, const std::string &so,

@@ -172,17 +172,17 @@ TEST(Sweep, ResumeAfterTheSourceChangedRebuildsTheBundledArtifact) {
   // from the old source into the bundle: the bundle's kernel computes the edited sum.
   std::string dir = std::string(getenv("TEST_TMPDIR")) + "/edited";
   std::string log;
-  ASSERT_EQ(run("mkdir -p " + dir + "/zoo && cp kernels/reductions.py " + dir + "/zoo/", log), 0);
+  ASSERT_EQ(run("mkdir -p " + dir + "/zoo/row_sum && cp kernels/row_sum/row_sum.py " + dir + "/zoo/row_sum/", log), 0);
   std::string cmd = "TESSEL_ZOO_DIR=" + dir + "/zoo autotune/sweep --kernels=row_sum "
                     "--strategy=exhaustive --min-time=0.001 --flush=off --out=" + dir + "/out";
   ASSERT_EQ(run(cmd, log), 0) << log;
   std::string source;
-  ASSERT_TRUE(tessel::runtime::ReadWholeFile(dir + "/zoo/reductions.py", source));
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(dir + "/zoo/row_sum/row_sum.py", source));
   const std::string from = "tl.store(out_ptr + row, tl.sum(x, axis=0))";
   size_t at = source.find(from);
   ASSERT_NE(at, std::string::npos);
   source.replace(at, from.size(), "tl.store(out_ptr + row, 2.0 * tl.sum(x, axis=0))");
-  std::ofstream(dir + "/zoo/reductions.py") << source;
+  std::ofstream(dir + "/zoo/row_sum/row_sum.py") << source;
   log.clear();
   ASSERT_EQ(run(cmd + " --resume", log), 0) << log;
   EXPECT_NE(log.find("sweep: 0 measured"), std::string::npos) << log;
@@ -214,8 +214,8 @@ TEST(Sweep, CrashingAndHangingCandidatesAreRecordedAndTheSweepGoesOn) {
   // two and three rows, the candidates measure, hang and crash.
   std::string dir = std::string(getenv("TEST_TMPDIR")) + "/faulty";
   std::string log;
-  ASSERT_EQ(run("mkdir -p " + dir + "/zoo", log), 0);
-  std::ofstream(dir + "/zoo/reductions.py") << R"(import triton
+  ASSERT_EQ(run("mkdir -p " + dir + "/zoo/row_sum", log), 0);
+  std::ofstream(dir + "/zoo/row_sum/row_sum.py") << R"(import triton
 import triton.language as tl
 
 

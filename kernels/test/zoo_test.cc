@@ -34,11 +34,11 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
   std::printf("random seed %llu\n", (unsigned long long)seed);
   int runs = 0;
   for (const zoo::Kernel &k : zoo::Kernels()) {
-    std::vector<autotune::Point> points = k.space.Enumerate();
+    std::vector<autotune::Point> points = k.cpu.space.Enumerate();
     ASSERT_FALSE(points.empty()) << k.name;
-    for (const std::string &dtype : k.dtypes) {
+    for (const std::string &dtype : k.cpu.dtypes) {
       for (const autotune::Point &config : {points.front(), points.back()}) {
-        const zoo::Shape &shape = k.defaultShapes.front();
+        const zoo::Shape &shape = k.cpu.defaultShapes.front();
         SCOPED_TRACE(k.name + " " + dtype + " " + zoo::ShapeText(shape));
         frontend::KernelSpec spec;
         spec.constexprs = k.constexprs(config, shape);
@@ -59,7 +59,7 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
         std::string sig;
         for (const auto &t : kernel->signature())
           sig += (sig.empty() ? "" : ",") + t.str();
-        EXPECT_EQ(sig, k.runtimeSignature(dtype));
+        EXPECT_EQ(sig, zoo::RuntimeSignature(k.signature(dtype)));
         auto problem = k.makeProblem(shape, dtype, seed + runs);
         problem->Poison();
         EXPECT_FALSE(problem->Check().ok()) << "a poisoned output must fail the check";
@@ -87,7 +87,7 @@ TEST(Zoo, Shapes) {
   // Every shape of every kernel survives the text form the sweep hands tessel-bench
   // (attention's CAUSAL=0 included).
   for (const zoo::Kernel &k : zoo::Kernels())
-    for (const auto *shapes : {&k.defaultShapes, &k.largeShapes})
+    for (const auto *shapes : {&k.cpu.defaultShapes, &k.cpu.largeShapes, &k.gpu.defaultShapes, &k.gpu.largeShapes})
       for (const zoo::Shape &shape : *shapes) {
         auto back = zoo::ParseShape(k, zoo::ShapeText(shape));
         ASSERT_TRUE(back.ok()) << k.name << " " << zoo::ShapeText(shape) << ": " << back.status();

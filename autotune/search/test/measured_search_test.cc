@@ -46,7 +46,7 @@ std::map<std::string, std::map<Point, double>> measured() {
 TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheMatmulSpaceMostlyWithinFivePercent) {
   const tessel::zoo::Kernel *matmul = tessel::zoo::Find("matmul");
   ASSERT_NE(matmul, nullptr);
-  std::vector<Point> points = matmul->space.Enumerate();
+  std::vector<Point> points = matmul->cpu.space.Enumerate();
   auto data = measured();
   ASSERT_EQ(data.size(), 2u);
   unsigned seed = std::random_device{}();
@@ -62,7 +62,7 @@ TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheMatmulSpaceMostlyWithinFivePercent
     int budget = int(points.size()) / 3, runs = 200, within = 0, randomWithin = 0;
     double evoGap = 0, rndGap = 0;
     for (int run = 0; run < runs; ++run) {
-      auto evo = tessel::autotune::EvolutionarySearch(matmul->space, points, cost, budget,
+      auto evo = tessel::autotune::EvolutionarySearch(matmul->cpu.space, points, cost, budget,
                                                       seed + run);
       EXPECT_LE(evo.evaluations, budget);
       within += evo.bestCost <= optimum * 1.05;

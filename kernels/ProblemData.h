@@ -1,0 +1,122 @@
+//===- ProblemData.h - what the zoo's problems are made of -*- C++ -*-===//
+//
+// Helpers the kernels' C++ references share: element types as stored (f32, f16, bf16), typed
+// host buffers, random inputs, the pointer spelling of Triton signatures and mismatch errors
+// (absl::DataLoss: a wrong result, as opposed to a launch the runtime refused).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_KERNELS_PROBLEMDATA_H
+#define TESSEL_KERNELS_PROBLEMDATA_H
+
+#include "kernels/Zoo.h"
+
+#include "absl/status/status.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tessel::zoo {
+
+using runtime::Arg;
+using runtime::Grid;
+
+inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t nextPow2(int64_t n) {
+  int64_t p = 1;
+  while (p < n)
+    p <<= 1;
+  return p;
+}
+
+// ---- element types as stored -----------------------------------------------------------------
+
+inline size_t elementBytes(const std::string &dtype) { return dtype == "f32" ? 4 : 2; }
+
+/// Rounds `x` to `dtype` and returns the stored bits (in 4 or 2 bytes).
+inline uint32_t store(const std::string &dtype, float x) {
+  if (dtype == "f32") {
+    uint32_t b;
+    std::memcpy(&b, &x, 4);
+    return b;
+  }
+  if (dtype == "f16") {
+    _Float16 h = _Float16(x);
+    uint16_t b;
+    std::memcpy(&b, &h, 2);
+    return b;
+  }
+  uint32_t b; // bf16, round to nearest even
+  std::memcpy(&b, &x, 4);
+  b += 0x7fff + ((b >> 16) & 1);
+  return b >> 16;
+}
+
+inline float load(const std::string &dtype, uint32_t bits) {
+  float x;
+  if (dtype == "f32") {
+    std::memcpy(&x, &bits, 4);
+  } else if (dtype == "f16") {
+    uint16_t b = uint16_t(bits);
+    _Float16 h;
+    std::memcpy(&h, &b, 2);
+    x = float(h);
+  } else {
+    uint32_t b = bits << 16;
+    std::memcpy(&x, &b, 4);
+  }
+  return x;
+}
+
+/// A host buffer of `n` elements of `dtype` (f32, f16 or bf16), read and written as floats.
+struct TypedBuffer {
+  std::string dtype;
+  std::vector<uint8_t> bytes;
+  TypedBuffer(std::string d, size_t n) : dtype(std::move(d)), bytes(n * elementBytes(dtype)) {}
+  size_t size() const { return bytes.size() / elementBytes(dtype); }
+  void set(size_t i, float x) {
+    uint32_t b = store(dtype, x);
+    std::memcpy(&bytes[i * elementBytes(dtype)], &b, elementBytes(dtype));
+  }
+  float get(size_t i) const {
+    uint32_t b = 0;
+    std::memcpy(&b, &bytes[i * elementBytes(dtype)], elementBytes(dtype));
+    return load(dtype, b);
+  }
+  void *data() { return bytes.data(); }
+};
+
+inline void fillRandom(TypedBuffer &b, std::mt19937_64 &gen) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  for (size_t i = 0; i < b.size(); ++i)
+    b.set(i, d(gen));
+}
+
+inline std::string pointer(const std::string &dtype) {
+  return "*" + std::string(dtype == "f32" ? "fp32" : dtype == "f16" ? "fp16" : "bf16") + ":16";
+}
+
+inline absl::Status mismatch(const std::string &what, size_t i, double got, double want) {
+  std::ostringstream s;
+  s << what << "[" << i << "] = " << got << ", expected " << want;
+  return absl::DataLossError(s.str());
+}
+
+/// Row-major f32 data of rows x cols in [-3, 3).
+inline std::vector<float> randomMatrix(int64_t rows, int64_t cols, uint64_t seed) {
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<float> d(-3.f, 3.f);
+  std::vector<float> v(size_t(rows) * cols);
+  for (float &x : v)
+    x = d(gen);
+  return v;
+}
+
+} // namespace tessel::zoo
+
+#endif // TESSEL_KERNELS_PROBLEMDATA_H

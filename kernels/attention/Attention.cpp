@@ -1,0 +1,126 @@
+//===- Attention.cpp - the zoo's fused attention forward -*- C++ -*-===//
+
+#include "kernels/ProblemData.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessel::zoo {
+namespace {
+
+class AttentionProblem : public Problem {
+public:
+  AttentionProblem(const Shape &s, uint64_t seed)
+      : z_(s.at("Z")), h_(s.at("H")), n_(s.at("N_CTX")), d_(s.at("D")), causal_(s.at("CAUSAL") != 0),
+        q_("f16", z_ * h_ * n_ * d_), k_("f16", q_.size()), v_("f16", q_.size()),
+        o_("f16", q_.size()), want_(q_.size()) {
+    std::mt19937_64 gen(seed);
+    fillRandom(q_, gen);
+    fillRandom(k_, gen);
+    fillRandom(v_, gen);
+    double scale = 1.0 / std::sqrt(double(d_));
+    std::vector<double> p(n_);
+    for (int64_t zh = 0; zh < z_ * h_; ++zh)
+      for (int64_t i = 0; i < n_; ++i) {
+        int64_t last = causal_ ? i : n_ - 1;
+        double m = -INFINITY, sum = 0;
+        for (int64_t j = 0; j <= last; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < d_; ++d)
+            dot += double(q_.get((zh * n_ + i) * d_ + d)) * k_.get((zh * n_ + j) * d_ + d);
+          p[j] = dot * scale;
+          m = std::max(m, p[j]);
+        }
+        for (int64_t j = 0; j <= last; ++j)
+          sum += (p[j] = std::exp(p[j] - m));
+        for (int64_t d = 0; d < d_; ++d) {
+          double o = 0;
+          for (int64_t j = 0; j <= last; ++j)
+            o += p[j] * v_.get((zh * n_ + j) * d_ + d);
+          want_[(zh * n_ + i) * d_ + d] = o / sum;
+        }
+      }
+  }
+protected:
+  std::vector<Arg> HostArgs() override {
+    return {q_.data(), k_.data(), v_.data(), o_.data(), float(1.0 / std::sqrt(double(d_))),
+            int32_t(h_ * n_ * d_), int32_t(n_ * d_), int32_t(d_), int32_t(n_)};
+  }
+  std::vector<HostBuffer> Buffers() override {
+    return {in(q_.bytes), in(k_.bytes), in(v_.bytes), out(o_.bytes)};
+  }
+
+public:
+  Grid GridFor(const Point &c) const override {
+    return Grid{int32_t(cdiv(n_, c.at("BLOCK_M"))), int32_t(z_ * h_), 1};
+  }
+  void Poison() override {
+    for (size_t i = 0; i < o_.size(); ++i)
+      o_.set(i, NAN);
+  }
+  absl::Status Check() const override {
+    // Probabilities are rounded to f16 before the second product, and the output too.
+    for (size_t i = 0; i < o_.size(); ++i)
+      if (!(std::fabs(o_.get(i) - want_[i]) <= 4e-3 + 1e-2 * std::fabs(want_[i])))
+        return mismatch("O", i, o_.get(i), want_[i]);
+    return absl::OkStatus();
+  }
+
+private:
+  int64_t z_, h_, n_, d_;
+  bool causal_;
+  TypedBuffer q_, k_, v_, o_;
+  std::vector<double> want_;
+};
+
+Kernel attentionKernel() {
+  Kernel k;
+  k.name = k.entry = "attention";
+  k.source = "kernels/attention/attention.py";
+  k.dims = {"Z", "H", "N_CTX", "D", "CAUSAL"};
+  k.cpu.defaultShapes = {{{"Z", 1}, {"H", 2}, {"N_CTX", 256}, {"D", 64}, {"CAUSAL", 0}},
+                     {{"Z", 1}, {"H", 2}, {"N_CTX", 256}, {"D", 64}, {"CAUSAL", 1}}};
+  k.cpu.largeShapes = {{{"Z", 2}, {"H", 8}, {"N_CTX", 1024}, {"D", 64}, {"CAUSAL", 1}},
+                   {{"Z", 2}, {"H", 8}, {"N_CTX", 1024}, {"D", 128}, {"CAUSAL", 0}}};
+  k.cpu.dtypes = {"f16"};
+  k.cpu.space.params = {{"BLOCK_M", {16, 32, 64}}, {"BLOCK_N", {16, 32, 64}}};
+  // GPUs: head dimensions 64 and 128, 4k to 16k tokens.
+  k.gpu.defaultShapes = {{{"Z", 4}, {"H", 16}, {"N_CTX", 4096}, {"D", 64}, {"CAUSAL", 0}},
+                         {{"Z", 4}, {"H", 16}, {"N_CTX", 4096}, {"D", 128}, {"CAUSAL", 1}}};
+  k.gpu.largeShapes = {{{"Z", 1}, {"H", 16}, {"N_CTX", 16384}, {"D", 128}, {"CAUSAL", 0}},
+                       {{"Z", 1}, {"H", 16}, {"N_CTX", 16384}, {"D", 64}, {"CAUSAL", 1}}};
+  k.gpu.dtypes = {"f16"};
+  k.gpu.space.params = {{"BLOCK_M", {64, 128}}, {"BLOCK_N", {32, 64, 128}},
+                        {"knob.num_warps", {4, 8}}, {"knob.num_stages", {2, 3}}};
+  k.signature = [](const std::string &) {
+    return std::string("*fp16:16,*fp16:16,*fp16:16,*fp16:16,fp32,i32:16,i32:16,i32:16,i32");
+  };
+  k.constexprs = [](const Point &p, const Shape &s) {
+    return std::map<std::string, std::string>{
+        {"BLOCK_M", std::to_string(p.at("BLOCK_M"))}, {"BLOCK_N", std::to_string(p.at("BLOCK_N"))},
+        {"H", std::to_string(s.at("H"))},             {"HEAD_DIM", std::to_string(s.at("D"))},
+        {"CAUSAL", s.at("CAUSAL") ? "True" : "False"}, {"stride_qk", "1"}};
+  };
+  k.flops = [](const Shape &s) {
+    double f = 4.0 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("N_CTX") * s.at("D");
+    return s.at("CAUSAL") ? f / 2 : f;
+  };
+  k.bytes = [](const Shape &s, const std::string &) {
+    return 2.0 * 4 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("D"); // Q, K, V, O in f16
+  };
+  k.flopBound = true;
+  k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
+    return std::unique_ptr<Problem>(new AttentionProblem(s, seed));
+  };
+  return k;
+}
+
+} // namespace
+
+namespace registry {
+std::vector<Kernel> attention();
+} // namespace registry
+
+std::vector<Kernel> registry::attention() { return {attentionKernel()}; }
+
+} // namespace tessel::zoo

@@ -1,0 +1,147 @@
+//===- Matmul.cpp - the zoo's matmuls: Triton's grouped matmul and a block-pointer variant -*- C++ -*-===//
+
+#include "kernels/ProblemData.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessel::zoo {
+namespace {
+
+class MatmulProblem : public Problem {
+public:
+  MatmulProblem(const Shape &shape, const std::string &dtype, uint64_t seed, bool grid2d = false)
+      : grid2d_(grid2d), m_(shape.at("M")), n_(shape.at("N")), k_(shape.at("K")), dtype_(dtype),
+        a_(dtype, m_ * k_), b_(dtype, k_ * n_), c_(dtype, m_ * n_), want_(m_ * n_) {
+    std::mt19937_64 gen(seed);
+    fillRandom(a_, gen);
+    fillRandom(b_, gen);
+    std::vector<float> a(a_.size()), b(b_.size());
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = a_.get(i);
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = b_.get(i);
+    std::vector<double> row(n_);
+    for (int64_t i = 0; i < m_; ++i) {
+      std::fill(row.begin(), row.end(), 0.0);
+      for (int64_t l = 0; l < k_; ++l) {
+        double x = a[i * k_ + l];
+        const float *bl = &b[l * n_];
+        for (int64_t j = 0; j < n_; ++j)
+          row[j] += x * bl[j];
+      }
+      for (int64_t j = 0; j < n_; ++j)
+        want_[i * n_ + j] = row[j];
+    }
+  }
+protected:
+  std::vector<Arg> HostArgs() override {
+    return {a_.data(), b_.data(), c_.data(), int32_t(m_), int32_t(n_), int32_t(k_),
+            int32_t(k_), int32_t(n_), int32_t(n_)};
+  }
+  std::vector<HostBuffer> Buffers() override {
+    return {in(a_.bytes), in(b_.bytes), out(c_.bytes)};
+  }
+
+public:
+  Grid GridFor(const Point &c) const override {
+    if (grid2d_) // block-pointer variant: (M blocks, N blocks)
+      return Grid{int32_t(cdiv(m_, c.at("BLOCK_M"))), int32_t(cdiv(n_, c.at("BLOCK_N"))), 1};
+    return Grid{int32_t(cdiv(m_, c.at("BLOCK_M")) * cdiv(n_, c.at("BLOCK_N"))), 1, 1};
+  }
+  void Poison() override {
+    for (size_t i = 0; i < c_.size(); ++i)
+      c_.set(i, NAN);
+  }
+  absl::Status Check() const override {
+    // f32 accumulation of K products, then one rounding to the output type.
+    double rel = dtype_ == "f32" ? 1e-4 : dtype_ == "f16" ? 2e-3 : 1e-2;
+    for (size_t i = 0; i < c_.size(); ++i) {
+      double got = c_.get(i), want = want_[i];
+      if (!(std::fabs(got - want) <= rel * (std::sqrt(double(k_)) + std::fabs(want))))
+        return mismatch("C", i, got, want);
+    }
+    return absl::OkStatus();
+  }
+
+private:
+  bool grid2d_;
+  int64_t m_, n_, k_;
+  std::string dtype_;
+  TypedBuffer a_, b_, c_;
+  std::vector<double> want_;
+};
+
+Kernel matmulKernel() {
+  Kernel k;
+  k.name = "matmul";
+  k.source = "kernels/matmul/matmul.py";
+  k.entry = "matmul";
+  k.dims = {"M", "N", "K"};
+  k.cpu.defaultShapes = {{{"M", 256}, {"N", 256}, {"K", 256}}};
+  k.cpu.largeShapes = {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 2048}, {"N", 2048}, {"K", 2048}}};
+  k.cpu.dtypes = {"f32", "f16", "bf16"};
+  k.cpu.space.params = {{"BLOCK_M", {32, 64, 128}}, {"BLOCK_N", {32, 64, 128}},
+                    {"BLOCK_K", {16, 32, 64}},  {"GROUP_M", {8}},
+                    {"knob.tile_m", {4, 8}},    {"knob.tile_n", {32, 64}}};
+  k.cpu.space.constraints.push_back([](const Point &p) {
+    return p.at("knob.tile_n") <= p.at("BLOCK_N") && p.at("knob.tile_m") <= p.at("BLOCK_M")
+               ? ""
+               : "the register tile is larger than the block";
+  });
+  k.cpu.space.constraints.push_back([](const Point &p) {
+    return (p.at("BLOCK_M") + p.at("BLOCK_N")) * p.at("BLOCK_K") * 4 <= 64 * 1024
+               ? ""
+               : "the A and B tiles exceed 64 KiB";
+  });
+  // GPUs: tensor-core sizes to 8192, bf16/f16 (and f32 through tf32).
+  k.gpu.defaultShapes = {{{"M", 4096}, {"N", 4096}, {"K", 4096}}};
+  k.gpu.largeShapes = {{{"M", 8192}, {"N", 8192}, {"K", 8192}}};
+  k.gpu.dtypes = {"bf16", "f16", "f32"};
+  k.gpu.space.params = {{"BLOCK_M", {64, 128, 256}}, {"BLOCK_N", {64, 128, 256}},
+                        {"BLOCK_K", {32, 64}},        {"GROUP_M", {8}},
+                        {"knob.num_warps", {4, 8}},   {"knob.num_stages", {2, 3, 4}}};
+  k.signature = [](const std::string &d) {
+    std::string p = pointer(d);
+    return p + "," + p + "," + p + ",i32,i32,i32,i32,i32,i32";
+  };
+  k.constexprs = [](const Point &p, const Shape &) {
+    return std::map<std::string, std::string>{
+        {"BLOCK_M", std::to_string(p.at("BLOCK_M"))}, {"BLOCK_N", std::to_string(p.at("BLOCK_N"))},
+        {"BLOCK_K", std::to_string(p.at("BLOCK_K"))}, {"GROUP_M", std::to_string(p.at("GROUP_M"))},
+        {"stride_ak", "1"}, {"stride_bn", "1"}, {"stride_cn", "1"}};
+  };
+  k.flops = [](const Shape &s) { return 2.0 * s.at("M") * s.at("N") * s.at("K"); };
+  k.bytes = [](const Shape &s, const std::string &d) {
+    return double(elementBytes(d)) *
+           (s.at("M") * s.at("K") + s.at("K") * s.at("N") + s.at("M") * s.at("N"));
+  };
+  k.flopBound = true;
+  k.makeProblem = [](const Shape &s, const std::string &d, uint64_t seed) {
+    return std::unique_ptr<Problem>(new MatmulProblem(s, d, seed));
+  };
+  return k;
+}
+
+
+Kernel blockPtrMatmulKernel() {
+  Kernel k = matmulKernel();
+  k.name = k.entry = "block_ptr_matmul";
+  k.cpu.dtypes = {"f16"};
+  k.gpu.dtypes = {"f16"};
+  k.makeProblem = [](const Shape &s, const std::string &d, uint64_t seed) {
+    return std::unique_ptr<Problem>(new MatmulProblem(s, d, seed, /*grid2d=*/true));
+  };
+  return k;
+}
+
+
+} // namespace
+
+namespace registry {
+std::vector<Kernel> matmul();
+} // namespace registry
+
+std::vector<Kernel> registry::matmul() { return {matmulKernel(), blockPtrMatmulKernel()}; }
+
+} // namespace tessel::zoo

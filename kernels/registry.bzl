@@ -1,0 +1,15 @@
+"""The zoo's kernels: one folder each under kernels/, in the order the sweep takes them.
+
+A new kernel is its folder (its .py, its <Name>.cpp defining `registry::<folder>()`, and a
+BUILD with one `zoo_kernel` rule) plus one line here.
+"""
+
+ZOO_KERNELS = [
+    "matmul",
+    "softmax",
+    "row_sum",
+    "row_argmax",
+    "col_sum",
+    "layer_norm",
+    "attention",
+]
