@@ -9,6 +9,7 @@ ZOO_KERNELS = [
     "softmax",
     "row_sum",
     "row_argmax",
+    "row_max",
     "col_sum",
     "layer_norm",
     "attention",
