@@ -67,8 +67,8 @@ absl::Status WriteBundle(const std::string &dir, const Target &target,
   std::map<std::string, size_t> kernelIndex;
   for (const TunedEntry &e : entries) {
     std::string bytes;
-    if (!runtime::ReadWholeFile(e.sharedObject, bytes))
-      return absl::NotFoundError("cannot read the artifact " + e.sharedObject + " of '" +
+    if (!runtime::ReadWholeFile(e.artifact, bytes))
+      return absl::NotFoundError("cannot read the artifact " + e.artifact + " of '" +
                                  e.kernel + "'");
     std::string sha = runtime::Sha256Hex(bytes);
     // Artifacts are named by content: identical objects are stored once.

@@ -20,11 +20,12 @@
 
 namespace tessel::autotune {
 
-/// One tuned entry: a compiled shared object and what it was tuned for.
+/// One tuned entry: a compiled artifact and what it was tuned for.
 struct TunedEntry {
   std::string kernel, signature, dtype, entry;
   std::map<std::string, int64_t> shape;
-  std::string sharedObject; ///< path of the compiled artifact to copy into the bundle
+  /// Path of the compiled artifact (of the bundle target's kind) to copy into the bundle.
+  std::string artifact;
   std::string configJson = "{}", metricsJson = "{}";
   /// Dimensions compiled into the artifact: it computes correctly only for values in
   /// [first, second] (a row kernel's block covers its columns; attention's head dim is fixed).

@@ -16,44 +16,36 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "autotune/Builder.h"
 #include "autotune/BundleWriter.h"
 #include "autotune/Records.h"
+#include "autotune/Report.h"
+#include "autotune/Runner.h"
 #include "autotune/search/Search.h"
 #include "compiler/backend/Registry.h"
-#include "compiler/pipeline/Compiler.h"
 #include "kernels/Zoo.h"
 #include "runtime/Files.h"
-#include "runtime/Sha256.h"
 
 #include "nlohmann/json.hpp"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
 #include <sstream>
-#include <thread>
 
 using namespace tessel;
 namespace fs = std::filesystem;
 
 namespace {
-
-const char *kCompilerVersion = "tessel 0.1";
 
 struct Options {
   std::vector<std::string> kernels, dtypes;
@@ -77,49 +69,6 @@ std::vector<std::string> split(const std::string &s, char sep) {
   return out;
 }
 
-/// For each dimension of `kernel`, the values for which its constexprs under `p` (what is
-/// compiled into the artifact) stay those of `shape`, all other dimensions as in `shape`: the
-/// shapes the artifact computes correctly. Dimensions that change nothing are left out. The
-/// values that keep the constexprs are taken to be one interval around `shape`'s (block sizes
-/// from next_power_of_2 and fixed dimensions are).
-std::map<std::string, std::pair<int64_t, int64_t>>
-servedRanges(const zoo::Kernel &kernel, const autotune::Point &p, const zoo::Shape &shape) {
-  const std::map<std::string, std::string> compiled = kernel.constexprs(p, shape);
-  constexpr int64_t kLimit = int64_t(1) << 40, kNone = std::numeric_limits<int64_t>::max();
-  std::map<std::string, std::pair<int64_t, int64_t>> out;
-  for (const std::string &dim : kernel.dims) {
-    int64_t at = shape.at(dim);
-    auto same = [&](int64_t value) {
-      zoo::Shape s = shape;
-      s[dim] = value;
-      return kernel.constexprs(p, s) == compiled;
-    };
-    // Outward in doubling steps to the first value that differs, then bisect back.
-    auto edge = [&](int64_t direction) {
-      int64_t good = at;
-      for (int64_t step = 1; step <= kLimit; step *= 2) {
-        int64_t next = std::max<int64_t>(0, at + direction * step);
-        if (next == good)
-          return good; // down to 0 and the same all the way
-        if (!same(next)) {
-          int64_t bad = next;
-          while ((bad - good) * direction > 1) {
-            int64_t mid = good + (bad - good) / 2;
-            (same(mid) ? good : bad) = mid;
-          }
-          return good;
-        }
-        good = next;
-      }
-      return direction > 0 ? kNone : good;
-    };
-    int64_t lo = edge(-1), hi = edge(1);
-    if (lo > 0 || hi != kNone)
-      out[dim] = {lo, hi};
-  }
-  return out;
-}
-
 std::string configJson(const autotune::Point &p) {
   nlohmann::json j = nlohmann::json::object();
   for (const auto &[k, v] : p)
@@ -138,168 +87,6 @@ std::string hostName() {
   char buf[256] = {0};
   gethostname(buf, sizeof buf - 1);
   return buf;
-}
-
-/// A kernel's source as the sweep compiles it, read once at start-up: every candidate and the
-/// artifact cache's names (by its checksum) see the same text.
-struct KernelSource {
-  std::string path, text, digest;
-  bool readable = false;
-};
-
-/// The source of every zoo kernel by name, each file read once: kernels/..., or the copy in
-/// TESSEL_ZOO_DIR (to tune edited copies of the zoo's sources).
-std::map<std::string, KernelSource> readSources() {
-  std::map<std::string, KernelSource> byPath, byKernel;
-  for (const zoo::Kernel &k : zoo::Kernels()) {
-    std::string path = k.source;
-    if (const char *dir = getenv("TESSEL_ZOO_DIR"); dir && path.rfind("kernels/", 0) == 0)
-      path = std::string(dir) + "/" + path.substr(8);
-    auto it = byPath.find(path);
-    if (it == byPath.end()) {
-      KernelSource source;
-      source.path = path;
-      source.readable = runtime::ReadWholeFile(path, source.text);
-      source.digest = source.readable ? runtime::Sha256Hex(source.text) : "unreadable";
-      it = byPath.emplace(path, std::move(source)).first;
-    }
-    byKernel[k.name] = it->second;
-  }
-  return byKernel;
-}
-
-/// Compiles one candidate to `out` (atomically written by the compiler).
-absl::Status compileCandidate(const zoo::Kernel &k, const KernelSource &source,
-                              const std::string &dtype, const zoo::Shape &shape,
-                              const autotune::Point &p, const Target &target,
-                              const std::string &out) {
-  if (!source.readable)
-    return absl::NotFoundError("cannot read " + source.path);
-  frontend::KernelSpec spec;
-  spec.constexprs = k.constexprs(p, shape);
-  spec.signature = frontend::SplitSignature(k.signature(dtype));
-  CompileOptions options;
-  options.entry = k.entry;
-  options.target = target;
-  options.outputPath = out;
-  for (const auto &[name, value] : p)
-    if (name.rfind("knob.", 0) == 0)
-      options.knobs[name.substr(5)] = value;
-  absl::StatusOr<std::string> so = compilePython(source.text, source.path, spec, options);
-  return so.ok() ? absl::OkStatus() : so.status();
-}
-
-/// Runs tessel-bench with `args` in a child process (killed after --timeout); fills the
-/// record's measurement or failure.
-void runBench(std::vector<std::string> args, const Options &opt, autotune::Record &r) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0) {
-    r.status = "crash";
-    r.error = "cannot create a pipe";
-    return;
-  }
-  std::string bench = args[0];
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(pipefd[0]);
-    close(pipefd[1]);
-    r.status = "crash";
-    r.error = std::string("cannot start tessel-bench: ") + strerror(errno);
-    return;
-  }
-  if (pid == 0) {
-    // The runner dies with the sweep (killed or interrupted): no orphan keeps measuring.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1)
-      _exit(127);
-    dup2(pipefd[1], 1);
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    std::vector<char *> argv;
-    for (std::string &a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bench.c_str(), argv.data());
-    _exit(127);
-  }
-  close(pipefd[1]);
-  std::string output;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.timeout);
-  bool timedOut = false;
-  while (true) {
-    double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      timedOut = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    struct pollfd pfd = {pipefd[0], POLLIN, 0};
-    int ready = poll(&pfd, 1, int(std::min(left, 1.0) * 1000) + 1);
-    if (ready > 0) {
-      char buf[4096];
-      ssize_t n = read(pipefd[0], buf, sizeof buf);
-      if (n <= 0)
-        break; // the child closed its end (exited)
-      output.append(buf, size_t(n));
-    }
-  }
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (timedOut) {
-    r.status = "timeout";
-    r.error = "no result within " + std::to_string(int(opt.timeout)) + " s";
-    return;
-  }
-  if (WIFSIGNALED(status)) {
-    r.status = "crash";
-    r.error = std::string("killed by signal ") + strsignal(WTERMSIG(status));
-    return;
-  }
-  size_t brace = output.rfind('{');
-  nlohmann::json j = brace == std::string::npos
-                         ? nlohmann::json()
-                         : nlohmann::json::parse(output.substr(brace), nullptr, false);
-  if (WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_object()) {
-    r.status = "crash";
-    // The end of its output says why; keep records readable.
-    constexpr size_t kMaxError = 2000;
-    if (output.size() > kMaxError)
-      output = "..." + output.substr(output.size() - kMaxError);
-    r.error = "tessel-bench exited with " + std::to_string(WEXITSTATUS(status)) + ": " + output;
-    return;
-  }
-  r.status = j.value("status", "crash");
-  r.error = j.value("error", "");
-  r.medianSeconds = j.value("median_seconds", 0.0);
-  r.minSeconds = j.value("min_seconds", 0.0);
-  r.maxSeconds = j.value("max_seconds", 0.0);
-  r.repetitions = j.value("repetitions", int64_t(0));
-}
-
-/// Measures one compiled candidate.
-void measure(const std::string &bench, const zoo::Kernel &k, const std::string &dtype,
-             const zoo::Shape &shape, const autotune::Point &p, const std::string &so,
-             const Options &opt, autotune::Record &r) {
-  runBench({bench, "--kernel", k.name, "--shape", zoo::ShapeText(shape), "--dtype", dtype,
-            "--so", so, "--config", configJson(p), "--min-time", std::to_string(opt.minTime), "--flush", opt.flush},
-           opt, r);
-  if (r.status == "ok" && r.medianSeconds > 0) {
-    r.tflops = k.flops(shape) / r.medianSeconds / 1e12;
-    r.gbps = k.bytes(shape, dtype) / r.medianSeconds / 1e9;
-  }
-}
-
-/// The median seconds of the problem's reference baseline (OpenBLAS sgemm or a memcpy of the
-/// same bytes, timed by tessel-bench the same way), or 0 when it could not be measured.
-double measureBaseline(const std::string &bench, const zoo::Kernel &k, const std::string &dtype,
-                       const zoo::Shape &shape, const Options &opt) {
-  autotune::Record r;
-  runBench({bench, "--kernel", k.name, "--shape", zoo::ShapeText(shape), "--dtype", dtype,
-            "--baseline", "on", "--min-time", std::to_string(opt.minTime), "--flush", opt.flush},
-           opt, r);
-  return r.status == "ok" ? r.medianSeconds : 0;
 }
 
 int usage(const std::string &why) {
@@ -379,7 +166,7 @@ int main(int argc, char **argv) {
     kernels.push_back(k);
   }
 
-  fs::create_directories(opt.out + "/artifacts-cache");
+  fs::create_directories(opt.out);
   std::string recordsPath = opt.out + "/records.jsonl";
   if (!opt.resume && fs::exists(recordsPath))
     fs::remove(recordsPath);
@@ -405,22 +192,22 @@ int main(int argc, char **argv) {
   absl::StatusOr<Target> parsedTarget = ParseTarget(opt.target);
   if (!parsedTarget.ok())
     return usage(std::string(parsedTarget.status().message()));
-  Target cpu = *parsedTarget;
-  if (cpu.kind != TargetKind::Cpu)
+  Target target = *parsedTarget;
+  if (target.kind != TargetKind::Cpu)
     return usage("the sweep measures on this machine: --target must be cpu or cpu:<name>");
-  absl::StatusOr<const Backend *> backend = lookupBackend(cpu.kind);
+  absl::StatusOr<const Backend *> backend = lookupBackend(target.kind);
   if (!backend.ok())
     return usage(std::string(backend.status().message()));
-  if (absl::Status s = (*backend)->validateTarget(cpu); !s.ok())
+  if (absl::Status s = (*backend)->validateTarget(target); !s.ok())
     return usage(std::string(s.message()));
   {
     std::set<std::string> have(host.features.begin(), host.features.end()); // this machine's
-    host = (*backend)->describeTarget(cpu);
+    host = (*backend)->describeTarget(target);
     for (const std::string &f : host.features)
       if (!have.count(f)) {
         std::printf("sweep: building for %s, which has %s that this machine lacks: candidates "
                     "that use it are recorded as crashes\n",
-                    cpu.cpu.c_str(), f.c_str());
+                    target.cpu.c_str(), f.c_str());
         break;
       }
   }
@@ -454,9 +241,9 @@ int main(int argc, char **argv) {
   for (const zoo::Kernel *k : kernels) {
     std::vector<zoo::Shape> shapes;
     if (opt.shapes == "default")
-      shapes = k->For(cpu.kind).defaultShapes;
+      shapes = k->For(target.kind).defaultShapes;
     else if (opt.shapes == "large")
-      shapes = k->For(cpu.kind).largeShapes;
+      shapes = k->For(target.kind).largeShapes;
     else
       for (const std::string &s : split(opt.shapes, ';')) {
         auto shape = zoo::ParseShape(*k, s);
@@ -465,19 +252,16 @@ int main(int argc, char **argv) {
         shapes.push_back(*shape);
       }
     const std::vector<autotune::Point> space =
-        autotune::Shard(k->For(cpu.kind).space.Enumerate(), opt.shardIndex, opt.shardCount);
-    for (const std::string &dtype : k->For(cpu.kind).dtypes) {
+        autotune::Shard(k->For(target.kind).space.Enumerate(), opt.shardIndex, opt.shardCount);
+    for (const std::string &dtype : k->For(target.kind).dtypes) {
       if (!opt.dtypes.empty() && std::find(opt.dtypes.begin(), opt.dtypes.end(), dtype) == opt.dtypes.end())
         continue;
       for (const zoo::Shape &shape : shapes) {
-        std::vector<autotune::Point> points = space;
-        if (opt.strategy == "random") {
-          std::mt19937_64 gen(seed);
-          std::shuffle(points.begin(), points.end(), gen);
-          if (int(points.size()) > opt.budget)
-            points.resize(opt.budget);
-        }
-        groups.push_back({k, dtype, shape, points});
+        // Random: the points RandomSearch would evaluate, built in parallel below.
+        groups.push_back({k, dtype, shape,
+                          opt.strategy == "random"
+                              ? autotune::RandomSample(space, opt.budget, seed)
+                              : space});
       }
     }
   }
@@ -493,7 +277,7 @@ int main(int argc, char **argv) {
     r.dtype = g.dtype;
     r.target = host;
     r.configJson = configJson(p);
-    r.compilerVersion = kCompilerVersion;
+    r.compilerVersion = autotune::kCompilerVersion;
     r.host = thisHost;
     return r;
   };
@@ -521,33 +305,45 @@ int main(int argc, char **argv) {
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
                opt.timeBudget;
   };
-  // Cached artifacts are named by the candidate, the compiler's version and the kernel
-  // source's checksum: after an edit of the source or a new tessel, a resumed sweep rebuilds
+  // Artifacts are cached by everything that determines them (source, configuration, target,
+  // compiler version): after an edit of the source or a new tessel, a resumed sweep rebuilds
   // what it puts in the bundle instead of shipping a stale object.
-  const std::map<std::string, KernelSource> sources = readSources();
-  auto artifactPath = [&](const autotune::Record &r) {
-    auto source = sources.find(r.kernel);
-    return opt.out + "/artifacts-cache/" +
-           runtime::Sha256Hex(r.key() + "|" + kCompilerVersion + "|" +
-                              (source == sources.end() ? "" : source->second.digest))
-               .substr(0, 24) +
-           ".so";
-  };
-  // Measures one compiled (or failed) candidate and appends its record.
-  auto finish = [&](const Group &g, const autotune::Point &p, autotune::Record r,
-                    const absl::Status &compiled, double compileSeconds) -> double {
-    r.compileSeconds = compileSeconds;
-    if (!compiled.ok()) {
+  const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
+  autotune::Builder builder(target, opt.out + "/artifacts-cache");
+  autotune::RunnerOptions runnerOptions;
+  runnerOptions.bench = bench;
+  runnerOptions.timeout = opt.timeout;
+  runnerOptions.minTime = opt.minTime;
+  runnerOptions.flush = opt.flush;
+  autotune::Runner runner(runnerOptions);
+  // Measures one built (or failed) candidate and appends its record.
+  auto finish = [&](const autotune::Candidate &c, const autotune::Built &built) -> double {
+    autotune::Record r = candidateRecord(Group{c.kernel, c.dtype, c.shape, {}}, c.point);
+    r.compileSeconds = built.seconds;
+    if (!built.artifact.ok()) {
       r.status = "compile_error";
-      r.error = std::string(compiled.message());
+      r.error = std::string(built.artifact.status().message());
+    } else if (absl::StatusOr<autotune::Measurement> m = runner.Measure(c, *built.artifact);
+               !m.ok()) {
+      r.status = "crash";
+      r.error = std::string(m.status().message());
     } else {
-      measure(bench, *g.kernel, g.dtype, g.shape, p, artifactPath(r), opt, r);
+      r.status = m->status;
+      r.error = m->error;
+      r.medianSeconds = m->medianSeconds;
+      r.minSeconds = m->minSeconds;
+      r.maxSeconds = m->maxSeconds;
+      r.repetitions = m->repetitions;
+      if (r.status == "ok" && r.medianSeconds > 0) {
+        r.tflops = c.kernel->flops(c.shape) / r.medianSeconds / 1e12;
+        r.gbps = c.kernel->bytes(c.shape, c.dtype) / r.medianSeconds / 1e9;
+      }
     }
     r.timestamp = nowUtc();
     if (absl::Status s = (*writer)->Append(r); !s.ok())
       std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
     ++measured;
-    std::string group = g.kernel->name + " " + g.dtype + " " + zoo::ShapeText(g.shape);
+    std::string group = autotune::GroupOf(r);
     double cost = r.status == "ok" ? r.medianSeconds : std::numeric_limits<double>::infinity();
     if (std::isfinite(cost) && (!bestSoFar.count(group) || cost < bestSoFar[group]))
       bestSoFar[group] = cost;
@@ -565,50 +361,28 @@ int main(int argc, char **argv) {
 
   for (const Group &g : groups) {
     if (opt.strategy == "evolutionary") {
+      // Each result chooses the next point: built and measured one at a time.
       auto objective = [&](const autotune::Point &p) {
-        autotune::Record r = candidateRecord(g, p);
-        if (auto it = done.find(r.key()); it != done.end())
+        if (auto it = done.find(candidateRecord(g, p).key()); it != done.end())
           return it->second; // measured in an earlier run
         if (outOfTime())
           return std::numeric_limits<double>::infinity();
-        auto t0 = std::chrono::steady_clock::now();
-        absl::Status s = compileCandidate(*g.kernel, sources.at(g.kernel->name), g.dtype, g.shape, p,
-                                          cpu, artifactPath(r));
-        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return finish(g, p, r, s, secs);
+        autotune::Candidate c{g.kernel, g.dtype, g.shape, p};
+        return finish(c, builder.Build(c, sources.at(g.kernel->name)));
       };
-      autotune::EvolutionarySearch(g.kernel->For(cpu.kind).space, g.points, objective, opt.budget, seed);
+      autotune::EvolutionarySearch(g.kernel->For(target.kind).space, g.points, objective,
+                                   opt.budget, seed);
       continue;
     }
-    // Builder: compile the group's candidates in parallel; runner: measure them one by one.
-    std::vector<autotune::Point> todo;
+    // Builder: the group's candidates in parallel; runner: measured one by one.
+    std::vector<autotune::Candidate> todo;
     for (const autotune::Point &p : g.points)
       if (!done.count(candidateRecord(g, p).key()))
-        todo.push_back(p);
-    std::vector<absl::Status> compiled(todo.size());
-    std::vector<double> seconds(todo.size());
-    std::atomic<size_t> next{0};
-    unsigned workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
-    std::vector<std::thread> threads;
-    for (unsigned w = 0; w < workers; ++w)
-      threads.emplace_back([&] {
-        for (size_t i; (i = next++) < todo.size();) {
-          if (outOfTime()) {
-            compiled[i] = absl::DeadlineExceededError("--time-budget");
-            continue;
-          }
-          auto t0 = std::chrono::steady_clock::now();
-          compiled[i] = compileCandidate(*g.kernel, sources.at(g.kernel->name), g.dtype,
-                                         g.shape, todo[i], cpu,
-                                         artifactPath(candidateRecord(g, todo[i])));
-          seconds[i] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        }
-      });
-    for (std::thread &t : threads)
-      t.join();
+        todo.push_back({g.kernel, g.dtype, g.shape, p});
+    std::vector<autotune::Built> built = builder.BuildAll(todo, sources, outOfTime);
     for (size_t i = 0; i < todo.size() && !outOfTime(); ++i)
-      if (!absl::IsDeadlineExceeded(compiled[i]))
-        finish(g, todo[i], candidateRecord(g, todo[i]), compiled[i], seconds[i]);
+      if (!absl::IsDeadlineExceeded(built[i].artifact.status()))
+        finish(todo[i], built[i]);
   }
   writer->reset();
   if (measured < total && outOfTime())
@@ -620,95 +394,32 @@ int main(int argc, char **argv) {
   auto records = autotune::ReadRecords(recordsPath);
   if (!records.ok())
     return usage(std::string(records.status().message()));
-  std::map<std::string, const autotune::Record *> best;
-  std::map<std::string, std::pair<int, int>> counts; // tried, failed
-  for (const autotune::Record &r : *records) {
-    std::string group = r.kernel + " " + r.dtype + " " + zoo::ShapeText(r.shape);
-    counts[group].first++;
-    if (r.status != "ok") {
-      counts[group].second++;
-      continue;
-    }
-    if (!best.count(group) || r.medianSeconds < best[group]->medianSeconds)
-      best[group] = &r;
-  }
-  std::printf("\n%-40s %-60s %12s %14s %11s %8s\n", "kernel / dtype / shape", "best config",
-              "time", "rate", "vs baseline", "tried/failed");
-  nlohmann::json benchmarks = nlohmann::json::array();
+  std::vector<autotune::GroupSummary> summary = autotune::Summarize(*records);
   std::vector<autotune::TunedEntry> entries;
-  for (const auto &[group, countPair] : counts) {
-    const autotune::Record *r = best.count(group) ? best[group] : nullptr;
-    if (!r) {
-      std::printf("%-40s %-60s %12s %14s %11s %5d/%d\n", group.c_str(), "(none succeeded)", "-",
-                  "-", "-", countPair.first, countPair.second);
+  for (autotune::GroupSummary &g : summary) {
+    if (!g.best)
       continue;
-    }
-    const zoo::Kernel *k = zoo::Find(r->kernel);
-    bool flopBound = k && k->flopBound;
-    char rate[32];
-    std::snprintf(rate, sizeof rate, flopBound ? "%.1f GFLOP/s" : "%.1f GB/s",
-                  flopBound ? r->tflops * 1e3 : r->gbps);
-    // % of the reference baseline's rate (OpenBLAS sgemm or a copy of the same bytes), timed
-    // now the same way as the candidates.
-    double baseline = k ? measureBaseline(bench, *k, r->dtype, r->shape, opt) : 0;
-    char versus[32] = "-";
-    if (baseline > 0)
-      std::snprintf(versus, sizeof versus, "%.0f%%", 100 * baseline / r->medianSeconds);
-    std::printf("%-40s %-60s %9.3f ms %14s %11s %5d/%d\n", group.c_str(), r->configJson.c_str(),
-                r->medianSeconds * 1e3, rate, versus, countPair.first, countPair.second);
-    benchmarks.push_back({{"name", r->kernel + "/" + r->dtype + "/" + zoo::ShapeText(r->shape)},
-                          {"run_type", "iteration"},
-                          {"iterations", r->repetitions},
-                          {"real_time", r->medianSeconds * 1e9},
-                          {"cpu_time", r->medianSeconds * 1e9},
-                          {"time_unit", "ns"},
-                          {"GFLOP/s", r->tflops * 1e3},
-                          {"GB/s", r->gbps},
-                          {"baseline_seconds", baseline},
-                          {"vs_baseline", baseline > 0 ? baseline / r->medianSeconds : 0.0},
-                          {"config", nlohmann::json::parse(r->configJson, nullptr, false)}});
-    // The bundle entry: the cached artifact, rebuilt if a resumed record's is gone.
-    std::string so = artifactPath(*r);
-    absl::StatusOr<autotune::Point> p = autotune::ParsePoint(r->configJson);
-    if (!p.ok())
+    const autotune::Record &r = *g.best;
+    const zoo::Kernel *k = zoo::Find(r.kernel);
+    absl::StatusOr<autotune::Point> p = autotune::ParsePoint(r.configJson);
+    if (!k || !p.ok())
       continue;
-    if (!fs::exists(so) && k && !compileCandidate(*k, sources.at(k->name), r->dtype, r->shape, *p, cpu, so).ok())
-      continue;
-    autotune::TunedEntry e;
-    e.kernel = r->kernel;
-    e.signature = k ? zoo::RuntimeSignature(k->signature(r->dtype)) : "";
-    e.dtype = r->dtype;
-    e.entry = k ? k->entry : r->kernel;
-    e.shape = r->shape;
-    if (k)
-      e.serves = servedRanges(*k, *p, r->shape);
-    e.sharedObject = so;
-    // The configuration with the constexprs as the kernel sees them (block sizes, ...).
-    nlohmann::json config = *p;
-    if (k)
-      for (const auto &[name, value] : k->constexprs(*p, r->shape))
-        if (name.rfind("stride_", 0) != 0) {
-          // Constexprs are ints or bools ("True" / "False"); keep other text as a string.
-          nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
-          config[name] = value == "True"    ? nlohmann::json(true)
-                         : value == "False" ? nlohmann::json(false)
-                         : v.is_number()    ? v
-                                            : nlohmann::json(value);
-        }
-    e.configJson = config.dump();
-    e.metricsJson = nlohmann::json{{"median_seconds", r->medianSeconds},
-                                   {"gflops", r->tflops * 1e3},
-                                   {"gbps", r->gbps}}
-                        .dump();
-    entries.push_back(e);
+    // The reference baseline, timed now the same way as the candidates.
+    absl::StatusOr<autotune::Measurement> baseline = runner.MeasureBaseline(*k, r.dtype, r.shape);
+    if (baseline.ok() && baseline->status == "ok")
+      g.baselineSeconds = baseline->medianSeconds;
+    // The bundle entry: the cached artifact (built again if a resumed record's is gone).
+    autotune::Built built = builder.Build({k, r.dtype, r.shape, *p}, sources.at(k->name));
+    if (built.artifact.ok())
+      entries.push_back(autotune::TunedEntryFor(*k, r, *p, *built.artifact));
   }
-  nlohmann::json gb = {{"context", {{"date", nowUtc()}, {"host_name", thisHost},
-                                    {"library_version", kCompilerVersion}}},
-                       {"benchmarks", benchmarks}};
+  autotune::PrintSummaryTable(stdout, summary);
+  nlohmann::json gb = autotune::GoogleBenchmarkJson(summary, nowUtc(), thisHost);
   if (absl::Status s = runtime::WriteFileAtomically(opt.out + "/benchmark.json", gb.dump(2) + "\n");
       !s.ok())
     std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
-  if (absl::Status s = autotune::WriteBundle(opt.out + "/bundle", host, kCompilerVersion, entries);
+  if (absl::Status s = autotune::WriteBundle(opt.out + "/bundle", host, autotune::kCompilerVersion,
+                                             entries);
       !s.ok()) {
     std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
     return 1;

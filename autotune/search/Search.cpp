@@ -47,14 +47,20 @@ SearchResult ExhaustiveSearch(const std::vector<Point> &points, const Objective 
   return eval.result;
 }
 
-SearchResult RandomSearch(const std::vector<Point> &points, const Objective &cost, int budget,
-                          uint64_t seed) {
+std::vector<Point> RandomSample(const std::vector<Point> &points, int budget, uint64_t seed) {
   std::vector<Point> order = points;
   std::mt19937_64 gen(seed);
   std::shuffle(order.begin(), order.end(), gen);
+  if (budget >= 0 && order.size() > size_t(budget))
+    order.resize(size_t(budget));
+  return order;
+}
+
+SearchResult RandomSearch(const std::vector<Point> &points, const Objective &cost, int budget,
+                          uint64_t seed) {
   Evaluator eval(cost);
-  for (size_t k = 0; k < order.size() && int(k) < budget; ++k)
-    eval(order[k]);
+  for (const Point &p : RandomSample(points, budget, seed))
+    eval(p);
   return eval.result;
 }
 

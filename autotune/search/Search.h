@@ -27,7 +27,10 @@ struct SearchResult {
 };
 
 SearchResult ExhaustiveSearch(const std::vector<Point> &points, const Objective &cost);
-/// At most `budget` distinct points drawn uniformly.
+/// The points RandomSearch evaluates, in its order: at most `budget` distinct points drawn
+/// uniformly with `seed` (the sweep builds them in parallel before measuring them).
+std::vector<Point> RandomSample(const std::vector<Point> &points, int budget, uint64_t seed);
+/// Evaluates RandomSample(points, budget, seed).
 SearchResult RandomSearch(const std::vector<Point> &points, const Objective &cost, int budget,
                           uint64_t seed);
 /// At most `budget` distinct points: a random first population, then children that are valid

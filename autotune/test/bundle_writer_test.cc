@@ -38,7 +38,7 @@ TunedEntry vaddEntry(const std::string &so, int64_t n) {
   e.dtype = "f32";
   e.entry = "vadd";
   e.shape = {{"n", n}};
-  e.sharedObject = so;
+  e.artifact = so;
   e.configJson = "{\"BLOCK\": 128}";
   e.metricsJson = "{\"time_ms\": 0.5}";
   return e;

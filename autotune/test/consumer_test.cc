@@ -63,7 +63,7 @@ TEST(Consumer, RunsMatmulAndSoftmaxFromABundle) {
     e.entry = sym;
     e.dtype = "f32";
     e.shape = std::move(shape);
-    e.sharedObject = so;
+    e.artifact = so;
     e.configJson = config;
     return e;
   };

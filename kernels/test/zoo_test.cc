@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kernels/Zoo.h"
-#include "compiler/pipeline/Compiler.h"
+#include "autotune/Builder.h"
 #include "runtime/Module.h"
 
 #include "gtest/gtest.h"
@@ -20,15 +20,10 @@ namespace {
 
 using namespace tessel;
 
-std::string read(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(Zoo, EveryKernelMatchesItsReference) {
   absl::StatusOr<std::unique_ptr<runtime::Device>> device = runtime::Device::Create("cpu");
+  const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
+  autotune::Builder builder(Target(), std::string(getenv("TEST_TMPDIR")) + "/cache");
   ASSERT_TRUE(device.ok()) << device.status();
   uint64_t seed = std::random_device{}();
   std::printf("random seed %llu\n", (unsigned long long)seed);
@@ -40,17 +35,9 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
       for (const autotune::Point &config : {points.front(), points.back()}) {
         const zoo::Shape &shape = k.cpu.defaultShapes.front();
         SCOPED_TRACE(k.name + " " + dtype + " " + zoo::ShapeText(shape));
-        frontend::KernelSpec spec;
-        spec.constexprs = k.constexprs(config, shape);
-        spec.signature = frontend::SplitSignature(k.signature(dtype));
-        CompileOptions options;
-        options.entry = k.entry;
-        for (const auto &[name, value] : config)
-          if (name.rfind("knob.", 0) == 0)
-            options.knobs[name.substr(5)] = value;
-        options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" + k.name + "_" + dtype +
-                             std::to_string(runs) + ".so";
-        auto so = compilePython(read(k.source), k.source, spec, options);
+        // Compiled by the autotuner's builder, as the sweep compiles candidates.
+        autotune::Built built = builder.Build({&k, dtype, shape, config}, sources.at(k.name));
+        absl::StatusOr<std::string> so = built.artifact;
         ASSERT_TRUE(so.ok()) << so.status();
         auto module = (*device)->Load(*so);
         ASSERT_TRUE(module.ok()) << module.status();

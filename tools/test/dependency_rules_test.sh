@@ -14,7 +14,10 @@ check() { # FILE WHAT PATTERN...
   bad="$(grep -E "$(IFS='|'; echo "$*")" "$file" || true)"
   if [[ -n "$bad" ]]; then
     echo "FAIL: $what depends on:" >&2
-    echo "$bad" | sed 's/^/  /' >&2
+    echo "$bad" | head -10 | sed 's/^/  /' >&2
+    local n
+    n="$(echo "$bad" | wc -l)"
+    [[ $n -gt 10 ]] && echo "  ... and $((n - 10)) more" >&2
     status=1
   fi
 }

@@ -8,7 +8,7 @@
 
 /// Each launch entry point's kernel is inlined into its program loop (LLVM's cost model may
 /// leave a large kernel a call): invariant address arithmetic leaves the loop, and the
-/// prefetches of the next program (Prefetch.cpp) are placed in the loop's body.
+/// prefetches of the next program (PrefetchPlacement.cpp) are placed in the loop's body.
 void tessel::inlineKernelsIntoLaunchEntries(llvm::Module &module) {
   for (llvm::Function &f : module)
     if (f.getName().ends_with(tessel::kLaunchSuffix))

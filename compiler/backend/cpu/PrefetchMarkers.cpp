@@ -8,16 +8,16 @@
 // prefetcher).
 //
 // Two steps:
-// - On memrefs (prefetchNextPrograms): for each block of a kernel argument (a
+// - On memrefs (this pass, tessel-cpu-prefetch-next-programs): for each block of a kernel argument (a
 //   memref.reinterpret_cast of an argument, at the kernel's top level) whose offset depends on
 //   the x program id through pure arithmetic, the offset is recomputed for x + d and a call to
 //   the marker `__tessel_prefetch(address, rows, row bytes, row stride bytes, write)` records
 //   the block's lines.
-// - On LLVM IR after the optimization pipeline (placePrefetches): each marker becomes software
-//   prefetches spread over the iterations of the loop that does the most work after it in the
-//   same program (a few per iteration, where they overlap the arithmetic), not issued back to
-//   back, where they would occupy every line-fill buffer and stall this program's own loads.
-//   A marker with no such loop is dropped.
+// - On LLVM IR after the optimization pipeline (placePrefetches, PrefetchPlacement.cpp): each
+//   marker becomes software prefetches spread over the iterations of the loop that does the
+//   most work after it in the same program (a few per iteration, where they overlap the
+//   arithmetic), not issued back to back, where they would occupy every line-fill buffer and
+//   stall this program's own loads. A marker with no such loop is dropped.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,7 @@
-// Prefetching the next program's blocks (Prefetch.cpp, the `prefetch` knob): softmax's row
-// (read) and output row (write) of program x + 1 are prefetched a few lines per iteration of
-// the exp loop, the loop that does the most work, not back to back. Off by default.
+// Prefetching the next program's blocks (PrefetchMarkers.cpp, PrefetchPlacement.cpp; the
+// `prefetch` knob): softmax's row (read) and output row (write) of program x + 1 are
+// prefetched a few lines per iteration of the exp loop, the loop that does the most work, not
+// back to back. Off by default.
 // RUN: tessel-compile %s --entry softmax --target cpu:sapphirerapids --emit llvm --prefetch=1 -o - | FileCheck %s
 // RUN: tessel-compile %s --entry softmax --target cpu:sapphirerapids --emit llvm -o - | FileCheck %s --check-prefix=OFF
 // The kernel is inlined into its program loop; the markers are gone.

@@ -1,0 +1,110 @@
+//===- Builder.cpp - compiles a sweep's candidates, through the compile cache -*- C++ -*-===//
+
+#include "autotune/Builder.h"
+
+#include "compiler/pipeline/Compiler.h"
+#include "runtime/CompileCache.h"
+#include "runtime/Files.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace tessel::autotune {
+
+std::map<std::string, KernelSource> ReadZooSources() {
+  std::map<std::string, KernelSource> byPath, byKernel;
+  for (const zoo::Kernel &k : zoo::Kernels()) {
+    std::string path = k.source;
+    if (const char *dir = std::getenv("TESSEL_ZOO_DIR"); dir && path.rfind("kernels/", 0) == 0)
+      path = std::string(dir) + "/" + path.substr(8);
+    auto it = byPath.find(path);
+    if (it == byPath.end()) {
+      KernelSource source;
+      source.path = path;
+      source.readable = runtime::ReadWholeFile(path, source.text);
+      it = byPath.emplace(path, std::move(source)).first;
+    }
+    byKernel[k.name] = it->second;
+  }
+  return byKernel;
+}
+
+Builder::Builder(Target target, std::string cacheDirectory)
+    : target_(std::move(target)), cacheDirectory_(std::move(cacheDirectory)) {}
+
+Built Builder::Build(const Candidate &c, const KernelSource &source) const {
+  auto start = std::chrono::steady_clock::now();
+  Built built;
+  auto finish = [&] {
+    built.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return built;
+  };
+  if (!source.readable) {
+    built.artifact = absl::NotFoundError("cannot read " + source.path);
+    return finish();
+  }
+  frontend::KernelSpec spec;
+  spec.constexprs = c.kernel->constexprs(c.point, c.shape);
+  spec.signature = frontend::SplitSignature(c.kernel->signature(c.dtype));
+  CompileOptions options;
+  options.entry = c.kernel->entry;
+  options.target = target_;
+  for (const auto &[name, value] : c.point)
+    if (name.rfind("knob.", 0) == 0)
+      options.knobs[name.substr(5)] = value;
+  // Everything that determines the artifact besides the source, the entry and the target.
+  runtime::CacheKey key;
+  key.source = source.text;
+  key.entry = c.kernel->entry;
+  key.specialization = "signature=" + c.kernel->signature(c.dtype);
+  for (const auto &[name, value] : spec.constexprs)
+    key.specialization += ";" + name + "=" + value;
+  for (const auto &[name, value] : options.knobs)
+    key.specialization += ";knob." + name + "=" + std::to_string(value);
+  key.target = target_.str();
+  for (const std::string &f : target_.features)
+    key.target += "," + f;
+  key.compilerVersion = kCompilerVersion;
+  // One cache object per build: its hit flag is per call, and builds run in parallel.
+  runtime::CompileCache cache(cacheDirectory_);
+  built.artifact = cache.GetOrCompile(key, [&](const std::string &path) {
+    CompileOptions at = options;
+    at.outputPath = path;
+    absl::StatusOr<std::string> out = compilePython(source.text, source.path, spec, at);
+    return out.ok() ? absl::OkStatus() : out.status();
+  });
+  return finish();
+}
+
+std::vector<Built> Builder::BuildAll(const std::vector<Candidate> &candidates,
+                                     const std::map<std::string, KernelSource> &sources,
+                                     const std::function<bool()> &stop,
+                                     unsigned workers) const {
+  std::vector<Built> built(candidates.size());
+  std::atomic<size_t> next{0};
+  if (workers == 0)
+    workers = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w)
+    threads.emplace_back([&] {
+      for (size_t i; (i = next++) < candidates.size();) {
+        if (stop && stop()) {
+          built[i].artifact = absl::DeadlineExceededError("stopped before it was built");
+          continue;
+        }
+        auto source = sources.find(candidates[i].kernel->name);
+        built[i] = source == sources.end()
+                       ? Built{absl::NotFoundError("no source for " + candidates[i].kernel->name), 0}
+                       : Build(candidates[i], source->second);
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return built;
+}
+
+} // namespace tessel::autotune

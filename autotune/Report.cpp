@@ -1,0 +1,158 @@
+//===- Report.cpp - what a sweep found: summary table, benchmark JSON, bundle entries -*- C++ -*-===//
+
+#include "autotune/Report.h"
+#include "autotune/Builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessel::autotune {
+
+std::string GroupOf(const Record &r) {
+  return r.kernel + " " + r.dtype + " " + zoo::ShapeText(r.shape);
+}
+
+std::vector<GroupSummary> Summarize(const std::vector<Record> &records) {
+  std::map<std::string, GroupSummary> groups;
+  for (const Record &r : records) {
+    GroupSummary &g = groups[GroupOf(r)];
+    g.group = GroupOf(r);
+    g.tried++;
+    if (r.status != "ok") {
+      g.failed++;
+      continue;
+    }
+    if (!g.best || r.medianSeconds < g.best->medianSeconds)
+      g.best = &r;
+  }
+  std::vector<GroupSummary> out;
+  for (auto &[name, g] : groups)
+    out.push_back(g);
+  return out;
+}
+
+namespace {
+
+bool flopBound(const Record &r) {
+  const zoo::Kernel *k = zoo::Find(r.kernel);
+  return k && k->flopBound;
+}
+
+} // namespace
+
+void PrintSummaryTable(std::FILE *out, const std::vector<GroupSummary> &groups) {
+  std::fprintf(out, "\n%-40s %-60s %12s %14s %11s %8s\n", "kernel / dtype / shape", "best config",
+               "time", "rate", "vs baseline", "tried/failed");
+  for (const GroupSummary &g : groups) {
+    if (!g.best) {
+      std::fprintf(out, "%-40s %-60s %12s %14s %11s %5d/%d\n", g.group.c_str(),
+                   "(none succeeded)", "-", "-", "-", g.tried, g.failed);
+      continue;
+    }
+    const Record &r = *g.best;
+    char rate[32];
+    std::snprintf(rate, sizeof rate, flopBound(r) ? "%.1f GFLOP/s" : "%.1f GB/s",
+                  flopBound(r) ? r.tflops * 1e3 : r.gbps);
+    // % of the reference baseline's rate (OpenBLAS sgemm or a copy of the same bytes), timed
+    // the same way as the candidates.
+    char versus[32] = "-";
+    if (g.baselineSeconds > 0)
+      std::snprintf(versus, sizeof versus, "%.0f%%", 100 * g.baselineSeconds / r.medianSeconds);
+    std::fprintf(out, "%-40s %-60s %9.3f ms %14s %11s %5d/%d\n", g.group.c_str(),
+                 r.configJson.c_str(), r.medianSeconds * 1e3, rate, versus, g.tried, g.failed);
+  }
+}
+
+nlohmann::json GoogleBenchmarkJson(const std::vector<GroupSummary> &groups,
+                                   const std::string &date, const std::string &host) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const GroupSummary &g : groups) {
+    if (!g.best)
+      continue;
+    const Record &r = *g.best;
+    benchmarks.push_back(
+        {{"name", r.kernel + "/" + r.dtype + "/" + zoo::ShapeText(r.shape)},
+         {"run_type", "iteration"},
+         {"iterations", r.repetitions},
+         {"real_time", r.medianSeconds * 1e9},
+         {"cpu_time", r.medianSeconds * 1e9},
+         {"time_unit", "ns"},
+         {"GFLOP/s", r.tflops * 1e3},
+         {"GB/s", r.gbps},
+         {"baseline_seconds", g.baselineSeconds},
+         {"vs_baseline", g.baselineSeconds > 0 ? g.baselineSeconds / r.medianSeconds : 0.0},
+         {"config", nlohmann::json::parse(r.configJson, nullptr, false)}});
+  }
+  return {{"context", {{"date", date}, {"host_name", host}, {"library_version", kCompilerVersion}}},
+          {"benchmarks", benchmarks}};
+}
+
+std::map<std::string, std::pair<int64_t, int64_t>>
+ServedRanges(const zoo::Kernel &kernel, const Point &p, const zoo::Shape &shape) {
+  const std::map<std::string, std::string> compiled = kernel.constexprs(p, shape);
+  constexpr int64_t kLimit = int64_t(1) << 40, kNone = std::numeric_limits<int64_t>::max();
+  std::map<std::string, std::pair<int64_t, int64_t>> out;
+  for (const std::string &dim : kernel.dims) {
+    int64_t at = shape.at(dim);
+    auto same = [&](int64_t value) {
+      zoo::Shape s = shape;
+      s[dim] = value;
+      return kernel.constexprs(p, s) == compiled;
+    };
+    // Outward in doubling steps to the first value that differs, then bisect back.
+    auto edge = [&](int64_t direction) {
+      int64_t good = at;
+      for (int64_t step = 1; step <= kLimit; step *= 2) {
+        int64_t next = std::max<int64_t>(0, at + direction * step);
+        if (next == good)
+          return good; // down to 0 and the same all the way
+        if (!same(next)) {
+          int64_t bad = next;
+          while ((bad - good) * direction > 1) {
+            int64_t mid = good + (bad - good) / 2;
+            (same(mid) ? good : bad) = mid;
+          }
+          return good;
+        }
+        good = next;
+      }
+      return direction > 0 ? kNone : good;
+    };
+    int64_t lo = edge(-1), hi = edge(1);
+    if (lo > 0 || hi != kNone)
+      out[dim] = {lo, hi};
+  }
+  return out;
+}
+
+TunedEntry TunedEntryFor(const zoo::Kernel &kernel, const Record &best, const Point &p,
+                         const std::string &artifact) {
+  TunedEntry e;
+  e.kernel = best.kernel;
+  e.signature = zoo::RuntimeSignature(kernel.signature(best.dtype));
+  e.dtype = best.dtype;
+  e.entry = kernel.entry;
+  e.shape = best.shape;
+  e.serves = ServedRanges(kernel, p, best.shape);
+  e.artifact = artifact;
+  // The configuration with the constexprs as the kernel sees them (block sizes, ...).
+  nlohmann::json config = p;
+  for (const auto &[name, value] : kernel.constexprs(p, best.shape))
+    if (name.rfind("stride_", 0) != 0) {
+      // Constexprs are ints or bools ("True" / "False"); keep other text as a string.
+      nlohmann::json v = nlohmann::json::parse(value, nullptr, false);
+      config[name] = value == "True"    ? nlohmann::json(true)
+                     : value == "False" ? nlohmann::json(false)
+                     : v.is_number()    ? v
+                                        : nlohmann::json(value);
+    }
+  e.configJson = config.dump();
+  e.metricsJson = nlohmann::json{{"median_seconds", best.medianSeconds},
+                                 {"gflops", best.tflops * 1e3},
+                                 {"gbps", best.gbps}}
+                      .dump();
+  return e;
+}
+
+} // namespace tessel::autotune

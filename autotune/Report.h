@@ -1,0 +1,60 @@
+//===- Report.h - what a sweep found: summary table, benchmark JSON, bundle entries -*- C++ -*-===//
+//
+// From a sweep's records (this run's and earlier ones'): the best ok record per kernel, dtype
+// and shape with its baseline, printed as a table; the same in Google Benchmark's JSON format,
+// which dashboards ingest; and the bundle entry of each best record (its configuration with
+// the constexprs the kernel sees, and the dimensions its artifact serves).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_AUTOTUNE_REPORT_H
+#define TESSEL_AUTOTUNE_REPORT_H
+
+#include "autotune/BundleWriter.h"
+#include "autotune/Records.h"
+#include "autotune/space/Space.h"
+#include "kernels/Zoo.h"
+
+#include "nlohmann/json.hpp"
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessel::autotune {
+
+/// One kernel/dtype/shape group of a sweep.
+struct GroupSummary {
+  std::string group; ///< "kernel dtype shape"
+  const Record *best = nullptr; ///< the fastest ok record; null when none succeeded
+  int tried = 0, failed = 0;
+  double baselineSeconds = 0; ///< the reference baseline's median; 0: not measured
+};
+
+/// "kernel dtype K=..,M=..": the group of a record.
+std::string GroupOf(const Record &record);
+
+/// The groups of `records` in name order, each with its best record (pointers into `records`).
+std::vector<GroupSummary> Summarize(const std::vector<Record> &records);
+
+/// The summary table: best configuration, time, rate, percentage of the baseline's rate.
+void PrintSummaryTable(std::FILE *out, const std::vector<GroupSummary> &groups);
+
+/// Google Benchmark's JSON: one benchmark per group with a best record.
+nlohmann::json GoogleBenchmarkJson(const std::vector<GroupSummary> &groups,
+                                   const std::string &date, const std::string &host);
+
+/// For each dimension of `kernel`, the values for which its constexprs under `p` (what is
+/// compiled into the artifact) stay those of `shape`: the shapes the artifact computes
+/// correctly. Dimensions that change nothing are left out.
+std::map<std::string, std::pair<int64_t, int64_t>>
+ServedRanges(const zoo::Kernel &kernel, const Point &p, const zoo::Shape &shape);
+
+/// The bundle entry of `best` (a record of `kernel` at configuration `p`) with its artifact.
+TunedEntry TunedEntryFor(const zoo::Kernel &kernel, const Record &best, const Point &p,
+                         const std::string &artifact);
+
+} // namespace tessel::autotune
+
+#endif // TESSEL_AUTOTUNE_REPORT_H

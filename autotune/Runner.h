@@ -1,0 +1,59 @@
+//===- Runner.h - measures a candidate with tessel-bench in a child process -*- C++ -*-===//
+//
+// The runner half of the autotuner: tessel-bench (runtime and zoo only, no compiler) validates
+// a compiled candidate against the zoo's C++ reference and times it, in a child process killed
+// after a timeout, so that a crash or a hang is a measurement (status "crash" / "timeout"),
+// not the sweep's end. The same binary measures on another machine (a GPU host) from a
+// candidates directory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_AUTOTUNE_RUNNER_H
+#define TESSEL_AUTOTUNE_RUNNER_H
+
+#include "autotune/Builder.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessel::autotune {
+
+/// What tessel-bench reported: status ok, mismatch, timeout or crash (with the error), and the
+/// timing of an ok run.
+struct Measurement {
+  std::string status = "crash";
+  std::string error;
+  double medianSeconds = 0, minSeconds = 0, maxSeconds = 0;
+  int64_t repetitions = 0;
+};
+
+struct RunnerOptions {
+  std::string bench; ///< the tessel-bench binary
+  double timeout = 60, minTime = 0.1;
+  std::string flush = "on"; ///< caches flushed between repetitions
+};
+
+class Runner {
+public:
+  explicit Runner(RunnerOptions options);
+  /// Measures the candidate compiled to `artifact`. An error only when tessel-bench could not
+  /// be started at all.
+  absl::StatusOr<Measurement> Measure(const Candidate &candidate,
+                                      const std::string &artifact) const;
+  /// Times the problem's reference baseline (OpenBLAS sgemm or a memcpy of the same bytes)
+  /// the same way.
+  absl::StatusOr<Measurement> MeasureBaseline(const zoo::Kernel &kernel,
+                                              const std::string &dtype,
+                                              const zoo::Shape &shape) const;
+
+private:
+  absl::StatusOr<Measurement> run(std::vector<std::string> args) const;
+  RunnerOptions options_;
+};
+
+} // namespace tessel::autotune
+
+#endif // TESSEL_AUTOTUNE_RUNNER_H
