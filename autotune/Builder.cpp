@@ -65,9 +65,7 @@ Built Builder::Build(const Candidate &c, const KernelSource &source) const {
     key.specialization += ";" + name + "=" + value;
   for (const auto &[name, value] : options.knobs)
     key.specialization += ";knob." + name + "=" + std::to_string(value);
-  key.target = target_.str();
-  for (const std::string &f : target_.features)
-    key.target += "," + f;
+  key.target = CompileCacheTargetKey(target_);
   key.compilerVersion = kCompilerVersion;
   // One cache object per build: its hit flag is per call, and builds run in parallel.
   runtime::CompileCache cache(cacheDirectory_);

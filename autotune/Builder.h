@@ -13,6 +13,7 @@
 #define TESSEL_AUTOTUNE_BUILDER_H
 
 #include "autotune/space/Space.h"
+#include "compiler/pipeline/Compiler.h"
 #include "kernels/Zoo.h"
 #include "runtime/target/Target.h"
 
@@ -26,7 +27,7 @@
 namespace tessel::autotune {
 
 /// The compiler version records, bundles and cache keys carry.
-inline constexpr const char *kCompilerVersion = "tessel 0.1";
+using tessel::kCompilerVersion;
 
 /// A kernel's source as the sweep compiles it, read once: every candidate sees the same text.
 struct KernelSource {

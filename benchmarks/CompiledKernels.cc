@@ -3,6 +3,7 @@
 #include "benchmarks/CompiledKernels.h"
 
 #include "compiler/pipeline/Compiler.h"
+#include "runtime/CompileCache.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -41,13 +42,22 @@ const runtime::Kernel &CompiledKernel(const std::string &path, const std::string
   CompileOptions options;
   options.entry = entry;
   options.knobs = knobs;
-  char dir[] = "/tmp/tessel-bench-XXXXXX";
-  if (!mkdtemp(dir)) {
-    std::perror("mkdtemp");
-    std::exit(1);
-  }
-  options.outputPath = std::string(dir) + "/" + entry + ".so";
-  auto so = compileTTIR(text.str(), path, options);
+  // Built once per source, entry, knobs and compiler version in tessel's compile cache
+  // ($TESSEL_CACHE_DIR or ~/.cache/tessel/kernels).
+  runtime::CacheKey cacheKey;
+  cacheKey.source = text.str();
+  cacheKey.entry = entry;
+  for (const auto &[name, value] : knobs)
+    cacheKey.specialization += "knob." + name + "=" + std::to_string(value) + ";";
+  cacheKey.target = CompileCacheTargetKey(options.target);
+  cacheKey.compilerVersion = kCompilerVersion;
+  runtime::CompileCache compileCache;
+  auto so = compileCache.GetOrCompile(cacheKey, [&](const std::string &out) {
+    CompileOptions at = options;
+    at.outputPath = out;
+    absl::StatusOr<std::string> built = compileTTIR(text.str(), path, at);
+    return built.ok() ? absl::OkStatus() : built.status();
+  });
   if (!so.ok()) {
     std::fprintf(stderr, "%s\n", std::string(so.status().message()).c_str());
     std::exit(1);

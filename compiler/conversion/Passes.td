@@ -31,6 +31,9 @@ def TritonArithToLinalg : Pass<"triton-arith-to-linalg", "::mlir::ModuleOp"> {
   let description = [{
     tt.func becomes func.func with six trailing i32 arguments (program id x, y, z and number
     of programs x, y, z) that tt.get_program_id/tt.get_num_programs read and tt.call forwards.
+    They carry no launch ABI: each backend decides what they are (compiler/backend/Backend.h).
+    The cpu backend keeps them as arguments that its launch entry fills per program; a GPU
+    backend maps them to block ids and grid sizes.
     Tensor computations (elementwise arith/math, splat, broadcast, expand_dims, reshape,
     trans, join, split, cat, make_range, dot, reduce, scan, histogram, gather, ...) become
     linalg/tensor/scf ops. Memory accesses (tts.*, leftover tt.load/tt.store/atomics) and

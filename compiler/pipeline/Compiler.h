@@ -18,6 +18,9 @@
 
 namespace tessel {
 
+/// The compiler's version, as compile cache keys, records and bundles name it.
+inline constexpr const char *kCompilerVersion = "tessel 0.1";
+
 /// The stages every compile passes before its target's backend (--emit ttir, structured,
 /// linalg); any other --emit names one of the backend's artifact kinds (llvm, asm, obj, so,
 /// artifact for the cpu backend; `tessel-compile --target T --list-knobs` lists them).

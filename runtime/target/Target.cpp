@@ -83,6 +83,16 @@ std::string Target::deviceKind() const {
   return "cpu";
 }
 
+std::string CompileCacheTargetKey(const Target &target) {
+  Target t = target;
+  if (t.kind == TargetKind::Cpu && t.cpu.empty()) {
+    Target host = Target::Host();
+    t.arch = host.arch;
+    t.features.insert(t.features.end(), host.features.begin(), host.features.end());
+  }
+  return t.str() + ";" + t.arch + ";" + absl::StrJoin(t.features, ",");
+}
+
 absl::StatusOr<Target> ParseTarget(const std::string &text) {
   size_t colon = text.find(':');
   std::string kindName = text.substr(0, colon);

@@ -59,6 +59,11 @@ struct Target {
   }
 };
 
+/// What code built for `target` depends on, as compile cache keys spell it: kind, arch, CPU
+/// name and features, with this machine's architecture and CPU flags for a cpu target that
+/// names no CPU (code built for "this machine" differs between machines).
+std::string CompileCacheTargetKey(const Target &target);
+
 /// Parses `cpu[:NAME]`, `cuda[:sm_NN[a]]`, `rocm:gfxXXX`. A cpu target's arch is left empty
 /// (this machine's); GPU chips must be ones tessel builds for. Errors name what is accepted.
 absl::StatusOr<Target> ParseTarget(const std::string &text);

@@ -67,3 +67,20 @@ TEST(Target, HostIsThisCpu) {
 
 } // namespace
 } // namespace tessel
+
+namespace tessel {
+namespace {
+
+TEST(Target, CacheKeysTellMachinesApart) {
+  // "This machine's CPU" is keyed by its flags; a named CPU by its name; GPUs by their chip.
+  Target host;
+  std::string key = CompileCacheTargetKey(host);
+  EXPECT_NE(key.find(Target::Host().arch), std::string::npos) << key;
+  Target named = *ParseTarget("cpu:znver4");
+  EXPECT_NE(CompileCacheTargetKey(named), key);
+  EXPECT_NE(CompileCacheTargetKey(*ParseTarget("cuda:sm_80")),
+            CompileCacheTargetKey(*ParseTarget("cuda:sm_90a")));
+}
+
+} // namespace
+} // namespace tessel
