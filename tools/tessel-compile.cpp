@@ -31,6 +31,10 @@ static cl::opt<std::string> target("target",
 static cl::opt<bool> listKnobs("list-knobs",
                                cl::desc("print the target's knobs and artifact kinds, then exit"));
 static cl::list<std::string> knobArgs("knob", cl::desc("NAME=VALUE: a backend knob"));
+static cl::opt<std::string> cudaToolkit(
+    "cuda-toolkit",
+    cl::desc("CUDA toolkit root for ptxas (default: $CUDA_PATH or /usr/local/cuda; none: PTX "
+             "only)"));
 static cl::opt<std::string> features("features", cl::desc("LLVM target features (+avx2,...)"));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("ttir|structured|linalg|<artifact kind of the backend>"),
@@ -121,6 +125,7 @@ int main(int argc, char **argv) {
   }
   options.emit = emit;
   options.outputPath = output;
+  options.toolkit = cudaToolkit;
   if (absl::Status s = tessel::validateCompileOptions(options); !s.ok())
     return fail(std::string(s.message()));
   absl::StatusOr<tessel::ArtifactKind> fileKind = (*backend)->findArtifactKind(options.emit);

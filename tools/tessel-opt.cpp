@@ -7,6 +7,7 @@
 
 #include "compiler/analysis/TestPasses.h"
 #include "compiler/backend/cpu/Passes.h"
+#include "compiler/backend/cuda/Passes.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
   tessel::registerStructuredPipeline();
   tessel::registerCpuPasses();
   tessel::registerCpuPipeline();
+  tessel::registerCudaPasses();
   tessel::registerAnalysisTestPasses();
   registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
   return mlir::asMainReturnCode(

@@ -2,9 +2,24 @@
 
 #include "compiler/backend/Backend.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 
 namespace tessel {
+
+std::string launchTypeName(mlir::Type type) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (auto memref = llvm::dyn_cast<mlir::MemRefType>(type)) {
+    os << "ptr:";
+    memref.getElementType().print(os);
+  } else {
+    type.print(os);
+  }
+  return out;
+}
 
 bool KnobInfo::allows(int64_t value) const {
   if (!values.empty())

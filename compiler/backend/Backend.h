@@ -32,6 +32,10 @@ namespace tessel {
 /// --knob NAME=VALUE). A knob left out takes its default.
 using KnobMap = std::map<std::string, int64_t>;
 
+/// A kernel argument's type as runtime signatures spell it: "ptr:f32" for a memref of f32,
+/// "i32", "f32", ... for scalars.
+std::string launchTypeName(mlir::Type type);
+
 /// One lowering knob of a backend.
 struct KnobInfo {
   std::string name;
@@ -53,6 +57,18 @@ struct ArtifactKind {
   /// Written to CompileOptions::outputPath by the backend (a linked shared object) rather than
   /// returned as bytes.
   bool writesFile = false;
+};
+
+/// What to emit, for which target, with which knobs.
+struct EmitRequest {
+  Target target;
+  KnobMap knobs;
+  std::string artifact;
+  /// Where a file artifact is written.
+  std::string outputPath;
+  /// GPU backends: the toolkit's root (ptxas, libdevice); empty: found automatically; "none":
+  /// use none (PTX only).
+  std::string toolkit;
 };
 
 class Backend {
@@ -78,12 +94,11 @@ public:
   /// `knobs` with every knob this backend declares, defaults filled in.
   KnobMap withDefaults(const KnobMap &knobs) const;
 
-  /// Lowers the structured pipeline's output in `module` and emits `artifact` (one of
-  /// artifactKinds()). Returns the bytes, or for a kind that writes a file, `outputPath`.
+  /// Lowers the structured pipeline's output in `module` and emits `request.artifact` (one of
+  /// artifactKinds()). Returns the bytes, or for a kind that writes a file, the output path.
   /// Diagnostics go to the module's context; the status says what failed.
-  virtual absl::StatusOr<std::string> emit(mlir::ModuleOp module, const Target &target,
-                                           const KnobMap &knobs, const std::string &artifact,
-                                           const std::string &outputPath) const = 0;
+  virtual absl::StatusOr<std::string> emit(mlir::ModuleOp module,
+                                           const EmitRequest &request) const = 0;
 
   /// The artifact kind named `name`, or an error listing them.
   absl::StatusOr<ArtifactKind> findArtifactKind(const std::string &name) const;

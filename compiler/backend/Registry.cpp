@@ -7,11 +7,12 @@
 #include "compiler/backend/Registry.h"
 
 #include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/cuda/CudaBackend.h"
 
 namespace tessel {
 
 const std::vector<const Backend *> &registeredBackends() {
-  static const std::vector<const Backend *> backends = {&cpuBackend()};
+  static const std::vector<const Backend *> backends = {&cpuBackend(), &cudaBackend()};
   return backends;
 }
 
@@ -20,7 +21,7 @@ absl::StatusOr<const Backend *> lookupBackend(TargetKind kind) {
     if (b->kind() == kind)
       return b;
   return absl::UnimplementedError(std::string("tessel has no ") + TargetKindName(kind) +
-                                  " backend yet (targets it builds for: cpu)");
+                                  " backend yet (targets it builds for: cpu, cuda)");
 }
 
 } // namespace tessel

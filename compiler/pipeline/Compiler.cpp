@@ -4,6 +4,7 @@
 
 #include "compiler/backend/Registry.h"
 #include "compiler/backend/cpu/Passes.h"
+#include "compiler/backend/cuda/Passes.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
@@ -67,6 +68,7 @@ void registerPassesOnce() {
     registerAllPasses();
     tessel::registerConversionPasses();
     tessel::registerCpuPasses();
+    tessel::registerCudaPasses();
   });
 }
 
@@ -173,8 +175,13 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
 
   // validateCompileOptions found the backend.
   const Backend *backend = *lookupBackend(options.target.kind);
-  absl::StatusOr<std::string> artifact =
-      backend->emit(*module, options.target, options.knobs, options.emit, options.outputPath);
+  EmitRequest request;
+  request.target = options.target;
+  request.knobs = options.knobs;
+  request.artifact = options.emit;
+  request.outputPath = options.outputPath;
+  request.toolkit = options.toolkit;
+  absl::StatusOr<std::string> artifact = backend->emit(*module, request);
   if (!artifact.ok())
     return diagnostics.error(std::string(artifact.status().message()) + " on " + filename);
   return artifact;

@@ -39,6 +39,9 @@ struct CompileOptions {
   std::string emit = "artifact";
   /// Where a file artifact (a shared object) is written.
   std::string outputPath;
+  /// GPU targets: the toolkit's root (CUDA: ptxas); empty: found automatically ($CUDA_PATH,
+  /// /usr/local/cuda); "none": none, PTX only.
+  std::string toolkit;
 };
 
 /// An error unless `options` names a target a backend builds for, knobs that backend accepts

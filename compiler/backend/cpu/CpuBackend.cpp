@@ -61,9 +61,10 @@ public:
     return described;
   }
 
-  absl::StatusOr<std::string> emit(ModuleOp module, const Target &target,
-                                   const KnobMap &knobMap, const std::string &artifact,
-                                   const std::string &outputPath) const override {
+  absl::StatusOr<std::string> emit(ModuleOp module, const EmitRequest &request) const override {
+    const Target &target = request.target;
+    const KnobMap &knobMap = request.knobs;
+    const std::string &artifact = request.artifact, &outputPath = request.outputPath;
     absl::StatusOr<ArtifactKind> kind = findArtifactKind(artifact);
     if (!kind.ok())
       return kind.status();

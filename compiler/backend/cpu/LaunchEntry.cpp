@@ -8,6 +8,7 @@
 
 #include "compiler/backend/cpu/Passes.h"
 #include "compiler/backend/cpu/CpuBackend.h"
+#include "compiler/backend/Backend.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,17 +63,6 @@ FailureOr<Value> unpackArgument(OpBuilder &b, Location loc, Value args, unsigned
 }
 
 /// How the runtime names an argument type: "ptr:f32", "i32", "f16", ...
-std::string signatureOf(Type type) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  if (auto memref = dyn_cast<MemRefType>(type)) {
-    os << "ptr:";
-    memref.getElementType().print(os);
-  } else {
-    type.print(os);
-  }
-  return out;
-}
 
 } // namespace
 
@@ -110,7 +100,7 @@ static LogicalResult addLaunchEntryPoints(ModuleOp module) {
     // `k__tessel_signature`: the argument types, comma-separated, for the runtime to check.
     std::string signature;
     for (unsigned i = 0; i < numUser; ++i)
-      signature += (i ? "," : "") + signatureOf(inputs[i]);
+      signature += (i ? "," : "") + tessel::launchTypeName(inputs[i]);
     {
       OpBuilder gb(module.getBodyRegion());
       gb.setInsertionPoint(entry);

@@ -1,0 +1,106 @@
+//===- BarePointerKernels.cpp - kernels take the Triton signature: pointers and scalars -*- C++ -*-===//
+//
+// See Passes.td (CudaBarePointerKernels). After convert-gpu-to-nvvm, a kernel `k` takes each
+// rank-1 memref as the five fields of MLIR's descriptor (allocated and aligned pointer,
+// offset, size, stride). `k` becomes the internal `k__body`, and a new kernel `k` takes one
+// pointer per memref and the scalars, builds the descriptors (offset 0, stride 1, a size
+// that bounds nothing) and calls it; LLVM inlines the call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/backend/cuda/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+
+namespace tessel {
+#define GEN_PASS_DEF_CUDABAREPOINTERKERNELS
+#include "compiler/backend/cuda/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+
+LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks) {
+  MLIRContext *ctx = kernel.getContext();
+  LLVM::LLVMFunctionType type = kernel.getFunctionType();
+  SmallVector<Type> params;
+  unsigned next = 0;
+  for (int64_t rank : ranks) {
+    if (rank > 1)
+      return kernel.emitError() << "a kernel argument of rank " << rank
+                                << " has no bare-pointer form";
+    if (rank < 0) {
+      if (next >= type.getNumParams())
+        return kernel.emitError() << "argument count mismatch after the NVVM lowering";
+      params.push_back(type.getParamType(next++));
+      continue;
+    }
+    unsigned fields = rank == 0 ? 3 : 5;
+    if (next + fields > type.getNumParams() ||
+        !isa<LLVM::LLVMPointerType>(type.getParamType(next)))
+      return kernel.emitError() << "a memref argument is not a descriptor after the NVVM lowering";
+    params.push_back(type.getParamType(next));
+    next += fields;
+  }
+  if (next != type.getNumParams())
+    return kernel.emitError() << "argument count mismatch after the NVVM lowering";
+
+  std::string name = kernel.getName().str();
+  kernel.setName(name + "__body");
+  kernel.setLinkage(LLVM::Linkage::Internal);
+  kernel->removeAttr(gpu::GPUDialect::getKernelFuncAttrName());
+  kernel->removeAttr(NVVM::NVVMDialect::getKernelFuncAttrName());
+  OpBuilder b(kernel);
+  auto entry = LLVM::LLVMFuncOp::create(
+      b, kernel.getLoc(), name, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
+  entry->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  entry->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  for (NamedAttribute attr : kernel->getAttrs())
+    if (attr.getName().getValue().starts_with("nvvm.") &&
+        attr.getName() != NVVM::NVVMDialect::getKernelFuncAttrName())
+      entry->setAttr(attr.getName(), attr.getValue());
+  Block *block = entry.addEntryBlock(b);
+  b.setInsertionPointToStart(block);
+  Location loc = kernel.getLoc();
+  Type i64 = b.getI64Type();
+  Value zero = LLVM::ConstantOp::create(b, loc, i64, 0);
+  Value one = LLVM::ConstantOp::create(b, loc, i64, 1);
+  Value unbounded = LLVM::ConstantOp::create(b, loc, i64, int64_t(1) << 62);
+  SmallVector<Value> args;
+  for (auto [i, rank] : llvm::enumerate(ranks)) {
+    Value arg = block->getArgument(i);
+    if (rank < 0) {
+      args.push_back(arg);
+      continue;
+    }
+    args.append({arg, arg, zero});
+    if (rank == 1)
+      args.append({unbounded, one});
+  }
+  LLVM::CallOp::create(b, loc, kernel, args);
+  LLVM::ReturnOp::create(b, loc, ValueRange());
+  return success();
+}
+
+struct CudaBarePointerKernelsPass
+    : tessel::impl::CudaBarePointerKernelsBase<CudaBarePointerKernelsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<LLVM::LLVMFuncOp> kernels;
+    getOperation().walk([&](LLVM::LLVMFuncOp f) {
+      if (f->hasAttr("tessel.memref_ranks"))
+        kernels.push_back(f);
+    });
+    for (LLVM::LLVMFuncOp k : kernels) {
+      auto ranks = k->getAttrOfType<DenseI64ArrayAttr>("tessel.memref_ranks");
+      k->removeAttr("tessel.memref_ranks");
+      if (failed(addEntry(k, ranks.asArrayRef())))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

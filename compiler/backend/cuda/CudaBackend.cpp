@@ -1,0 +1,134 @@
+//===- CudaBackend.cpp - the cuda backend: knobs, pipeline, artifacts -*- C++ -*-===//
+
+#include "compiler/backend/cuda/CudaBackend.h"
+#include "compiler/backend/cuda/Passes.h"
+
+#include "runtime/target/GpuArtifact.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace tessel {
+namespace {
+
+class CudaBackendImpl : public Backend {
+public:
+  TargetKind kind() const override { return TargetKind::Cuda; }
+
+  const std::vector<KnobInfo> &knobs() const override {
+    static const std::vector<KnobInfo> knobs = {
+        {"num_warps", 1, 16, {1, 2, 4, 8, 16}, 4,
+         "warps per block: one program runs on num_warps * 32 threads"},
+    };
+    return knobs;
+  }
+
+  const std::vector<ArtifactKind> &artifactKinds() const override {
+    static const std::vector<ArtifactKind> kinds = {
+        {"llvm", "the device code as LLVM IR (NVVM)", false},
+        {"ptx", "PTX (no toolkit needed)", false},
+        {"cubin", "the binary for the chip (ptxas of a CUDA toolkit)", false},
+        {"artifact", "what the runtime loads: PTX, the cubin when a toolkit built one, launch "
+                     "metadata",
+         true},
+    };
+    return kinds;
+  }
+
+  absl::Status validateTarget(const Target &target) const override {
+    if (target.kind != TargetKind::Cuda)
+      return absl::InvalidArgumentError("the cuda backend cannot build for " + target.str());
+    return PtxVersionFor(target.arch).status();
+  }
+
+  Target describeTarget(const Target &target) const override { return target; }
+
+  absl::StatusOr<std::string> emit(ModuleOp module, const EmitRequest &request) const override {
+    absl::StatusOr<ArtifactKind> kind = findArtifactKind(request.artifact);
+    if (!kind.ok())
+      return kind.status();
+    if (absl::Status s = validateKnobs(request.knobs); !s.ok())
+      return s;
+    if (absl::Status s = validateTarget(request.target); !s.ok())
+      return s;
+    int64_t numWarps = withDefaults(request.knobs).at("num_warps");
+    const std::string &arch = request.target.arch;
+
+    // Launch metadata, from the kernels before they are lowered.
+    GpuArtifact artifact;
+    artifact.arch = arch;
+    artifact.ptxVersion = *PtxVersionFor(arch);
+    for (auto f : module.getOps<func::FuncOp>()) {
+      if (!f.isPublic() || f.isExternal() || f.getNumArguments() < 6)
+        continue;
+      GpuKernelInfo info;
+      info.name = f.getName().str();
+      for (Type t : f.getFunctionType().getInputs().drop_back(6))
+        info.signature += (info.signature.empty() ? "" : ",") + launchTypeName(t);
+      info.block = {int32_t(numWarps * 32), 1, 1};
+      artifact.kernels.push_back(info);
+    }
+    if (module->walk([](Operation *op) {
+              return op->getName().getStringRef() == "tt.print" ? WalkResult::interrupt()
+                                                                 : WalkResult::advance();
+            })
+            .wasInterrupted())
+      return absl::UnimplementedError("tl.device_print is not supported on cuda yet");
+
+    PassManager pm(module.getContext(), ModuleOp::getOperationName());
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (failed(parsePassPipeline(cudaPipeline(numWarps), pm, os)))
+      return absl::InternalError("bad cuda pipeline: " + error);
+    if (failed(pm.run(module)))
+      return absl::InvalidArgumentError("the cuda backend failed");
+
+    std::string llvmIR;
+    if (absl::Status s = emitPtx(module, arch, &llvmIR, &artifact.ptx); !s.ok())
+      return s;
+    if (request.artifact == "llvm")
+      return llvmIR;
+    if (request.artifact == "ptx")
+      return artifact.ptx;
+    absl::StatusOr<std::string> toolkit = findCudaToolkit(request.toolkit);
+    if (!toolkit.ok())
+      return toolkit.status();
+    if (!toolkit->empty()) {
+      absl::StatusOr<std::string> cubin = assembleCubin(*toolkit, artifact.ptx, arch);
+      if (!cubin.ok())
+        return cubin.status();
+      artifact.cubin = *cubin;
+    } else if (request.artifact == "cubin") {
+      return absl::FailedPreconditionError(
+          "a cubin needs a CUDA toolkit's ptxas (none found; --cuda-toolkit=PATH)");
+    }
+    if (request.artifact == "cubin")
+      return artifact.cubin;
+    if (request.outputPath.empty())
+      return absl::InvalidArgumentError("an artifact needs an output path");
+    std::error_code ec;
+    std::string tmp = request.outputPath + ".tmp";
+    {
+      llvm::raw_fd_ostream out(tmp, ec);
+      if (ec)
+        return absl::InternalError("cannot write " + tmp + ": " + ec.message());
+      out << SerializeGpuArtifact(artifact);
+    }
+    if (std::rename(tmp.c_str(), request.outputPath.c_str()) != 0)
+      return absl::InternalError("cannot move the artifact to " + request.outputPath);
+    return request.outputPath;
+  }
+};
+
+} // namespace
+
+const Backend &cudaBackend() {
+  static const CudaBackendImpl backend;
+  return backend;
+}
+
+} // namespace tessel

@@ -1,0 +1,51 @@
+//===- CudaBackend.h - the cuda backend: structured output to PTX and cubin -*- C++ -*-===//
+//
+// The `cuda` backend (registered in compiler/backend/Registry.cpp). One program is one CUDA
+// block of num_warps * 32 threads: the structured lowering's six trailing program-id / grid
+// arguments become block ids and grid sizes (tessel-cuda-map-programs). Kernels take the
+// Triton signature as bare pointers and scalars. It emits LLVM IR (NVVM), PTX (LLVM's NVPTX
+// backend: no toolkit needed), a cubin (ptxas, where a CUDA toolkit is found), and the
+// artifact the runtime loads (runtime/target/GpuArtifact.h: PTX, cubin, launch metadata).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_BACKEND_CUDA_CUDABACKEND_H
+#define TESSEL_COMPILER_BACKEND_CUDA_CUDABACKEND_H
+
+#include "compiler/backend/Backend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace llvm {
+class Module;
+}
+
+namespace tessel {
+
+/// The registered cuda backend.
+const Backend &cudaBackend();
+
+/// The CUDA toolkit root to use: `requested` ("none": none; a path: that one, which must
+/// hold bin/ptxas), else $CUDA_PATH, else /usr/local/cuda where bin/ptxas exists; empty when
+/// none.
+absl::StatusOr<std::string> findCudaToolkit(const std::string &requested);
+
+/// Calls of libdevice functions NVPTX has instructions for (__nv_floorf, __nv_fmaxf,
+/// __nv_sqrtf, ...) as LLVM intrinsics; an error naming any other libdevice function left
+/// (NvvmMath.cpp).
+absl::Status replaceLibdeviceCalls(llvm::Module &module);
+
+/// The gpu.module of the lowered `module` as LLVM IR text and as PTX for `arch`
+/// (CudaCodeGen.cpp).
+absl::Status emitPtx(mlir::ModuleOp module, const std::string &arch, std::string *llvmIR,
+                     std::string *ptx);
+
+/// `ptx` assembled by the toolkit's ptxas for `arch`; its version line in `ptxasVersion`.
+absl::StatusOr<std::string> assembleCubin(const std::string &toolkit, const std::string &ptx,
+                                          const std::string &arch);
+
+} // namespace tessel
+
+#endif // TESSEL_COMPILER_BACKEND_CUDA_CUDABACKEND_H

@@ -1,0 +1,37 @@
+//===- CudaPipeline.cpp - the cuda backend's pass pipeline ----------*- C++ -*-===//
+//
+// From the structured lowering's output to NVVM: bufferization as on the CPU, linalg as
+// parallel loops, math as polynomials (no libdevice needed, so PTX is always produced), one
+// program per block with its work spread over the threads (tessel-cuda-map-programs), then
+// MLIR's GPU-to-NVVM lowering and the bare-pointer kernel entries.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/backend/cuda/Passes.h"
+
+std::string tessel::cudaPipeline(int64_t numWarps) {
+  std::string pipeline;
+  auto add = [&](const std::string &step) {
+    pipeline += (pipeline.empty() ? "" : ",") + step;
+  };
+  add("tessel-cpu-drop-triton-attributes");
+  add("linalg-fuse-elementwise-ops,canonicalize");
+  add("one-shot-bufferize{bufferize-function-boundaries=true "
+      "function-boundary-type-conversion=identity-layout-map "
+      "allow-return-allocs-from-loops=true}");
+  add("canonicalize,cse");
+  add("func.func(buffer-hoisting,buffer-loop-hoisting)");
+  add("convert-bufferization-to-memref");
+  add("tessel-cpu-copies-to-linalg");
+  add("convert-linalg-to-parallel-loops");
+  add("tessel-cpu-approximate-math");
+  add("canonicalize,cse");
+  add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) + "}");
+  add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
+  // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) become LLVM intrinsics
+  // NVPTX has instructions for (NvvmMath.cpp), so no libdevice is needed.
+  add("gpu.module(convert-gpu-to-nvvm{index-bitwidth=64})");
+  add("reconcile-unrealized-casts");
+  add("tessel-cuda-bare-pointer-kernels");
+  return pipeline;
+}

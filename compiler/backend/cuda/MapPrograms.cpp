@@ -1,0 +1,350 @@
+//===- MapPrograms.cpp - one program = one CUDA block, work spread over threads -*- C++ -*-===//
+//
+// See Passes.td (CudaMapPrograms). The structured lowering's output describes one program
+// sequentially: tile buffers, parallel loops over tiles (from linalg's parallel dimensions),
+// sequential loops (reductions, K loops) and scalar code. On a GPU the program is a block of
+// num_warps * 32 threads:
+//   - an outermost scf.parallel becomes a loop over its linearized iteration space starting at
+//     the thread id with the block size as step (innermost dimension fastest: coalesced);
+//   - any other op that writes memory (a scalar store, a sequential reduction loop, an atomic,
+//     a call) runs on thread 0 only, its results broadcast through shared memory;
+//   - everything else (index arithmetic, loads, uniform loops and ifs that contain parallel
+//     loops) runs on every thread alike, so control flow stays uniform;
+//   - barriers before and after each distributed loop and each thread-0 section order the
+//     tile buffers' writes and reads.
+// This is stage 1: correct for every kernel, parallel where linalg says so. Reductions across
+// threads (warp shuffles) and vectorized global accesses are the next steps.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/backend/cuda/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace tessel {
+#define GEN_PASS_DEF_CUDAMAPPROGRAMS
+#include "compiler/backend/cuda/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+
+/// Whether `op` (or an op nested in it) may write memory or has effects not known.
+bool writesMemory(Operation *op) {
+  WalkResult r = op->walk([](Operation *inner) {
+    if (isa<scf::YieldOp, scf::ReduceOp, scf::ReduceReturnOp, scf::ConditionOp>(inner))
+      return WalkResult::advance();
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner)) {
+      if (effects.hasEffect<MemoryEffects::Write>() || effects.hasEffect<MemoryEffects::Free>())
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    }
+    if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance(); // its nested ops were or will be visited
+    return WalkResult::interrupt(); // unknown effects (a call): assume it writes
+  });
+  return r.wasInterrupted();
+}
+
+/// `alloc` as a buffer on the thread's stack (its deallocations dropped).
+void toPrivateBuffer(memref::AllocOp alloc) {
+  OpBuilder b(alloc);
+  auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
+                                         alloc.getDynamicSizes(), alloc.getSymbolOperands(),
+                                         alloc.getAlignmentAttr());
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+  alloc.replaceAllUsesWith(alloca.getResult());
+  alloc.erase();
+}
+
+bool containsParallelLoop(Operation *op) {
+  return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+class BlockMapper {
+public:
+  BlockMapper(gpu::GPUFuncOp func, int64_t threads) : func_(func), threads_(threads) {}
+
+  LogicalResult run() {
+    Block &entry = func_.getBody().front();
+    OpBuilder b(&entry, entry.begin());
+    Location loc = func_.getLoc();
+    tid_ = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    numThreads_ = arith::ConstantIndexOp::create(b, loc, threads_);
+    zero_ = arith::ConstantIndexOp::create(b, loc, 0);
+    if (failed(mapAllocs()))
+      return failure();
+    return mapBlock(entry);
+  }
+
+private:
+  /// Tile buffers become workgroup memory, cast back to their type for their users.
+  LogicalResult mapAllocs() {
+    SmallVector<memref::AllocOp> allocs;
+    func_.walk([&](memref::AllocOp a) { allocs.push_back(a); });
+    for (memref::AllocOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      if (alloc->getParentOfType<scf::ParallelOp>()) {
+        // A buffer of one iteration of a distributed loop: the thread's own.
+        toPrivateBuffer(alloc);
+        continue;
+      }
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+        return alloc.emitError() << "a tile buffer of dynamic shape or with a layout cannot be "
+                                    "placed in shared memory on cuda yet";
+      Value shared = workgroupBuffer(type.getShape(), type.getElementType(), alloc.getLoc());
+      OpBuilder b(alloc);
+      Value cast = memref::MemorySpaceCastOp::create(b, alloc.getLoc(), type, shared);
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      alloc.replaceAllUsesWith(cast);
+      alloc.erase();
+    }
+    return success();
+  }
+
+  Value workgroupBuffer(ArrayRef<int64_t> shape, Type element, Location loc) {
+    auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
+    return func_.addWorkgroupAttribution(type, loc);
+  }
+
+  /// A barrier before `op` unless the op before it is one.
+  void barrierBefore(Operation *op) {
+    if (Operation *prev = op->getPrevNode(); prev && isa<gpu::BarrierOp>(prev))
+      return;
+    OpBuilder b(op);
+    gpu::BarrierOp::create(b, op->getLoc());
+  }
+  void barrierAfter(Operation *op) {
+    if (Operation *next = op->getNextNode(); next && isa<gpu::BarrierOp>(next))
+      return;
+    OpBuilder b(op->getBlock(), std::next(op->getIterator()));
+    gpu::BarrierOp::create(b, op->getLoc());
+  }
+
+  LogicalResult mapBlock(Block &block) {
+    SmallVector<Operation *> run; // consecutive ops that run on thread 0
+    auto flush = [&]() -> LogicalResult {
+      if (run.empty())
+        return success();
+      LogicalResult r = onThreadZero(run);
+      run.clear();
+      return r;
+    };
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::BarrierOp>(op))
+        continue;
+      if (auto loop = dyn_cast<scf::ParallelOp>(op); loop && loop.getNumResults() == 0) {
+        if (failed(flush()))
+          return failure();
+        distribute(loop);
+        continue;
+      }
+      if (op.getNumRegions() && containsParallelLoop(&op) &&
+          isa<scf::ForOp, scf::IfOp>(op)) {
+        // Uniform control flow: every thread runs it; its body is mapped the same way.
+        if (failed(flush()))
+          return failure();
+        for (Region &region : op.getRegions())
+          for (Block &inner : region)
+            if (failed(mapBlock(inner)))
+              return failure();
+        continue;
+      }
+      if (writesMemory(&op)) {
+        run.push_back(&op);
+        continue;
+      }
+      if (failed(flush()))
+        return failure();
+    }
+    return flush();
+  }
+
+  /// for i in [tid, total) step numThreads: the body at the delinearized indices.
+  void distribute(scf::ParallelOp loop) {
+    barrierBefore(loop);
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    SmallVector<Value> trips;
+    Value total = arith::ConstantIndexOp::create(b, loc, 1);
+    for (auto [lb, ub, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      Value span = arith::SubIOp::create(b, loc, ub, lb);
+      Value n = arith::CeilDivSIOp::create(b, loc, span, step);
+      n = arith::MaxSIOp::create(b, loc, n, zero_);
+      trips.push_back(n);
+      total = arith::MulIOp::create(b, loc, total, n);
+    }
+    auto forOp = scf::ForOp::create(b, loc, tid_, total, numThreads_);
+    OpBuilder body = OpBuilder::atBlockBegin(forOp.getBody());
+    Value linear = forOp.getInductionVar();
+    IRMapping map;
+    // Innermost dimension fastest.
+    for (int d = int(trips.size()) - 1; d >= 0; --d) {
+      Value index = linear;
+      if (d > 0) {
+        index = arith::RemUIOp::create(body, loc, linear, trips[d]);
+        linear = arith::DivUIOp::create(body, loc, linear, trips[d]);
+      }
+      Value scaled = arith::MulIOp::create(body, loc, index, loop.getStep()[d]);
+      map.map(loop.getInductionVars()[d],
+              arith::AddIOp::create(body, loc, loop.getLowerBound()[d], scaled));
+    }
+    for (Operation &inner : loop.getBody()->without_terminator())
+      body.clone(inner, map);
+    barrierAfter(forOp);
+    loop.erase();
+  }
+
+  /// The ops of `run` on thread 0; their results used after the run reach every thread
+  /// through shared memory.
+  LogicalResult onThreadZero(ArrayRef<Operation *> run) {
+    Operation *first = run.front();
+    Location loc = first->getLoc();
+    barrierBefore(first);
+    OpBuilder b(first);
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid_, zero_);
+    auto ifOp = scf::IfOp::create(b, loc, isZero, /*withElseRegion=*/false);
+    Operation *yield = ifOp.thenBlock()->getTerminator();
+    SmallVector<std::pair<Value, Value>> broadcasts; // result, its shared scalar
+    for (Operation *op : run)
+      op->moveBefore(yield);
+    for (Operation *op : run) {
+      for (Value result : op->getResults()) {
+        bool usedAfter = llvm::any_of(result.getUsers(),
+                                      [&](Operation *user) { return !ifOp->isAncestor(user); });
+        if (!usedAfter)
+          continue;
+        if (isa<MemRefType>(result.getType()))
+          return op->emitError() << "a memref computed by an op with side effects cannot be "
+                                    "shared across the threads of a block on cuda yet";
+        Value shared = workgroupBuffer({}, result.getType(), loc);
+        broadcasts.push_back({result, shared});
+      }
+    }
+    OpBuilder store(yield);
+    for (auto [result, shared] : broadcasts)
+      memref::StoreOp::create(store, loc, result, shared);
+    OpBuilder after(ifOp->getBlock(), std::next(ifOp->getIterator()));
+    gpu::BarrierOp::create(after, loc);
+    for (auto [result, shared] : broadcasts) {
+      Value loaded = memref::LoadOp::create(after, loc, shared);
+      result.replaceUsesWithIf(loaded, [&](OpOperand &use) {
+        return !ifOp->isAncestor(use.getOwner());
+      });
+    }
+    return success();
+  }
+
+  gpu::GPUFuncOp func_;
+  int64_t threads_;
+  Value tid_, numThreads_, zero_;
+};
+
+struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (numWarps < 1 || numWarps > 32) {
+      module.emitError() << "num-warps must be 1..32, got " << static_cast<int64_t>(numWarps);
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> kernels, callees;
+    for (auto f : module.getOps<func::FuncOp>()) {
+      if (f.isExternal())
+        continue;
+      (f.isPublic() ? kernels : callees).push_back(f);
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(ctx));
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "tessel_kernels");
+    OpBuilder inGpu = OpBuilder::atBlockBegin(gpuModule.getBody());
+
+    // Constants (memref.global) go with the code that reads them.
+    for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      global->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+
+    // Device functions: run by one thread (the caller's thread 0) with private buffers.
+    for (func::FuncOp callee : callees) {
+      callee->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
+      SmallVector<memref::AllocOp> allocs;
+      callee.walk([&](memref::AllocOp a) { allocs.push_back(a); });
+      for (memref::AllocOp alloc : allocs)
+        toPrivateBuffer(alloc);
+    }
+
+    int64_t threads = numWarps * 32;
+    for (func::FuncOp kernel : kernels) {
+      FunctionType type = kernel.getFunctionType();
+      unsigned n = type.getNumInputs();
+      if (n < 6 || type.getNumResults() != 0 ||
+          llvm::any_of(type.getInputs().take_back(6),
+                       [](Type t) { return !t.isSignlessInteger(32); })) {
+        kernel.emitError() << "a kernel needs six trailing i32 arguments (program ids and grid "
+                              "sizes) and no results";
+        return signalPassFailure();
+      }
+      auto gpuType = FunctionType::get(ctx, type.getInputs().drop_back(6), {});
+      inGpu.setInsertionPointToEnd(gpuModule.getBody());
+      auto func = gpu::GPUFuncOp::create(inGpu, kernel.getLoc(), kernel.getName(), gpuType);
+      func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+      // Which arguments are (rank-1) memrefs: the bare-pointer entry needs to know after the
+      // lowering to NVVM has expanded them.
+      SmallVector<int64_t> ranks;
+      for (Type t : gpuType.getInputs())
+        ranks.push_back(isa<MemRefType>(t) ? cast<MemRefType>(t).getRank() : -1);
+      func->setAttr("tessel.memref_ranks", DenseI64ArrayAttr::get(ctx, ranks));
+      func.setKnownBlockSizeAttr(
+          DenseI32ArrayAttr::get(ctx, {int32_t(threads), 1, 1}));
+      Block &entry = func.getBody().front();
+      Block &old = kernel.getBody().front();
+      // Program ids and grid sizes from the block's position in the grid.
+      OpBuilder ib = OpBuilder::atBlockBegin(&entry);
+      Location loc = kernel.getLoc();
+      gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+      for (int d = 0; d < 3; ++d) {
+        Value id = gpu::BlockIdOp::create(ib, loc, dims[d]);
+        Value size = gpu::GridDimOp::create(ib, loc, dims[d]);
+        old.getArgument(n - 6 + d).replaceAllUsesWith(
+            arith::IndexCastOp::create(ib, loc, ib.getI32Type(), id));
+        old.getArgument(n - 3 + d).replaceAllUsesWith(
+            arith::IndexCastOp::create(ib, loc, ib.getI32Type(), size));
+      }
+      for (unsigned i = 0; i + 6 < n; ++i)
+        old.getArgument(i).replaceAllUsesWith(entry.getArgument(i));
+      // The body, its return a gpu.return.
+      if (!entry.empty() && entry.back().hasTrait<OpTrait::IsTerminator>())
+        entry.back().erase();
+      entry.getOperations().splice(entry.end(), old.getOperations());
+      for (auto r : llvm::make_early_inc_range(func.getOps<func::ReturnOp>())) {
+        OpBuilder rb(r);
+        gpu::ReturnOp::create(rb, r.getLoc());
+        r.erase();
+      }
+      if (func.getBody().getBlocks().size() != 1) {
+        func.emitError() << "a kernel with several blocks cannot be mapped to cuda yet";
+        return signalPassFailure();
+      }
+      kernel.erase();
+      if (failed(BlockMapper(func, threads).run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,46 @@
+//===- Passes.td - the CUDA backend's passes ----------------*- tablegen -*-===//
+//
+// The MLIR-level transforms of the cuda backend, in pipeline order (CudaPipeline.cpp lists the
+// pipeline). Each runs alone from tessel-opt and has a lit test in test/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_BACKEND_CUDA_PASSES_TD
+#define TESSEL_BACKEND_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
+  let summary = "One program = one CUDA block: kernels become gpu.func, work spread over threads";
+  let description = [{
+    Each public kernel (func.func with the structured lowering's six trailing program-id and
+    grid arguments) moves into a gpu.module as a gpu.func kernel: the program ids become
+    gpu.block_id, the grid sizes gpu.grid_dim. Its tile buffers (memref.alloc) become
+    workgroup (shared) memory. The block's work is spread over num-warps * 32 threads: every
+    outermost scf.parallel loop is distributed cyclically over the threads (the innermost
+    dimension fastest, so neighbouring threads touch neighbouring elements) and followed by a
+    barrier; any other op that writes memory runs on thread 0 (its results are broadcast
+    through shared memory) and is followed by a barrier; everything else is computed by every
+    thread alike, so control flow stays uniform. Private functions the kernels call move into
+    the gpu.module as device functions, run by one thread with private tile buffers.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def CudaBarePointerKernels : Pass<"tessel-cuda-bare-pointer-kernels", "::mlir::ModuleOp"> {
+  let summary = "Kernels take bare pointers and scalars: the launch ABI the runtime uses";
+  let description = [{
+    After the lowering to NVVM, a kernel takes each rank-1 memref argument as the five fields
+    of MLIR's descriptor. This pass renames it to an internal function and adds, under the
+    kernel's name, an entry taking one pointer per memref and the scalars in Triton's order,
+    which builds the descriptors (offset 0, stride 1, unbounded size) and calls it: the
+    runtime passes exactly the kernel's Triton signature.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+#endif // TESSEL_BACKEND_CUDA_PASSES_TD

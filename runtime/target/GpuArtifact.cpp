@@ -1,0 +1,92 @@
+//===- GpuArtifact.cpp - the one file a GPU kernel ships as -*- C++ -*-===//
+
+#include "runtime/target/GpuArtifact.h"
+
+#include "absl/strings/escaping.h"
+#include "nlohmann/json.hpp"
+
+namespace tessel {
+
+namespace {
+constexpr const char *kFormat = "tessel-gpu-artifact";
+constexpr int kVersion = 1;
+} // namespace
+
+absl::StatusOr<std::string> PtxVersionFor(const std::string &arch) {
+  static const std::pair<const char *, const char *> kVersions[] = {
+      {"sm_80", "7.0"}, {"sm_86", "7.1"}, {"sm_89", "7.8"}, {"sm_90", "7.8"}, {"sm_90a", "8.0"}};
+  for (auto [chip, version] : kVersions)
+    if (arch == chip)
+      return std::string(version);
+  return absl::InvalidArgumentError("no PTX version for chip '" + arch +
+                                    "' (tessel builds for sm_80, sm_86, sm_89, sm_90, sm_90a)");
+}
+
+std::string SerializeGpuArtifact(const GpuArtifact &a) {
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const GpuKernelInfo &k : a.kernels)
+    kernels.push_back({{"name", k.name},
+                       {"signature", k.signature},
+                       {"block", {k.block[0], k.block[1], k.block[2]}},
+                       {"shared_bytes", k.sharedBytes}});
+  nlohmann::json j = {{"format", kFormat},        {"version", kVersion},
+                      {"target", "cuda:" + a.arch}, {"arch", a.arch},
+                      {"ptx_version", a.ptxVersion}, {"ptx", a.ptx},
+                      {"kernels", kernels}};
+  if (!a.cubin.empty())
+    j["cubin"] = absl::Base64Escape(a.cubin);
+  return j.dump(1) + "\n";
+}
+
+absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto bad = [](const std::string &what) {
+    return absl::InvalidArgumentError("not a tessel GPU artifact: " + what);
+  };
+  if (j.is_discarded() || !j.is_object())
+    return bad("not a JSON object");
+  if (j.value("format", "") != kFormat)
+    return bad("\"format\" is not \"" + std::string(kFormat) + "\"");
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kVersion)
+    return bad("version is not " + std::to_string(kVersion));
+  GpuArtifact a;
+  for (auto [key, field] : {std::pair<const char *, std::string *>{"arch", &a.arch},
+                            {"ptx_version", &a.ptxVersion},
+                            {"ptx", &a.ptx}}) {
+    if (!j.contains(key) || !j[key].is_string())
+      return bad(std::string("\"") + key + "\" is missing or not a string");
+    *field = j[key].get<std::string>();
+  }
+  if (j.contains("cubin")) {
+    if (!j["cubin"].is_string() || !absl::Base64Unescape(j["cubin"].get<std::string>(), &a.cubin))
+      return bad("\"cubin\" is not base64");
+  }
+  if (!j.contains("kernels") || !j["kernels"].is_array() || j["kernels"].empty())
+    return bad("\"kernels\" is missing or empty");
+  for (const nlohmann::json &k : j["kernels"]) {
+    GpuKernelInfo info;
+    if (!k.is_object() || !k.contains("name") || !k["name"].is_string() ||
+        !k.contains("signature") || !k["signature"].is_string() || !k.contains("block") ||
+        !k["block"].is_array() || k["block"].size() != 3)
+      return bad("a kernel lacks its name, signature or block");
+    info.name = k["name"].get<std::string>();
+    info.signature = k["signature"].get<std::string>();
+    for (int d = 0; d < 3; ++d) {
+      if (!k["block"][d].is_number_integer() || k["block"][d].get<int64_t>() < 1 ||
+          k["block"][d].get<int64_t>() > 1024)
+        return bad("kernel " + info.name + ": block sizes are 1..1024");
+      info.block[d] = k["block"][d].get<int32_t>();
+    }
+    if (k.contains("shared_bytes")) {
+      if (!k["shared_bytes"].is_number_integer() || k["shared_bytes"].get<int64_t>() < 0)
+        return bad("kernel " + info.name + ": shared_bytes is not a size");
+      info.sharedBytes = k["shared_bytes"].get<int64_t>();
+    }
+    a.kernels.push_back(info);
+  }
+  if (!PtxVersionFor(a.arch).ok())
+    return bad("unknown chip '" + a.arch + "'");
+  return a;
+}
+
+} // namespace tessel

@@ -1,0 +1,54 @@
+//===- GpuArtifact.h - the one file a GPU kernel ships as -*- C++ -*-===//
+//
+// What the cuda backend emits as `--emit artifact` and the cuda device loads: a JSON object
+// holding the PTX, the cubin when one was built (base64), the target chip, the PTX version and
+// per kernel its launch metadata (symbol, runtime signature, block size, dynamic shared
+// memory). The bundle names it and its sha256 covers all of it. A leaf shared by the compiler
+// (writer) and the runtime (reader), like Target.
+//
+//   {"format": "tessel-gpu-artifact", "version": 1, "target": "cuda:sm_90", "arch": "sm_90",
+//    "ptx_version": "7.8", "ptx": "...", "cubin": "<base64>",
+//    "kernels": [{"name": "k", "signature": "ptr:f32,i32", "block": [128, 1, 1],
+//                 "shared_bytes": 0}]}
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_TARGET_GPUARTIFACT_H
+#define TESSEL_RUNTIME_TARGET_GPUARTIFACT_H
+
+#include "absl/status/statusor.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessel {
+
+struct GpuKernelInfo {
+  std::string name;      ///< the symbol
+  std::string signature; ///< "ptr:f32,ptr:f32,i32" (the runtime's form)
+  std::array<int32_t, 3> block = {1, 1, 1};
+  int64_t sharedBytes = 0; ///< dynamic shared memory per block
+};
+
+struct GpuArtifact {
+  std::string arch;       ///< sm_80 ... sm_90a
+  std::string ptxVersion; ///< "7.8"
+  std::string ptx;
+  std::string cubin;      ///< the binary for `arch`; empty when no toolkit built one
+  std::vector<GpuKernelInfo> kernels;
+};
+
+/// The artifact's file contents.
+std::string SerializeGpuArtifact(const GpuArtifact &artifact);
+/// Parses and checks an artifact file; errors say what is wrong (never a crash).
+absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text);
+
+/// The PTX ISA version tessel emits for a CUDA chip ("7.0" for sm_80 ... "8.0" for sm_90a), or
+/// an error for a chip it does not build for.
+absl::StatusOr<std::string> PtxVersionFor(const std::string &arch);
+
+} // namespace tessel
+
+#endif // TESSEL_RUNTIME_TARGET_GPUARTIFACT_H
