@@ -1,7 +1,10 @@
 //===- TesselBench.cpp - the runner: measures one compiled candidate -*- C++ -*-===//
 //
 // tessel-bench --kernel NAME --shape DIM=N,... --dtype DT --so PATH --config JSON
-//              [--min-time SECONDS] [--seed N] [--flush on|off]
+//              [--min-time SECONDS] [--seed N] [--flush on|off] [--device cpu|cuda]
+//
+// --so names the artifact (a shared object for cpu, a GPU artifact for cuda); --device picks
+// the runtime device it runs on.
 //
 // Links the runtime and the zoo only (no compiler), so a candidate can be measured on another
 // machine than the one that built it. Validates the candidate against the zoo's C++ reference on
@@ -138,7 +141,7 @@ void timeBaseline(runtime::Device &device, const zoo::Kernel &kernel, const zoo:
 int main(int argc, char **argv) {
   autotune::UseOpenBlasAvx512Kernels(argv);
   std::map<std::string, std::string> flags = {
-      {"min-time", "0.2"}, {"seed", ""}, {"flush", "on"}, {"baseline", "off"}};
+      {"min-time", "0.2"}, {"seed", ""}, {"flush", "on"}, {"baseline", "off"}, {"device", "cpu"}};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0 || i + 1 >= argc)
@@ -163,11 +166,15 @@ int main(int argc, char **argv) {
   if (flags["baseline"] != "on" && flags["baseline"] != "off")
     return fail("--baseline takes on or off");
   bool flush = flags["flush"] == "on";
-  absl::StatusOr<std::unique_ptr<runtime::Device>> device = runtime::Device::Create("cpu");
+  absl::StatusOr<std::unique_ptr<runtime::Device>> device =
+      runtime::Device::Create(flags["device"]);
   if (!device.ok())
     return fail(std::string(device.status().message()));
   nlohmann::json out;
+  out["device"] = (*device)->name();
   if (baseline) {
+    if ((*device)->kind() != "cpu")
+      return fail("--baseline on is measured on the cpu device only so far");
     // One untimed run first, as the candidate's validation launch warms the candidate.
     timeBaseline(**device, *kernel, *shape, flags["dtype"], timingOptions(1, minTime, flush),
                  out);

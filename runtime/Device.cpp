@@ -1,6 +1,7 @@
 //===- Device.cpp - the CPU device and launch timing -----------------*- C++ -*-===//
 
 #include "runtime/Device.h"
+#include "runtime/CudaDevice.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -115,21 +116,23 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const std::string &kind,
                                                        const DeviceOptions &options) {
   if (kind == "cpu")
     return std::unique_ptr<Device>(new CpuDevice(options));
-  if (kind == "cuda" || kind == "hip")
-    return absl::UnavailableError(absl::StrCat(
-        "the ", kind, " device is not available in this build of the runtime yet "
-                      "(only 'cpu'); GPU kernels come with tessel's GPU backends"));
+  if (kind == "cuda")
+    return CreateCudaDevice(options);
+  if (kind == "hip")
+    return absl::UnavailableError(
+        "the hip device is not available in this build of the runtime yet (cpu and cuda are); "
+        "it comes with tessel's rocm backend");
   return absl::InvalidArgumentError(
       absl::StrCat("unknown device '", kind, "' (expected cpu, cuda or hip)"));
 }
 
-absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
-                                const TimingOptions &options,
-                                const std::function<void()> &between) {
+absl::StatusOr<Timing> TimeSamples(const std::function<absl::StatusOr<double>()> &timedRun,
+                                   const TimingOptions &options,
+                                   const std::function<void()> &between) {
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < options.warmupRuns; ++i)
-    if (absl::Status s = run(); !s.ok())
-      return s;
+    if (absl::StatusOr<double> s = timedRun(); !s.ok())
+      return s.status();
   std::vector<double> samples;
   double total = 0;
   Clock::time_point wallStart = Clock::now();
@@ -143,10 +146,10 @@ absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
           (total < options.minSeconds && wallLeft()))) {
     if (between)
       between();
-    Clock::time_point start = Clock::now();
-    if (absl::Status s = run(); !s.ok())
-      return s;
-    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    absl::StatusOr<double> measured = timedRun();
+    if (!measured.ok())
+      return measured.status();
+    double seconds = *measured;
     samples.push_back(seconds);
     total += seconds;
   }
@@ -163,15 +166,33 @@ absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
   return t;
 }
 
+absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
+                                const TimingOptions &options,
+                                const std::function<void()> &between) {
+  return TimeSamples(
+      [&]() -> absl::StatusOr<double> {
+        auto start = std::chrono::steady_clock::now();
+        if (absl::Status s = run(); !s.ok())
+          return s;
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      },
+      options, between);
+}
+
+absl::StatusOr<double> Device::TimeOne(const std::function<absl::Status()> &run) {
+  auto start = std::chrono::steady_clock::now();
+  if (absl::Status s = run(); !s.ok())
+    return s;
+  if (absl::Status s = Synchronize(); !s.ok())
+    return s;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
                                     const std::vector<Arg> &args,
                                     const TimingOptions &options) {
-  return TimeRuns(
-      [&] {
-        if (absl::Status s = device.Launch(kernel, grid, args); !s.ok())
-          return s;
-        return device.Synchronize();
-      },
+  return TimeSamples(
+      [&] { return device.TimeOne([&] { return device.Launch(kernel, grid, args); }); },
       options,
       options.flushCaches ? std::function<void()>([&] { (void)device.FlushCaches(); })
                           : std::function<void()>());

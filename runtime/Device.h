@@ -69,6 +69,9 @@ public:
   /// Evicts the data earlier runs left in the device's caches, so that the next run reads from
   /// memory (cpu: writes a buffer twice the largest cache). Untimed work between timed runs.
   virtual absl::Status FlushCaches() = 0;
+  /// The seconds `run` (launches on this device) takes, measured by the device: the wall
+  /// clock around it and Synchronize (cpu), events around it (cuda).
+  virtual absl::StatusOr<double> TimeOne(const std::function<absl::Status()> &run);
 };
 
 /// Timing of repeated runs: warm-up runs first, then at least `minRuns` runs and at least
@@ -96,6 +99,10 @@ struct Timing {
 absl::StatusOr<Timing> TimeRuns(const std::function<absl::Status()> &run,
                                 const TimingOptions &options = {},
                                 const std::function<void()> &between = {});
+/// As TimeRuns, with each run timing itself: `timedRun` returns the seconds it took.
+absl::StatusOr<Timing> TimeSamples(const std::function<absl::StatusOr<double>()> &timedRun,
+                                   const TimingOptions &options = {},
+                                   const std::function<void()> &between = {});
 
 /// TimeRuns of `kernel` launched on `device`, each run synchronized; with
 /// `options.flushCaches`, the device's caches flushed before each.

@@ -81,8 +81,8 @@ bool isIntegerType(const std::string &e) { return e[0] == 'i'; }
 bool isFloatType(const std::string &e) { return e == "f32" || e == "f64"; }
 } // namespace
 
-absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args,
-                    ThreadPool &pool, const LaunchOptions &options) {
+absl::StatusOr<std::vector<uint64_t>> PackArguments(const Kernel &kernel, Grid grid,
+                                                    const std::vector<Arg> &args) {
   const std::vector<ArgType> &sig = kernel.signature();
   if (args.size() != sig.size())
     return absl::InvalidArgumentError(absl::StrCat("kernel '", kernel.name(), "' takes ",
@@ -137,6 +137,15 @@ absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &arg
       std::memcpy(&slots[i], &v, sizeof(v));
     }
   }
+  return slots;
+}
+
+absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args,
+                    ThreadPool &pool, const LaunchOptions &options) {
+  absl::StatusOr<std::vector<uint64_t>> packed = PackArguments(kernel, grid, args);
+  if (!packed.ok())
+    return packed.status();
+  std::vector<uint64_t> &slots = *packed;
   auto fn = reinterpret_cast<LaunchFn>(const_cast<void *>(kernel.handle()));
   const uint64_t *data = slots.data();
   if (options.programsPerTask < 0)

@@ -11,6 +11,7 @@
 #include "runtime/Module.h"
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -65,6 +66,12 @@ struct LaunchOptions {
   /// programs (which share data) on one core.
   int64_t programsPerTask = 0;
 };
+
+/// The launch's arguments as one 8-byte slot each (a pointer, or a scalar of the declared
+/// type in the low bytes), after checking their count and kinds against the kernel's signature
+/// and the grid's sizes: every device passes kernels their arguments this way.
+absl::StatusOr<std::vector<uint64_t>> PackArguments(const Kernel &kernel, Grid grid,
+                                                    const std::vector<Arg> &args);
 
 /// The cpu device's launch: runs `kernel` (loaded by the cpu device) once per program of
 /// `grid`, spread over `pool`. Checks the argument count and

@@ -71,7 +71,7 @@ Kernel layerNormKernel() {
   k.gpu.defaultShapes = {{{"rows", 16384}, {"cols", 8192}}};
   k.gpu.largeShapes = {{{"rows", 32768}, {"cols", 8192}}};
   k.gpu.dtypes = {"f32"};
-  k.gpu.space.params = {{"BLOCK", {1024, 2048, 4096}}, {"knob.num_warps", {4, 8, 16}}};
+  k.gpu.space.params = {{"BLOCK", {512, 1024, 2048, 4096}}, {"knob.num_warps", {4, 8, 16}}};
   const std::string p = "*fp32:16,";
   k.signature = [p](const std::string &) { return p + p + p + p + p + p + "i32,i32,fp32"; };
   k.constexprs = [](const Point &pt, const Shape &) {

@@ -101,9 +101,25 @@ private:
       if (!type.hasStaticShape() || !type.getLayout().isIdentity())
         return alloc.emitError() << "a tile buffer of dynamic shape or with a layout cannot be "
                                     "placed in shared memory on cuda yet";
-      Value shared = workgroupBuffer(type.getShape(), type.getElementType(), alloc.getLoc());
       OpBuilder b(alloc);
-      Value cast = memref::MemorySpaceCastOp::create(b, alloc.getLoc(), type, shared);
+      Location loc = alloc.getLoc();
+      Value shared = workgroupBuffer(type.getShape(), type.getElementType(), loc);
+      Value cast = memref::MemorySpaceCastOp::create(b, loc, type, shared);
+      if (auto loop = alloc->getParentOfType<scf::ForOp>()) {
+        // A buffer allocated in a loop may be carried into the next iteration (a
+        // loop-carried tile) while that iteration allocates again: consecutive iterations
+        // take turns between two buffers.
+        Value other = workgroupBuffer(type.getShape(), type.getElementType(), loc);
+        Value otherCast = memref::MemorySpaceCastOp::create(b, loc, type, other);
+        Value iteration = arith::DivSIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
+            loop.getStep());
+        Value two = arith::ConstantOp::create(b, loc, b.getIntegerAttr(iteration.getType(), 2));
+        Value zero = arith::ConstantOp::create(b, loc, b.getIntegerAttr(iteration.getType(), 0));
+        Value even = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           arith::RemSIOp::create(b, loc, iteration, two), zero);
+        cast = arith::SelectOp::create(b, loc, even, cast, otherCast);
+      }
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();

@@ -14,6 +14,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 
 absl::Status tessel::replaceLibdeviceCalls(llvm::Module &module) {
@@ -34,6 +35,9 @@ absl::Status tessel::replaceLibdeviceCalls(llvm::Module &module) {
     for (auto [base, intrinsic] : kIntrinsics)
       if (name == base || name == (std::string(base) + "f"))
         id = intrinsic;
+    // tl.exp2 is the hardware's approximate 2^x (ex2.approx.f32), as in Triton.
+    if (name == "exp2f" || name == "exp2")
+      id = llvm::Intrinsic::nvvm_ex2_approx;
     if (id == llvm::Intrinsic::not_intrinsic || f.arg_empty()) {
       if (!f.use_empty())
         missing += (missing.empty() ? "" : ", ") + f.getName().str();
