@@ -408,6 +408,15 @@ int main(int argc, char **argv) {
         }
         list << line.dump() << "\n";
       }
+      // The group's baseline (a device copy of the same bytes for memory-bound kernels), timed
+      // the same way in the same run.
+      if (!g.kernel->flopBound)
+        script << "printf '{\"baseline\": \"" << g.kernel->name << " " << g.dtype << " "
+               << zoo::ShapeText(g.shape) << "\"}\\n' >> results.jsonl\n"
+               << "timeout " << int(opt.timeout) << " \"$1\" --device " << target.deviceKind()
+               << " --kernel " << g.kernel->name << " --shape " << zoo::ShapeText(g.shape)
+               << " --dtype " << g.dtype << " --baseline on --min-time " << opt.minTime
+               << " --flush " << opt.flush << " >> results.jsonl 2>&1\n";
     }
     std::printf("sweep: built %zu candidates for %s (%zu did not compile) in %s: "
                 "candidates.jsonl, run.sh\n",

@@ -172,9 +172,27 @@ int main(int argc, char **argv) {
     return fail(std::string(device.status().message()));
   nlohmann::json out;
   out["device"] = (*device)->name();
+  if (baseline && (*device)->kind() != "cpu") {
+    // A GPU's memory-bound baseline: a device-to-device copy of the kernel's bytes (half read,
+    // half written), timed like a candidate.
+    if (kernel->flopBound)
+      return fail("no GPU baseline for compute-bound kernels yet (cuBLAS comes later)");
+    size_t half = std::max<size_t>(1, size_t(kernel->bytes(*shape, flags["dtype"]) / 2));
+    auto src = (*device)->Allocate(half), dst = (*device)->Allocate(half);
+    if (!src.ok() || !dst.ok())
+      return fail(std::string((src.ok() ? dst.status() : src.status()).message()));
+    runtime::TimingOptions options = timingOptions(1, minTime, flush);
+    runtime::Device &d = **device;
+    report(runtime::TimeSamples(
+               [&] { return d.TimeOne([&] { return (*dst)->CopyFrom(**src, half); }); }, options,
+               flush ? std::function<void()>([&] { (void)d.FlushCaches(); })
+                     : std::function<void()>()),
+           flush, out);
+    out["baseline"] = "device copy " + std::to_string(half) + " bytes";
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+  }
   if (baseline) {
-    if ((*device)->kind() != "cpu")
-      return fail("--baseline on is measured on the cpu device only so far");
     // One untimed run first, as the candidate's validation launch warms the candidate.
     timeBaseline(**device, *kernel, *shape, flags["dtype"], timingOptions(1, minTime, flush),
                  out);

@@ -59,6 +59,7 @@ struct Driver {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, void *);
   CUresult (*cuEventSynchronize)(CUevent);
@@ -104,6 +105,7 @@ absl::StatusOr<const Driver *> OpenDriver() {
     resolve(driver.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"});
     resolve(driver.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"});
     resolve(driver.cuMemsetD8, {"cuMemsetD8_v2"});
+    resolve(driver.cuMemcpyDtoD, {"cuMemcpyDtoD_v2"});
     resolve(driver.cuEventCreate, {"cuEventCreate"});
     resolve(driver.cuEventRecord, {"cuEventRecord"});
     resolve(driver.cuEventSynchronize, {"cuEventSynchronize"});
@@ -144,6 +146,15 @@ public:
     if (offset > size_ || bytes > size_ - offset)
       return absl::OutOfRangeError("a copy past the end of a device buffer");
     return bytes ? check(d_, d_.cuMemcpyDtoH(destination, p_ + offset, bytes), "cuMemcpyDtoH")
+                 : absl::OkStatus();
+  }
+
+  absl::Status CopyFrom(Buffer &source, size_t bytes) override {
+    if (bytes > size_ || bytes > source.size())
+      return absl::OutOfRangeError("a copy larger than its buffers");
+    return bytes ? check(d_,
+                         d_.cuMemcpyDtoD(p_, reinterpret_cast<CUdeviceptr>(source.data()), bytes),
+                         "cuMemcpyDtoD")
                  : absl::OkStatus();
   }
 

@@ -58,6 +58,13 @@ public:
       std::memcpy(destination, static_cast<char *>(data_) + offset, bytes);
     return absl::OkStatus();
   }
+  absl::Status CopyFrom(Buffer &source, size_t bytes) override {
+    if (bytes > size_ || bytes > source.size())
+      return absl::OutOfRangeError("a copy larger than its buffers");
+    if (bytes)
+      std::memcpy(data_, source.data(), bytes);
+    return absl::OkStatus();
+  }
 
 private:
   void *data_;

@@ -32,6 +32,9 @@ public:
   /// is an error.
   virtual absl::Status CopyFromHost(const void *source, size_t bytes, size_t offset = 0) = 0;
   virtual absl::Status CopyToHost(void *destination, size_t bytes, size_t offset = 0) = 0;
+  /// Copies `bytes` from the start of `source` (a buffer of the same device) to the start of
+  /// this one, on the device (a GPU's device-to-device copy: the memory-bound baseline).
+  virtual absl::Status CopyFrom(Buffer &source, size_t bytes) = 0;
 };
 
 struct DeviceOptions {
