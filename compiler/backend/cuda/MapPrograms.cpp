@@ -22,6 +22,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
@@ -178,6 +180,11 @@ private:
               return failure();
         continue;
       }
+      if (auto loop = dyn_cast<scf::ForOp>(op); loop && reduceAcrossThreads(loop)) {
+        if (failed(flush()))
+          return failure();
+        continue;
+      }
       if (writesMemory(&op)) {
         run.push_back(&op);
         continue;
@@ -186,6 +193,123 @@ private:
         return failure();
     }
     return flush();
+  }
+
+  /// A sequential reduction into a scalar buffer (linalg.reduce of a whole tile: `acc =
+  /// combine(acc, f(i))` for each i, combine one associative arith op) as every thread
+  /// combining its share of the iterations, then gpu.all_reduce (warp shuffles and shared
+  /// memory) and thread 0 storing combine(acc, total). Returns false (nothing changed) for any
+  /// other loop.
+  bool reduceAcrossThreads(scf::ForOp loop) {
+    if (loop.getNumResults() != 0)
+      return false;
+    Block *body = loop.getBody();
+    // The one store: to a scalar buffer from outside the loop; the one load of it; all other
+    // ops pure or loads.
+    memref::StoreOp accStore;
+    for (Operation &op : body->without_terminator()) {
+      if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        if (accStore || store.getMemRefType().getRank() != 0 ||
+            !loop.isDefinedOutsideOfLoop(store.getMemRef()))
+          return false;
+        accStore = store;
+        continue;
+      }
+      if (op.getNumRegions() || (!isPure(&op) && !isa<memref::LoadOp>(op)))
+        return false;
+    }
+    if (!accStore)
+      return false;
+    memref::LoadOp accLoad;
+    for (auto load : body->getOps<memref::LoadOp>())
+      if (load.getMemRef() == accStore.getMemRef()) {
+        if (accLoad)
+          return false;
+        accLoad = load;
+      }
+    if (!accLoad || !accLoad.getResult().hasOneUse())
+      return false;
+    Operation *combine = accStore.getValueToStore().getDefiningOp();
+    if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2 ||
+        *accLoad.getResult().getUsers().begin() != combine)
+      return false;
+    std::optional<gpu::AllReduceOperation> kind = allReduceKind(combine);
+    std::optional<TypedAttr> neutral = arith::getNeutralElement(combine);
+    if (!kind || !neutral)
+      return false;
+    Value element = combine->getOperand(0) == accLoad.getResult() ? combine->getOperand(1)
+                                                                  : combine->getOperand(0);
+    Location loc = loop.getLoc();
+    barrierBefore(loop);
+    OpBuilder b(loop);
+    Value acc = accLoad.getMemRef();
+    Value init = memref::LoadOp::create(b, loc, acc);
+    Value identity = arith::ConstantOp::create(b, loc, *neutral);
+    // This thread's iterations: lb + tid * step, step * numThreads apart.
+    Type ivType = loop.getInductionVar().getType();
+    auto asIv = [&](Value v) {
+      return ivType.isIndex() ? v : arith::IndexCastOp::create(b, loc, ivType, v).getResult();
+    };
+    Value start = arith::AddIOp::create(
+        b, loc, loop.getLowerBound(), arith::MulIOp::create(b, loc, asIv(tid_), loop.getStep()));
+    Value stride = arith::MulIOp::create(b, loc, loop.getStep(), asIv(numThreads_));
+    auto mine = scf::ForOp::create(b, loc, start, loop.getUpperBound(), stride,
+                                   ValueRange{identity});
+    OpBuilder inner = OpBuilder::atBlockBegin(mine.getBody());
+    IRMapping map;
+    map.map(loop.getInductionVar(), mine.getInductionVar());
+    map.map(accLoad.getResult(), mine.getRegionIterArgs()[0]);
+    for (Operation &op : body->without_terminator()) {
+      if (&op == accLoad.getOperation() || &op == accStore.getOperation())
+        continue;
+      inner.clone(op, map);
+    }
+    scf::YieldOp::create(inner, loc, map.lookup(accStore.getValueToStore()));
+    Value total = gpu::AllReduceOp::create(
+        b, loc, mine.getResult(0), gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
+        b.getUnitAttr());
+    IRMapping last;
+    last.map(accLoad.getResult(), init);
+    last.map(element, total);
+    Value result = b.clone(*combine, last)->getResult(0);
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid_, zero_);
+    auto ifOp = scf::IfOp::create(b, loc, isZero, /*withElseRegion=*/false);
+    OpBuilder store(ifOp.thenBlock()->getTerminator());
+    memref::StoreOp::create(store, loc, result, acc);
+    barrierAfter(ifOp);
+    loop.erase();
+    return true;
+  }
+
+  static std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
+    using K = gpu::AllReduceOperation;
+    if (isa<arith::AddFOp, arith::AddIOp>(op))
+      return K::ADD;
+    if (isa<arith::MulFOp, arith::MulIOp>(op))
+      return K::MUL;
+    if (isa<arith::MaxNumFOp>(op))
+      return K::MAXNUMF;
+    if (isa<arith::MinNumFOp>(op))
+      return K::MINNUMF;
+    if (isa<arith::MaximumFOp>(op))
+      return K::MAXIMUMF;
+    if (isa<arith::MinimumFOp>(op))
+      return K::MINIMUMF;
+    if (isa<arith::MaxSIOp>(op))
+      return K::MAXSI;
+    if (isa<arith::MinSIOp>(op))
+      return K::MINSI;
+    if (isa<arith::MaxUIOp>(op))
+      return K::MAXUI;
+    if (isa<arith::MinUIOp>(op))
+      return K::MINUI;
+    if (isa<arith::AndIOp>(op))
+      return K::AND;
+    if (isa<arith::OrIOp>(op))
+      return K::OR;
+    if (isa<arith::XOrIOp>(op))
+      return K::XOR;
+    return std::nullopt;
   }
 
   /// for i in [tid, total) step numThreads: the body at the delinearized indices.
@@ -360,6 +484,11 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       if (failed(BlockMapper(func, threads).run()))
         return signalPassFailure();
     }
+    // gpu.all_reduce as warp shuffles and shared memory.
+    RewritePatternSet patterns(ctx);
+    populateGpuAllReducePatterns(patterns);
+    if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
+      return signalPassFailure();
   }
 };
 
