@@ -2,7 +2,9 @@
 //
 // tessel-run ARTIFACT.so --entry NAME --grid X[,Y,Z]
 //            --arg in:FILE.npy | inout:FILE.npy | out:SHAPE:DTYPE | scalar:DTYPE:VALUE ...
-//            [--out-dir DIR] [--threads N]
+//            [--out-dir DIR] [--threads N] [--device cpu|cuda]
+//
+// ARTIFACT is what the device loads: a shared object (cpu) or a GPU artifact (cuda).
 //
 // Arguments are given in the kernel's order. `out` buffers start poisoned (NaN / 0x5A bytes)
 // and, like `inout` buffers, are written to DIR/arg<i>.npy after the run. Links the runtime
@@ -35,7 +37,7 @@ int fail(const std::string &message) {
 
 const char *kUsage =
     "usage: tessel-run ARTIFACT.so --entry NAME --grid X[,Y,Z] --arg SPEC... [--out-dir DIR] "
-    "[--threads N]\n  SPEC: in:FILE.npy | inout:FILE.npy | out:SHAPE:DTYPE (e.g. "
+    "[--threads N] [--device cpu|cuda]\n  SPEC: in:FILE.npy | inout:FILE.npy | out:SHAPE:DTYPE (e.g. "
     "out:128x64:f32) | scalar:DTYPE:VALUE (e.g. scalar:i32:1000)\n";
 
 /// An argument's array on the host and its copy on the device.
@@ -51,6 +53,7 @@ int main(int argc, char **argv) {
   std::string artifact, entry, gridText, outDir = ".";
   std::vector<std::string> specs;
   unsigned threads = 0;
+  std::string deviceKind = "cpu";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const char *flag) -> const char * {
@@ -68,6 +71,8 @@ int main(int argc, char **argv) {
       specs.push_back(value("--arg"));
     else if (a == "--out-dir")
       outDir = value("--out-dir");
+    else if (a == "--device")
+      deviceKind = value("--device");
     else if (a == "--threads") {
       if (!absl::SimpleAtoi(value("--threads"), &threads))
         return fail("--threads needs a non-negative integer");
@@ -97,7 +102,7 @@ int main(int argc, char **argv) {
 
   DeviceOptions deviceOptions;
   deviceOptions.threads = threads;
-  absl::StatusOr<std::unique_ptr<Device>> device = Device::Create("cpu", deviceOptions);
+  absl::StatusOr<std::unique_ptr<Device>> device = Device::Create(deviceKind, deviceOptions);
   if (!device.ok())
     return fail(std::string(device.status().message()));
   auto module = (*device)->Load(artifact);
