@@ -83,7 +83,7 @@ private:
 /// What a kernel is tuned over for one kind of target: problem shapes (a default set and a
 /// large one, sized for that kind of machine), dtypes, and the configuration space (the
 /// kernel's constexprs as named in its source, and the backend's knobs prefixed "knob.";
-/// GPUs: num_warps, num_stages). Empty dtypes: the kernel is not tuned for that kind yet.
+/// GPUs: the cuda knob num_warps). Empty dtypes: the kernel is not tuned for that kind yet.
 struct TargetSpec {
   std::vector<Shape> defaultShapes, largeShapes;
   std::vector<std::string> dtypes;
