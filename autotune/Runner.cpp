@@ -17,31 +17,35 @@
 
 namespace tessel::autotune {
 
-namespace {
-
-std::string configJson(const Point &p) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto &[k, v] : p)
-    j[k] = v;
-  return j.dump();
-}
-
-} // namespace
-
 Runner::Runner(RunnerOptions options) : options_(std::move(options)) {}
 
+std::vector<std::string> Runner::MeasureArgs(const Candidate &c,
+                                             const std::string &artifact) const {
+  return {"--device", options_.device,   "--kernel", c.kernel->name,
+          "--shape",  zoo::ShapeText(c.shape), "--dtype", c.dtype,
+          "--so",     artifact,          "--config", PointJson(c.point),
+          "--min-time", std::to_string(options_.minTime), "--flush", options_.flush};
+}
+
+std::vector<std::string> Runner::BaselineArgs(const zoo::Kernel &kernel, const std::string &dtype,
+                                              const zoo::Shape &shape) const {
+  return {"--device", options_.device, "--kernel", kernel.name, "--shape", zoo::ShapeText(shape),
+          "--dtype", dtype, "--baseline", "on", "--min-time", std::to_string(options_.minTime),
+          "--flush", options_.flush};
+}
+
 absl::StatusOr<Measurement> Runner::Measure(const Candidate &c, const std::string &artifact) const {
-  return run({options_.bench, "--kernel", c.kernel->name, "--shape", zoo::ShapeText(c.shape),
-              "--dtype", c.dtype, "--so", artifact, "--config", configJson(c.point),
-              "--min-time", std::to_string(options_.minTime), "--flush", options_.flush});
+  std::vector<std::string> args = MeasureArgs(c, artifact);
+  args.insert(args.begin(), options_.bench);
+  return run(args);
 }
 
 absl::StatusOr<Measurement> Runner::MeasureBaseline(const zoo::Kernel &kernel,
                                                     const std::string &dtype,
                                                     const zoo::Shape &shape) const {
-  return run({options_.bench, "--kernel", kernel.name, "--shape", zoo::ShapeText(shape),
-              "--dtype", dtype, "--baseline", "on", "--min-time",
-              std::to_string(options_.minTime), "--flush", options_.flush});
+  std::vector<std::string> args = BaselineArgs(kernel, dtype, shape);
+  args.insert(args.begin(), options_.bench);
+  return run(args);
 }
 
 absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {

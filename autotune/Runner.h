@@ -34,6 +34,7 @@ struct RunnerOptions {
   std::string bench; ///< the tessel-bench binary
   double timeout = 60, minTime = 0.1;
   std::string flush = "on"; ///< caches flushed between repetitions
+  std::string device = "cpu"; ///< the runtime device tessel-bench measures on
 };
 
 class Runner {
@@ -48,6 +49,13 @@ public:
   absl::StatusOr<Measurement> MeasureBaseline(const zoo::Kernel &kernel,
                                               const std::string &dtype,
                                               const zoo::Shape &shape) const;
+
+  /// tessel-bench's arguments (after the program) for those measurements: what Measure and
+  /// MeasureBaseline run, and what `sweep --build-only` writes for the GPU host.
+  std::vector<std::string> MeasureArgs(const Candidate &candidate,
+                                       const std::string &artifact) const;
+  std::vector<std::string> BaselineArgs(const zoo::Kernel &kernel, const std::string &dtype,
+                                        const zoo::Shape &shape) const;
 
 private:
   absl::StatusOr<Measurement> run(std::vector<std::string> args) const;

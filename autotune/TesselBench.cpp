@@ -181,12 +181,8 @@ int main(int argc, char **argv) {
     auto src = (*device)->Allocate(half), dst = (*device)->Allocate(half);
     if (!src.ok() || !dst.ok())
       return fail(std::string((src.ok() ? dst.status() : src.status()).message()));
-    runtime::TimingOptions options = timingOptions(1, minTime, flush);
-    runtime::Device &d = **device;
-    report(runtime::TimeSamples(
-               [&] { return d.TimeOne([&] { return (*dst)->CopyFrom(**src, half); }); }, options,
-               flush ? std::function<void()>([&] { (void)d.FlushCaches(); })
-                     : std::function<void()>()),
+    report(runtime::TimeOnDevice(**device, [&] { return (*dst)->CopyFrom(**src, half); },
+                                 timingOptions(1, minTime, flush)),
            flush, out);
     out["baseline"] = "device copy " + std::to_string(half) + " bytes";
     std::printf("%s\n", out.dump().c_str());

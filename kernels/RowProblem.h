@@ -86,6 +86,32 @@ inline Kernel RowKernel(const std::string &name, const std::string &source) {
   return k;
 }
 
+/// A row kernel with one value per row, `(x_ptr, out_ptr, stride, n_cols)` as its arguments
+/// (row sum, row max): `reference` reduces a row, `tolerance` bounds |got - want|.
+inline Kernel RowReductionKernel(
+    const std::string &name, const std::string &source, const std::string &what,
+    std::function<void(const float *row, int64_t cols, double *want)> reference,
+    std::function<double(double want, int64_t cols)> tolerance) {
+  Kernel k = RowKernel(name, source);
+  k.signature = [](const std::string &) { return std::string("*fp32:16,*fp32:16,i32,i32"); };
+  k.flops = [](const Shape &s) { return double(s.at("rows")) * s.at("cols"); };
+  k.bytes = [](const Shape &s, const std::string &) {
+    return 4.0 * s.at("rows") * (s.at("cols") + 1);
+  };
+  k.makeProblem = [what, reference, tolerance](const Shape &s, const std::string &,
+                                                uint64_t seed) {
+    RowProblemSpec spec;
+    spec.what = what;
+    spec.reference = reference;
+    spec.tolerance = tolerance;
+    spec.args = [](void *in, void *out, int32_t cols) {
+      return std::vector<Arg>{in, out, cols, cols};
+    };
+    return std::unique_ptr<Problem>(new RowProblem(s, seed, spec));
+  };
+  return k;
+}
+
 } // namespace tessel::zoo
 
 #endif // TESSEL_KERNELS_ROWPROBLEM_H

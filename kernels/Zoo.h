@@ -119,6 +119,15 @@ namespace registry {
 /// Defined by kernels/registry.bzl's generated Registry.cpp: every folder's kernels in order.
 std::vector<Kernel> All();
 } // namespace registry
+
+/// Defines the kernels of the folder kernels/<folder>/ (inside namespace tessel::zoo):
+///   TESSEL_ZOO_KERNELS(row_max) { return {...}; }
+/// defines registry::row_max(), which the registry generated from kernels/registry.bzl calls.
+#define TESSEL_ZOO_KERNELS(folder)                                                             \
+  namespace registry {                                                                         \
+  std::vector<Kernel> folder();                                                                \
+  }                                                                                            \
+  std::vector<Kernel> registry::folder()
 const Kernel *Find(const std::string &name);
 
 /// Parses "M=1024,N=512" for `kernel`'s dimensions.

@@ -1,6 +1,6 @@
 """The zoo's kernels: one folder each under kernels/, in the order the sweep takes them.
 
-A new kernel is its folder (its .py, its <Name>.cpp defining `registry::<folder>()`, and a
+A new kernel is its folder (its .py, its <Name>.cpp with `TESSEL_ZOO_KERNELS(<folder>)`, and a
 BUILD with one `zoo_kernel` rule) plus one line here.
 """
 

@@ -212,10 +212,9 @@ bool archNumbers(const std::string &arch, int &major, int &minor, bool &accelera
 
 class CudaDevice : public Device {
 public:
-  CudaDevice(const Driver &d, CUdevice device, CUcontext context, std::string name, int major,
-             int minor, int l2)
-      : d_(d), device_(device), context_(context), name_(std::move(name)), major_(major),
-        minor_(minor), l2_(l2) {}
+  /// On the current (primary) context of the GPU named `name`.
+  CudaDevice(const Driver &d, std::string name, int major, int minor, int l2)
+      : d_(d), name_(std::move(name)), major_(major), minor_(minor), l2_(l2) {}
 
   std::string kind() const override { return "cuda"; }
   std::string name() const override {
@@ -345,8 +344,6 @@ public:
 
 private:
   const Driver &d_;
-  CUdevice device_;
-  CUcontext context_;
   std::string name_;
   int major_, minor_, l2_;
   std::unique_ptr<Buffer> flush_;
@@ -397,7 +394,7 @@ absl::StatusOr<std::unique_ptr<Device>> CreateCudaDevice(const DeviceOptions &) 
     s = check(d, d.cuCtxSetCurrent(context), "cuCtxSetCurrent");
   if (!s.ok())
     return s;
-  return std::unique_ptr<Device>(new CudaDevice(d, device, context, name, major, minor, l2));
+  return std::unique_ptr<Device>(new CudaDevice(d, name, major, minor, l2));
 }
 
 } // namespace tessel::runtime

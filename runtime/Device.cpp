@@ -195,14 +195,18 @@ absl::StatusOr<double> Device::TimeOne(const std::function<absl::Status()> &run)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+absl::StatusOr<Timing> TimeOnDevice(Device &device, const std::function<absl::Status()> &work,
+                                    const TimingOptions &options) {
+  return TimeSamples(
+      [&] { return device.TimeOne(work); }, options,
+      options.flushCaches ? std::function<void()>([&] { (void)device.FlushCaches(); })
+                          : std::function<void()>());
+}
+
 absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
                                     const std::vector<Arg> &args,
                                     const TimingOptions &options) {
-  return TimeSamples(
-      [&] { return device.TimeOne([&] { return device.Launch(kernel, grid, args); }); },
-      options,
-      options.flushCaches ? std::function<void()>([&] { (void)device.FlushCaches(); })
-                          : std::function<void()>());
+  return TimeOnDevice(device, [&] { return device.Launch(kernel, grid, args); }, options);
 }
 
 } // namespace tessel::runtime

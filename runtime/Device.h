@@ -107,8 +107,12 @@ absl::StatusOr<Timing> TimeSamples(const std::function<absl::StatusOr<double>()>
                                    const TimingOptions &options = {},
                                    const std::function<void()> &between = {});
 
-/// TimeRuns of `kernel` launched on `device`, each run synchronized; with
-/// `options.flushCaches`, the device's caches flushed before each.
+/// TimeSamples of `work` (launches, copies) on `device`, each run timed by the device
+/// (Device::TimeOne); with `options.flushCaches`, the device's caches flushed before each.
+absl::StatusOr<Timing> TimeOnDevice(Device &device, const std::function<absl::Status()> &work,
+                                    const TimingOptions &options = {});
+
+/// TimeOnDevice of `kernel` launched on `device`.
 absl::StatusOr<Timing> TimeLaunches(Device &device, const Kernel &kernel, Grid grid,
                                     const std::vector<Arg> &args,
                                     const TimingOptions &options = {});

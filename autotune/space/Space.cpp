@@ -73,6 +73,13 @@ absl::StatusOr<Point> ParsePoint(const std::string &json) {
   return p;
 }
 
+std::string PointJson(const Point &p) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto &[k, v] : p)
+    j[k] = v;
+  return j.dump();
+}
+
 std::vector<Point> Shard(const std::vector<Point> &points, int index, int count) {
   std::vector<Point> out;
   for (size_t k = index; k < points.size(); k += count)

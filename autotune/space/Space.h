@@ -41,6 +41,8 @@ absl::StatusOr<std::pair<int, int>> ParseShard(const std::string &text);
 /// A configuration from its JSON text (records, bundle entries, tessel-bench's --config): an
 /// object whose values are all integers.
 absl::StatusOr<Point> ParsePoint(const std::string &json);
+/// The JSON text of a configuration (keys sorted): what ParsePoint reads back.
+std::string PointJson(const Point &p);
 /// The points of shard `index` of `count`: every count-th point of the fixed order.
 std::vector<Point> Shard(const std::vector<Point> &points, int index, int count);
 

@@ -95,7 +95,8 @@ public:
   KnobMap withDefaults(const KnobMap &knobs) const;
 
   /// Lowers the structured pipeline's output in `module` and emits `request.artifact` (one of
-  /// artifactKinds()). Returns the bytes, or for a kind that writes a file, the output path.
+  /// artifactKinds()) for a request whose target and knobs were validated
+  /// (compiler/pipeline's validateCompileOptions does that before any work). Returns the bytes, or for a kind that writes a file, the output path.
   /// Diagnostics go to the module's context; the status says what failed.
   virtual absl::StatusOr<std::string> emit(mlir::ModuleOp module,
                                            const EmitRequest &request) const = 0;

@@ -118,10 +118,6 @@ Kernel attentionKernel() {
 
 } // namespace
 
-namespace registry {
-std::vector<Kernel> attention();
-} // namespace registry
-
-std::vector<Kernel> registry::attention() { return {attentionKernel()}; }
+TESSEL_ZOO_KERNELS(attention) { return {attentionKernel()}; }
 
 } // namespace tessel::zoo

@@ -75,10 +75,6 @@ Kernel colSumKernel() {
 
 } // namespace
 
-namespace registry {
-std::vector<Kernel> col_sum();
-} // namespace registry
-
-std::vector<Kernel> registry::col_sum() { return {colSumKernel()}; }
+TESSEL_ZOO_KERNELS(col_sum) { return {colSumKernel()}; }
 
 } // namespace tessel::zoo

@@ -89,10 +89,6 @@ Kernel layerNormKernel() {
 
 } // namespace
 
-namespace registry {
-std::vector<Kernel> layer_norm();
-} // namespace registry
-
-std::vector<Kernel> registry::layer_norm() { return {layerNormKernel()}; }
+TESSEL_ZOO_KERNELS(layer_norm) { return {layerNormKernel()}; }
 
 } // namespace tessel::zoo

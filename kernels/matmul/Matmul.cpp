@@ -140,10 +140,6 @@ Kernel blockPtrMatmulKernel() {
 
 } // namespace
 
-namespace registry {
-std::vector<Kernel> matmul();
-} // namespace registry
-
-std::vector<Kernel> registry::matmul() { return {matmulKernel(), blockPtrMatmulKernel()}; }
+TESSEL_ZOO_KERNELS(matmul) { return {matmulKernel(), blockPtrMatmulKernel()}; }
 
 } // namespace tessel::zoo

@@ -45,11 +45,7 @@ private:
 
 } // namespace
 
-namespace registry {
-std::vector<Kernel> row_argmax();
-} // namespace registry
-
-std::vector<Kernel> registry::row_argmax() {
+TESSEL_ZOO_KERNELS(row_argmax) {
   Kernel k = RowKernel("row_argmax", "kernels/row_argmax/row_argmax.py");
   k.signature = [](const std::string &) { return std::string("*fp32:16,*i32:16,*fp32:16,i32,i32"); };
   k.flops = [](const Shape &s) { return double(s.at("rows")) * s.at("cols"); };

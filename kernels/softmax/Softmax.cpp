@@ -4,11 +4,7 @@
 
 namespace tessel::zoo {
 
-namespace registry {
-std::vector<Kernel> softmax();
-} // namespace registry
-
-std::vector<Kernel> registry::softmax() {
+TESSEL_ZOO_KERNELS(softmax) {
   Kernel k = RowKernel("softmax", "kernels/softmax/softmax.py");
   k.signature = [](const std::string &) { return std::string("*fp32:16,*fp32:16,i32,i32,i32"); };
   k.flops = [](const Shape &s) { return double(s.at("rows")) * s.at("cols") * 5; };

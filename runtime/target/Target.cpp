@@ -46,22 +46,27 @@ const std::vector<std::string> &RocmArchs() {
 }
 
 Target Target::Host() {
-  Target t;
-  struct utsname u;
-  if (uname(&u) == 0)
-    t.arch = u.machine;
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpuinfo, line)) {
-    if (line.rfind("flags", 0) != 0)
-      continue;
-    std::stringstream s(line.substr(line.find(':') + 1));
-    std::string flag;
-    while (s >> flag)
-      t.features.push_back(flag);
-    break;
-  }
-  return t;
+  // Read once: this machine does not change, and compile cache keys and bundle checks ask
+  // for it per candidate.
+  static const Target host = [] {
+    Target t;
+    struct utsname u;
+    if (uname(&u) == 0)
+      t.arch = u.machine;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+      if (line.rfind("flags", 0) != 0)
+        continue;
+      std::stringstream s(line.substr(line.find(':') + 1));
+      std::string flag;
+      while (s >> flag)
+        t.features.push_back(flag);
+      break;
+    }
+    return t;
+  }();
+  return host;
 }
 
 std::string Target::str() const {

@@ -68,10 +68,6 @@ public:
     absl::StatusOr<ArtifactKind> kind = findArtifactKind(artifact);
     if (!kind.ok())
       return kind.status();
-    if (absl::Status s = validateKnobs(knobMap); !s.ok())
-      return s;
-    if (absl::Status s = validateTarget(target); !s.ok())
-      return s;
     KnobMap all = withDefaults(knobMap);
     CpuKnobs knobs;
     knobs.matmulTileM = all.at("tile_m");

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -51,10 +52,6 @@ public:
     absl::StatusOr<ArtifactKind> kind = findArtifactKind(request.artifact);
     if (!kind.ok())
       return kind.status();
-    if (absl::Status s = validateKnobs(request.knobs); !s.ok())
-      return s;
-    if (absl::Status s = validateTarget(request.target); !s.ok())
-      return s;
     int64_t numWarps = withDefaults(request.knobs).at("num_warps");
     const std::string &arch = request.target.arch;
 
@@ -110,16 +107,13 @@ public:
       return artifact.cubin;
     if (request.outputPath.empty())
       return absl::InvalidArgumentError("an artifact needs an output path");
-    std::error_code ec;
-    std::string tmp = request.outputPath + ".tmp";
-    {
-      llvm::raw_fd_ostream out(tmp, ec);
-      if (ec)
-        return absl::InternalError("cannot write " + tmp + ": " + ec.message());
-      out << SerializeGpuArtifact(artifact);
-    }
-    if (std::rename(tmp.c_str(), request.outputPath.c_str()) != 0)
-      return absl::InternalError("cannot move the artifact to " + request.outputPath);
+    // Written to a unique temporary file and renamed: readers never see a partial artifact.
+    if (llvm::Error e = llvm::writeToOutput(request.outputPath, [&](llvm::raw_ostream &os) {
+          os << SerializeGpuArtifact(artifact);
+          return llvm::Error::success();
+        }))
+      return absl::InternalError("cannot write " + request.outputPath + ": " +
+                                 llvm::toString(std::move(e)));
     return request.outputPath;
   }
 };
