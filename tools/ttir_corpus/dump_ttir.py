@@ -14,10 +14,17 @@ import sys
 import torch
 import triton
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+# The zoo's kernels are dumped from their own sources (kernels/<name>/<name>.py).
+for zoo_kernel in ("matmul", "layer_norm", "attention", "col_sum"):
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "kernels", zoo_kernel))
 
 from corpus_kernels import *  # noqa: F401,F403 (the kernels launched below)
+from attention import attention  # noqa: E402
+from col_sum import col_sum  # noqa: E402
+from layer_norm import layer_norm  # noqa: E402
+from matmul import block_ptr_matmul, matmul  # noqa: E402
 
 
 def main():
@@ -46,8 +53,8 @@ def main():
     Y = torch.empty_like(X)
     w, b = torch.rand(1000, **f32), torch.rand(1000, **f32)
     mean, rstd = torch.empty(64, **f32), torch.empty(64, **f32)
-    launch("layer_norm_block256", lambda: layer_norm_fwd[(64,)](
-        X, Y, w, b, mean, rstd, X.stride(0), 1000, 1e-5, BLOCK_SIZE=256))
+    launch("layer_norm_block256", lambda: layer_norm[(64,)](
+        X, Y, w, b, mean, rstd, X.stride(0), 1000, 1e-5, BLOCK=256))
 
     for causal in (False, True):
         for d in (64, 128):
@@ -55,7 +62,7 @@ def main():
             q = torch.rand(Z, H, S, d, **f16)
             k, v, out = torch.rand_like(q), torch.rand_like(q), torch.empty_like(q)
             name = "attn_fwd_d%d_%s" % (d, "causal" if causal else "full")
-            launch(name, lambda: attn_fwd[(triton.cdiv(S, 64), Z * H)](
+            launch(name, lambda: attention[(triton.cdiv(S, 64), Z * H)](
                 q, k, v, out, 0.125, q.stride(0), q.stride(1), q.stride(2), q.stride(3), S, H=H,
                 HEAD_DIM=d, BLOCK_M=64, BLOCK_N=32, CAUSAL=causal))
 
@@ -63,16 +70,15 @@ def main():
     c = torch.empty(300, 250, **f16)
     launch("block_ptr_matmul_64x64x32", lambda: block_ptr_matmul[(5, 4)](
         a, bm, c, 300, 250, 200, a.stride(0), a.stride(1), bm.stride(0), bm.stride(1),
-        c.stride(0), c.stride(1), BLOCK_M=64, BLOCK_N=64, BLOCK_K=32))
+        c.stride(0), c.stride(1), BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8))
 
     for dt, tag in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
         am = torch.rand(96, 80, device=dev, dtype=dt)
         bm2 = torch.rand(80, 112, device=dev, dtype=dt)
         cm = torch.empty(96, 112, device=dev, dtype=dt)
-        launch("matmul_%s_64x64x32" % tag, lambda: matmul_kernel[(4,)](
+        launch("matmul_%s_64x64x32" % tag, lambda: matmul[(4,)](
             am, bm2, cm, 96, 112, 80, am.stride(0), am.stride(1), bm2.stride(0), bm2.stride(1),
-            cm.stride(0), cm.stride(1), BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=32,
-            GROUP_SIZE_M=8))
+            cm.stride(0), cm.stride(1), BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, GROUP_M=8))
 
     X2 = torch.rand(16, 300, **f32)
     launch("row_argmax_block512", lambda: row_argmax[(16,)](

@@ -1,7 +1,8 @@
 //===- CorpusSpecs.h - how Triton specialized each kernel of the TTIR corpus -*- C++ -*-===//
 //
 // For each dump under compiler/dialect/triton/test/triton_printed/ (and the hand-written
-// block-pointer matmul): the Triton-language source and entry it came from, and the
+// block-pointer matmul): the Triton-language source and entry it came from — the zoo's own
+// source for zoo kernels, tools/ttir_corpus/corpus_kernels.py for the others — and the
 // constexprs and argument types of the specialization (integers equal to 1 baked in, as
 // Triton does). Shared by the frontend's corpus test and the CPU end-to-end test's .py mode.
 //
@@ -29,18 +30,21 @@ inline const std::vector<CorpusSpec> &corpusSpecs() {
   static const std::vector<CorpusSpec> specs = [] {
     const std::string corpus = "tools/ttir_corpus/corpus_kernels.py";
     const std::string samples = "compiler/frontend/test/samples/kernels.py";
+    auto zoo = [](const std::string &name) { return "kernels/" + name + "/" + name + ".py"; };
     auto matmul = [&](const std::string &dump, const std::string &src, const std::string &entry,
-                      const std::string &t, int m, int n, int k) {
+                      const std::string &t, int m, int n, int k,
+                      const std::vector<std::string> &names) {
       return CorpusSpec{dump, src, entry,
                         "*" + t + ":16,*" + t + ":16,*" + t +
                             ":16,i32:16,i32:16,i32:16,i32:16,i32:16,i32:16",
-                        {{"BLOCK_SIZE_M", std::to_string(m)}, {"BLOCK_SIZE_N", std::to_string(n)},
-                         {"BLOCK_SIZE_K", std::to_string(k)}, {"GROUP_SIZE_M", "8"},
+                        {{names[0], std::to_string(m)}, {names[1], std::to_string(n)},
+                         {names[2], std::to_string(k)}, {names[3], "8"},
                          {"stride_ak", "1"}, {"stride_bn", "1"}, {"stride_cn", "1"}}};
     };
+    const std::vector<std::string> zooNames = {"BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M"};
     auto attn = [&](int d, bool causal) {
       return CorpusSpec{"attn_fwd_d" + std::to_string(d) + (causal ? "_causal" : "_full"),
-                        corpus, "attn_fwd",
+                        zoo("attention"), "attention",
                         "*fp16:16,*fp16:16,*fp16:16,*fp16:16,fp32,i32:16,i32:16,i32:16,i32",
                         {{"stride_qk", "1"}, {"H", "3"}, {"HEAD_DIM", std::to_string(d)},
                          {"BLOCK_M", "64"}, {"BLOCK_N", "32"},
@@ -50,26 +54,27 @@ inline const std::vector<CorpusSpec> &corpusSpecs() {
         {"vadd_block128", corpus, "vadd", "*fp32:16,*fp32:16,*fp32:16,i32", {{"BLOCK", "128"}}},
         {"softmax_block1024", samples, "softmax_kernel", "*fp32:16,*fp32:16,i32:16,i32:16,i32:16",
          {{"BLOCK_SIZE", "1024"}}},
-        {"layer_norm_block256", corpus, "layer_norm_fwd",
+        {"layer_norm_block256", zoo("layer_norm"), "layer_norm",
          "*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,*fp32:16,i32,i32,fp32",
-         {{"BLOCK_SIZE", "256"}}},
+         {{"BLOCK", "256"}}},
         attn(64, false),
         attn(64, true),
         attn(128, false),
         attn(128, true),
-        matmul("matmul_128x128x32", samples, "matmul_kernel_base", "fp16", 128, 128, 32),
-        matmul("matmul_f32_64x64x32", corpus, "matmul_kernel", "fp32", 64, 64, 32),
-        matmul("matmul_bf16_64x64x32", corpus, "matmul_kernel", "bf16", 64, 64, 32),
-        {"compiler/pipeline/test/block_pointer_matmul.mlir", corpus, "block_ptr_matmul",
+        matmul("matmul_128x128x32", samples, "matmul_kernel_base", "fp16", 128, 128, 32,
+               {"BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M"}),
+        matmul("matmul_f32_64x64x32", zoo("matmul"), "matmul", "fp32", 64, 64, 32, zooNames),
+        matmul("matmul_bf16_64x64x32", zoo("matmul"), "matmul", "bf16", 64, 64, 32, zooNames),
+        {"compiler/pipeline/test/block_pointer_matmul.mlir", zoo("matmul"), "block_ptr_matmul",
          "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32",
-         {{"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "32"}, {"stride_ak", "1"},
-          {"stride_bn", "1"}, {"stride_cn", "1"}},
+         {{"BLOCK_M", "64"}, {"BLOCK_N", "64"}, {"BLOCK_K", "32"}, {"GROUP_M", "8"},
+          {"stride_ak", "1"}, {"stride_bn", "1"}, {"stride_cn", "1"}},
          /*printedByTriton=*/false},
         {"row_argmax_block512", corpus, "row_argmax", "*fp32:16,*i32:16,*fp32:16,*fp32:16,i32,i32",
          {{"BLOCK", "512"}}},
         {"row_cumsum_block512", corpus, "row_cumsum", "*fp32:16,*fp32:16,i32,i32",
          {{"BLOCK", "512"}}},
-        {"col_sum_32x64", corpus, "col_sum", "*fp32:16,*fp32:16,i32:16,i32,i32",
+        {"col_sum_32x64", zoo("col_sum"), "col_sum", "*fp32:16,*fp32:16,i32:16,i32,i32",
          {{"BLOCK_M", "32"}, {"BLOCK_N", "64"}}},
         {"atomic_histogram_block128", corpus, "atomic_histogram", "*i32:16,*i32:16,i32",
          {{"BLOCK", "128"}}},
