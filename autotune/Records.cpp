@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -38,9 +39,22 @@ json toJson(const Record &r) {
             {"gbps", r.gbps},
             {"compiler_version", r.compilerVersion},
             {"timestamp", r.timestamp},
-            {"host", r.host}};
+            {"host", r.host},
+            {"benchmark_id", r.benchmarkId()},
+            {"direction", "smaller_is_better"},
+            {"unit", "seconds"}};
   if (!r.error.empty())
     j["error"] = r.error;
+  size_t keep = std::min(r.samples.size(), kMaxRecordSamples);
+  j["samples_seconds"] = std::vector<double>(r.samples.end() - keep, r.samples.end());
+  if (!r.artifactSha256.empty())
+    j["artifact_sha256"] = r.artifactSha256;
+  if (!r.sourceSha256.empty())
+    j["source_sha256"] = r.sourceSha256;
+  if (!r.strategy.empty())
+    j["strategy"] = r.strategy;
+  json env = json::parse(r.environmentJson, nullptr, /*allow_exceptions=*/false);
+  j["environment"] = env.is_object() ? env : json::object();
   return j;
 }
 
@@ -52,6 +66,13 @@ std::string Record::key() const {
                                           : json{TargetKindName(target.kind), target.arch, target.cpu}},
             {"config", json::parse(configJson, nullptr, /*allow_exceptions=*/false)}};
   return k.dump(); // nlohmann's objects keep keys sorted: one spelling per candidate
+}
+
+std::string Record::benchmarkId() const {
+  std::string dims;
+  for (const auto &[name, value] : shape)
+    dims += (dims.empty() ? "" : ",") + name + "=" + std::to_string(value);
+  return kernel + "/" + dtype + "/" + dims + "/" + target.str();
 }
 
 std::string ToJsonLine(const Record &record) { return toJson(record).dump(); }
@@ -67,10 +88,11 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
     return absl::InvalidArgumentError("a record must be a JSON object");
   Record r;
   try {
-    if (j.at("schema_version").get<int>() != kRecordSchemaVersion)
+    int version = j.at("schema_version").get<int>();
+    if (version < 1 || version > kRecordSchemaVersion)
       return absl::FailedPreconditionError(
-          "record schema version " + std::to_string(j.at("schema_version").get<int>()) +
-          " is not the one this tessel reads (" + std::to_string(kRecordSchemaVersion) + ")");
+          "record schema version " + std::to_string(version) +
+          " is not one this tessel reads (1 to " + std::to_string(kRecordSchemaVersion) + ")");
     r.kernel = j.at("kernel").get<std::string>();
     r.shape = j.at("shape").get<std::map<std::string, int64_t>>();
     r.dtype = j.at("dtype").get<std::string>();
@@ -102,6 +124,21 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
     r.compilerVersion = j.at("compiler_version").get<std::string>();
     r.timestamp = j.at("timestamp").get<std::string>();
     r.host = j.at("host").get<std::string>();
+    if (version >= 2) {
+      r.samples = j.value("samples_seconds", std::vector<double>());
+      for (double s : r.samples)
+        if (!(s >= 0) || !std::isfinite(s))
+          return absl::InvalidArgumentError("\"samples_seconds\" holds a value that is not a "
+                                            "finite non-negative number of seconds");
+      r.artifactSha256 = j.value("artifact_sha256", std::string());
+      r.sourceSha256 = j.value("source_sha256", std::string());
+      r.strategy = j.value("strategy", std::string());
+      if (j.contains("environment")) {
+        if (!j.at("environment").is_object())
+          return absl::InvalidArgumentError("\"environment\" must be an object");
+        r.environmentJson = j.at("environment").dump();
+      }
+    }
   } catch (const json::exception &e) {
     return absl::InvalidArgumentError(std::string("bad record: ") + e.what());
   }

@@ -1,7 +1,9 @@
 //===- Records.h - autotuning records: JSON lines, appended and flushed one at a time -*- C++ -*-===//
 //
 // One record per measured (or failed) candidate, in the format docs/records.schema.json
-// documents (schema version 1). Writers append a line and flush it before returning, so an
+// documents (schema version 2: version 1 plus the evidence a regression check needs — the raw
+// repetition times, the artifact's and the source's sha256, a benchmark id, direction and unit,
+// and the environment it was measured in; version 1 records are still read). Writers append a line and flush it before returning, so an
 // interrupted sweep loses nothing; readers skip a truncated last line, refuse anything else
 // malformed with the file and line, and give the keys already measured (for --resume). Merging
 // combines files, one record per candidate key.
@@ -25,7 +27,9 @@
 
 namespace tessel::autotune {
 
-inline constexpr int kRecordSchemaVersion = 1;
+inline constexpr int kRecordSchemaVersion = 2;
+/// At most this many raw samples are kept per record (the last ones).
+inline constexpr size_t kMaxRecordSamples = 1000;
 
 struct Record {
   std::string kernel;
@@ -41,9 +45,18 @@ struct Record {
   int64_t repetitions = 0;
   double tflops = 0, gbps = 0;
   std::string error, compilerVersion, timestamp, host;
+  // Schema version 2 (empty when read from a version 1 record):
+  std::vector<double> samples;     ///< every timed repetition's seconds, in order
+  std::string artifactSha256;      ///< of the artifact measured
+  std::string sourceSha256;        ///< of the kernel's source file
+  std::string strategy;            ///< the search strategy that proposed the candidate
+  std::string environmentJson = "{}"; ///< host CPU, GPU, driver, clocks, baseline library...
 
   /// What identifies a candidate: kernel, shape, dtype, target and config.
   std::string key() const;
+  /// What a dashboard tracks over time: "kernel/dtype/shape/target", e.g.
+  /// "matmul/f32/K=512,M=512,N=512/cpu:skylake-avx512" (dimensions in name order).
+  std::string benchmarkId() const;
 };
 
 /// The record as one line of JSON (no newline).

@@ -67,22 +67,60 @@ void PrintSummaryTable(std::FILE *out, const std::vector<GroupSummary> &groups) 
 nlohmann::json GoogleBenchmarkJson(const std::vector<GroupSummary> &groups,
                                    const std::string &date, const std::string &host) {
   nlohmann::json benchmarks = nlohmann::json::array();
+  int family = 0;
   for (const GroupSummary &g : groups) {
     if (!g.best)
       continue;
     const Record &r = *g.best;
-    benchmarks.push_back(
-        {{"name", r.kernel + "/" + r.dtype + "/" + zoo::ShapeText(r.shape)},
-         {"run_type", "iteration"},
-         {"iterations", r.repetitions},
-         {"real_time", r.medianSeconds * 1e9},
-         {"cpu_time", r.medianSeconds * 1e9},
-         {"time_unit", "ns"},
-         {"GFLOP/s", r.tflops * 1e3},
-         {"GB/s", r.gbps},
-         {"baseline_seconds", g.baselineSeconds},
-         {"vs_baseline", g.baselineSeconds > 0 ? g.baselineSeconds / r.medianSeconds : 0.0},
-         {"config", nlohmann::json::parse(r.configJson, nullptr, false)}});
+    const std::string id = r.benchmarkId();
+    // As Google Benchmark writes --benchmark_repetitions: one entry per repetition, then the
+    // aggregates; compare.py's U test reads the repetitions. A record without samples (schema
+    // version 1) gives its median as the one repetition.
+    std::vector<double> samples = r.samples;
+    if (samples.empty())
+      samples.push_back(r.medianSeconds);
+    auto entry = [&](const std::string &name, const std::string &runType, double seconds) {
+      return nlohmann::json{{"name", name},
+                            {"run_name", id},
+                            {"run_type", runType},
+                            {"family_index", family},
+                            {"per_family_instance_index", 0},
+                            {"repetitions", samples.size()},
+                            {"threads", 1},
+                            {"iterations", 1},
+                            {"real_time", seconds * 1e9},
+                            {"cpu_time", seconds * 1e9},
+                            {"time_unit", "ns"}};
+    };
+    for (size_t i = 0; i < samples.size(); ++i) {
+      nlohmann::json e = entry(id, "iteration", samples[i]);
+      e["repetition_index"] = i;
+      benchmarks.push_back(e);
+    }
+    double mean = 0, squares = 0;
+    for (double s : samples)
+      mean += s / double(samples.size());
+    for (double s : samples)
+      squares += (s - mean) * (s - mean);
+    double stddev = samples.size() > 1 ? std::sqrt(squares / double(samples.size() - 1)) : 0.0;
+    for (auto [aggregate, seconds] : {std::pair<const char *, double>{"mean", mean},
+                                      {"median", r.medianSeconds},
+                                      {"stddev", stddev}}) {
+      nlohmann::json e = entry(id + "_" + aggregate, "aggregate", seconds);
+      e["aggregate_name"] = aggregate;
+      e["aggregate_unit"] = "time";
+      if (std::string(aggregate) == "median") {
+        // The rates, the baseline and what was measured, on the median.
+        e["GFLOP/s"] = r.tflops * 1e3;
+        e["GB/s"] = r.gbps;
+        e["baseline_seconds"] = g.baselineSeconds;
+        e["vs_baseline"] = g.baselineSeconds > 0 ? g.baselineSeconds / r.medianSeconds : 0.0;
+        e["config"] = nlohmann::json::parse(r.configJson, nullptr, false);
+        e["artifact_sha256"] = r.artifactSha256;
+      }
+      benchmarks.push_back(e);
+    }
+    ++family;
   }
   return {{"context", {{"date", date}, {"host_name", host}, {"library_version", kCompilerVersion}}},
           {"benchmarks", benchmarks}};

@@ -41,7 +41,9 @@ std::vector<GroupSummary> Summarize(const std::vector<Record> &records);
 /// The summary table: best configuration, time, rate, percentage of the baseline's rate.
 void PrintSummaryTable(std::FILE *out, const std::vector<GroupSummary> &groups);
 
-/// Google Benchmark's JSON: one benchmark per group with a best record.
+/// Google Benchmark's JSON: per group with a best record, named by its benchmark id, one
+/// iteration entry per repetition of the best record and the mean, median and stddev
+/// aggregates (the median carries rates, baseline, config and artifact hash).
 nlohmann::json GoogleBenchmarkJson(const std::vector<GroupSummary> &groups,
                                    const std::string &date, const std::string &host);
 

@@ -110,10 +110,14 @@ absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {
     m.error = std::string("killed by signal ") + strsignal(WTERMSIG(status));
     return m;
   }
-  size_t brace = output.rfind('{');
-  nlohmann::json j = brace == std::string::npos
+  // tessel-bench's result is its last line of output.
+  size_t end = output.find_last_not_of("\n");
+  size_t begin = end == std::string::npos ? std::string::npos : output.rfind('\n', end);
+  nlohmann::json j = end == std::string::npos
                          ? nlohmann::json()
-                         : nlohmann::json::parse(output.substr(brace), nullptr, false);
+                         : nlohmann::json::parse(
+                               output.substr(begin == std::string::npos ? 0 : begin + 1),
+                               nullptr, false);
   if (WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_object()) {
     m.status = "crash";
     // The end of its output says why; keep records readable.
@@ -129,6 +133,13 @@ absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {
   m.minSeconds = j.value("min_seconds", 0.0);
   m.maxSeconds = j.value("max_seconds", 0.0);
   m.repetitions = j.value("repetitions", int64_t(0));
+  m.artifactSha256 = j.value("artifact_sha256", "");
+  if (j.contains("samples_seconds") && j["samples_seconds"].is_array())
+    for (const nlohmann::json &s : j["samples_seconds"])
+      if (s.is_number())
+        m.samples.push_back(s.get<double>());
+  if (j.contains("environment") && j["environment"].is_object())
+    m.environmentJson = j["environment"].dump();
   return m;
 }
 

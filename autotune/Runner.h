@@ -28,6 +28,9 @@ struct Measurement {
   std::string error;
   double medianSeconds = 0, minSeconds = 0, maxSeconds = 0;
   int64_t repetitions = 0;
+  std::vector<double> samples; ///< every timed run's seconds, in order
+  std::string artifactSha256;  ///< of the artifact tessel-bench loaded
+  std::string environmentJson = "{}"; ///< the host, device and baseline library it ran with
 };
 
 struct RunnerOptions {

@@ -25,6 +25,7 @@
 #include "compiler/backend/Registry.h"
 #include "kernels/Zoo.h"
 #include "runtime/Files.h"
+#include "runtime/Sha256.h"
 
 #include "nlohmann/json.hpp"
 
@@ -264,6 +265,14 @@ int main(int argc, char **argv) {
     }
   }
 
+  // Artifacts are cached by everything that determines them (source, configuration, target,
+  // compiler version): after an edit of the source or a new tessel, a resumed sweep rebuilds
+  // what it puts in the bundle instead of shipping a stale object.
+  const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
+  std::map<std::string, std::string> sourceSha256; // recorded with every candidate
+  for (const auto &[name, source] : sources)
+    if (source.readable)
+      sourceSha256[name] = runtime::Sha256Hex(source.text);
   auto start = std::chrono::steady_clock::now();
   size_t measured = 0;
   std::map<std::string, double> bestSoFar;
@@ -277,6 +286,9 @@ int main(int argc, char **argv) {
     r.configJson = autotune::PointJson(p);
     r.compilerVersion = autotune::kCompilerVersion;
     r.host = thisHost;
+    r.strategy = opt.strategy;
+    if (auto it = sourceSha256.find(g.kernel->name); it != sourceSha256.end())
+      r.sourceSha256 = it->second;
     return r;
   };
   // What is left to measure (earlier runs' records excluded).
@@ -303,10 +315,6 @@ int main(int argc, char **argv) {
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
                opt.timeBudget;
   };
-  // Artifacts are cached by everything that determines them (source, configuration, target,
-  // compiler version): after an edit of the source or a new tessel, a resumed sweep rebuilds
-  // what it puts in the bundle instead of shipping a stale object.
-  const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
   autotune::Builder builder(target, opt.out + "/artifacts-cache");
   autotune::RunnerOptions runnerOptions;
   runnerOptions.bench = bench;
@@ -333,6 +341,9 @@ int main(int argc, char **argv) {
       r.minSeconds = m->minSeconds;
       r.maxSeconds = m->maxSeconds;
       r.repetitions = m->repetitions;
+      r.samples = m->samples;
+      r.artifactSha256 = m->artifactSha256;
+      r.environmentJson = m->environmentJson;
       if (r.status == "ok" && r.medianSeconds > 0) {
         r.tflops = c.kernel->flops(c.shape) / r.medianSeconds / 1e12;
         r.gbps = c.kernel->bytes(c.shape, c.dtype) / r.medianSeconds / 1e9;

@@ -18,7 +18,9 @@
 // instead (one untimed run first): OpenBLAS sgemm for compute-bound kernels, a memcpy of the
 // same bytes otherwise.
 //   {"status": "ok" | "mismatch", "median_seconds": ..., "min_seconds": ..., "max_seconds": ...,
-//    "repetitions": N, "error": "..."}
+//    "repetitions": N, "samples_seconds": [every timed run, in order], "error": "...",
+//    "artifact_sha256": "...", "environment": {"host_cpu": ..., "host_cores": ..., "gpu": ...}}
+// on one line (the last line of its output).
 // Exit status 0 when it measured or found a mismatch, 2 on bad arguments or a candidate that
 // cannot be loaded.
 //
@@ -27,6 +29,8 @@
 #include "autotune/OpenBlasCore.h"
 #include "kernels/Zoo.h"
 #include "runtime/Device.h"
+#include "runtime/Files.h"
+#include "runtime/Sha256.h"
 
 #include "nlohmann/json.hpp"
 
@@ -41,6 +45,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <thread>
 #include <vector>
 
 using namespace tessel;
@@ -77,7 +82,30 @@ void report(const absl::StatusOr<runtime::Timing> &timing, bool flush, nlohmann:
   out["min_seconds"] = timing->minSeconds;
   out["max_seconds"] = timing->maxSeconds;
   out["repetitions"] = timing->runs;
+  // The raw samples (statistics on two sweeps need them); at most the last kMaxSamples.
+  constexpr size_t kMaxSamples = 1000;
+  const std::vector<double> &s = timing->samples;
+  out["samples_seconds"] =
+      std::vector<double>(s.end() - std::min(s.size(), kMaxSamples), s.end());
   out["cache_flush"] = flush;
+}
+
+/// What the measurement depends on: the host CPU and its cores, the device's own entries (GPU
+/// name, driver, clocks), and the baseline library's build and the kernels it picked.
+nlohmann::json environment(const runtime::Device &device) {
+  nlohmann::json env = device.Environment();
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      env["host_cpu"] = line.substr(line.find(':') + 2);
+      break;
+    }
+  env["host_cores"] = std::thread::hardware_concurrency();
+  env["baseline_library"] = openblas_get_config();
+  env["baseline_kernels"] = openblas_get_corename();
+  if (const char *core = std::getenv("OPENBLAS_CORETYPE"))
+    env["openblas_coretype"] = core;
+  return env;
 }
 
 /// Times host work `run` (a baseline) like a launch on `device`, whose FlushCaches runs
@@ -172,6 +200,7 @@ int main(int argc, char **argv) {
     return fail(std::string(device.status().message()));
   nlohmann::json out;
   out["device"] = (*device)->name();
+  out["environment"] = environment(**device);
   if (baseline && (*device)->kind() != "cpu") {
     // A GPU's memory-bound baseline: a device-to-device copy of the kernel's bytes (half read,
     // half written), timed like a candidate.
@@ -202,6 +231,10 @@ int main(int argc, char **argv) {
   autotune::Point point = *parsed;
   uint64_t seed = flags["seed"].empty() ? std::random_device{}() : std::strtoull(flags["seed"].c_str(), nullptr, 10);
 
+  std::string artifactBytes;
+  if (!runtime::ReadWholeFile(flags["so"], artifactBytes))
+    return fail("cannot read " + flags["so"]);
+  out["artifact_sha256"] = runtime::Sha256Hex(artifactBytes);
   absl::StatusOr<std::unique_ptr<runtime::Executable>> module = (*device)->Load(flags["so"]);
   if (!module.ok())
     return fail(std::string(module.status().message()));

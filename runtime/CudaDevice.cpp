@@ -33,6 +33,7 @@ using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUevent = CUevent_st *;
 constexpr int kComputeMajor = 75, kComputeMinor = 76, kL2CacheSize = 38;
+constexpr int kClockRateKhz = 13, kMemoryClockRateKhz = 36, kMultiprocessors = 16;
 constexpr int kJitErrorLogBuffer = 5, kJitErrorLogBufferSize = 6;
 constexpr int kFuncMaxDynamicShared = 8;
 
@@ -213,13 +214,16 @@ bool archNumbers(const std::string &arch, int &major, int &minor, bool &accelera
 class CudaDevice : public Device {
 public:
   /// On the current (primary) context of the GPU named `name`.
-  CudaDevice(const Driver &d, std::string name, int major, int minor, int l2)
-      : d_(d), name_(std::move(name)), major_(major), minor_(minor), l2_(l2) {}
+  CudaDevice(const Driver &d, std::string name, int major, int minor, int l2,
+             std::map<std::string, std::string> environment)
+      : d_(d), name_(std::move(name)), major_(major), minor_(minor), l2_(l2),
+        environment_(std::move(environment)) {}
 
   std::string kind() const override { return "cuda"; }
   std::string name() const override {
     return absl::StrCat("cuda (", name_, ", sm_", major_, minor_, ")");
   }
+  std::map<std::string, std::string> Environment() const override { return environment_; }
 
   absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) override {
     CUdeviceptr p = 0;
@@ -346,6 +350,7 @@ private:
   const Driver &d_;
   std::string name_;
   int major_, minor_, l2_;
+  std::map<std::string, std::string> environment_;
   std::unique_ptr<Buffer> flush_;
 };
 
@@ -394,7 +399,33 @@ absl::StatusOr<std::unique_ptr<Device>> CreateCudaDevice(const DeviceOptions &) 
     s = check(d, d.cuCtxSetCurrent(context), "cuCtxSetCurrent");
   if (!s.ok())
     return s;
-  return std::unique_ptr<Device>(new CudaDevice(d, name, major, minor, l2));
+  // What a measurement depends on, where readable: the driver (the kernel module's version,
+  // and the CUDA version it supports), the clocks and the SM count.
+  std::map<std::string, std::string> environment = {
+      {"device", "cuda"}, {"gpu", name}, {"arch", absl::StrCat("sm_", major, minor)},
+      {"l2_bytes", std::to_string(l2)}};
+  int version = 0;
+  if (d.cuDriverGetVersion(&version) == 0)
+    environment["cuda_driver_api"] = absl::StrCat(version / 1000, ".", version % 1000 / 10);
+  for (auto [key, attribute] : {std::pair<const char *, int>{"sm_clock_khz", kClockRateKhz},
+                                {"memory_clock_khz", kMemoryClockRateKhz},
+                                {"multiprocessors", kMultiprocessors}}) {
+    int value = 0;
+    if (d.cuDeviceGetAttribute(&value, attribute, device) == 0 && value > 0)
+      environment[key] = std::to_string(value);
+  }
+  std::string nvrm;
+  if (ReadWholeFile("/proc/driver/nvidia/version", nvrm)) {
+    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ...": the version number.
+    std::string line = nvrm.substr(0, nvrm.find('\n'));
+    size_t at = line.find("Module");
+    if (at != std::string::npos) {
+      std::vector<std::string> words = absl::StrSplit(line.substr(at + 6), ' ', absl::SkipEmpty());
+      if (!words.empty())
+        environment["driver"] = words[0];
+    }
+  }
+  return std::unique_ptr<Device>(new CudaDevice(d, name, major, minor, l2, std::move(environment)));
 }
 
 } // namespace tessel::runtime

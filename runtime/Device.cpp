@@ -77,6 +77,9 @@ public:
       : pool_(options.threads), launch_(options.launch) {}
   std::string kind() const override { return "cpu"; }
   std::string name() const override { return absl::StrCat("cpu (", pool_.size(), " threads)"); }
+  std::map<std::string, std::string> Environment() const override {
+    return {{"device", "cpu"}, {"threads", std::to_string(pool_.size())}};
+  }
 
   absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) override {
     size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
@@ -162,8 +165,9 @@ absl::StatusOr<Timing> TimeSamples(const std::function<absl::StatusOr<double>()>
   }
   if (samples.empty())
     return absl::InvalidArgumentError("timing options allow no run");
-  std::sort(samples.begin(), samples.end());
   Timing t;
+  t.samples = samples;
+  std::sort(samples.begin(), samples.end());
   t.runs = static_cast<int>(samples.size());
   t.minSeconds = samples.front();
   t.maxSeconds = samples.back();

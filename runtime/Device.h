@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -75,6 +76,9 @@ public:
   /// The seconds `run` (launches on this device) takes, measured by the device: the wall
   /// clock around it and Synchronize (cpu), events around it (cuda).
   virtual absl::StatusOr<double> TimeOne(const std::function<absl::Status()> &run);
+  /// What a measurement on this device depends on, for records: e.g. the GPU's name, driver
+  /// and clocks; each entry only where it can be read.
+  virtual std::map<std::string, std::string> Environment() const = 0;
 };
 
 /// Timing of repeated runs: warm-up runs first, then at least `minRuns` runs and at least
@@ -91,10 +95,12 @@ struct TimingOptions {
   bool flushCaches = false;
 };
 
-/// The median (of an even count: the mean of the middle two), fastest and slowest run.
+/// The median (of an even count: the mean of the middle two), fastest and slowest run, and
+/// every timed run's seconds in the order they ran (the raw samples statistics need).
 struct Timing {
   double medianSeconds = 0, minSeconds = 0, maxSeconds = 0;
   int runs = 0;
+  std::vector<double> samples;
 };
 
 /// Times `run` (its first error stops the timing and is returned); `between`, if set, runs

@@ -26,6 +26,12 @@ PACKAGES=(
   nlohmann-json3-dev
   # OpenBLAS: the matmul baseline of benchmarks/.
   libopenblas-dev
+  # Dashboards: Chart.js inlined into `autotune report`'s HTML, headless Chromium to render it
+  # in a test, and Google Benchmark's compare.py (with SciPy for its U test) to read our JSON.
+  libjs-chart.js
+  chromium
+  libbenchmark-tools
+  python3-scipy
 )
 
 if [ "$(id -u)" -eq 0 ]; then

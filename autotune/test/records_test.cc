@@ -3,6 +3,7 @@
 #include "autotune/Records.h"
 
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -36,6 +37,60 @@ Record sample(int64_t m, int block, const std::string &status = "ok") {
   r.timestamp = "2026-11-22T12:00:00Z";
   r.host = "box";
   return r;
+}
+
+TEST(Records, VersionTwoKeepsTheEvidence) {
+  std::mt19937 gen(std::random_device{}());
+  std::uniform_real_distribution<double> d(1e-4, 2e-4);
+  Record r = sample(512, 64);
+  for (int i = 0; i < 1500; ++i)
+    r.samples.push_back(d(gen));
+  r.artifactSha256 = std::string(64, 'a');
+  r.sourceSha256 = std::string(64, 'b');
+  r.strategy = "evolutionary";
+  r.environmentJson = "{\"gpu\":\"NVIDIA H100\",\"host_cores\":2}";
+  absl::StatusOr<Record> back = FromJsonLine(ToJsonLine(r));
+  ASSERT_TRUE(back.ok()) << back.status();
+  // At most the last kMaxRecordSamples are kept, in order.
+  ASSERT_EQ(back->samples.size(), kMaxRecordSamples);
+  EXPECT_EQ(back->samples.front(), r.samples[r.samples.size() - kMaxRecordSamples]);
+  EXPECT_EQ(back->samples.back(), r.samples.back());
+  EXPECT_EQ(back->artifactSha256, r.artifactSha256);
+  EXPECT_EQ(back->sourceSha256, r.sourceSha256);
+  EXPECT_EQ(back->strategy, "evolutionary");
+  EXPECT_EQ(nlohmann::json::parse(back->environmentJson),
+            nlohmann::json::parse(r.environmentJson));
+  nlohmann::json line = nlohmann::json::parse(ToJsonLine(r));
+  EXPECT_EQ(line["schema_version"], 2);
+  EXPECT_EQ(line["benchmark_id"], "matmul/f32/K=128,M=512,N=256/cpu");
+  EXPECT_EQ(line["direction"], "smaller_is_better");
+  EXPECT_EQ(line["unit"], "seconds");
+  // A sample that is not a time is refused.
+  line["samples_seconds"] = {1e-3, -1.0};
+  EXPECT_FALSE(FromJsonLine(line.dump()).ok());
+  line["samples_seconds"] = {1e-3, "x"};
+  EXPECT_FALSE(FromJsonLine(line.dump()).ok());
+}
+
+TEST(Records, VersionOneRecordsAreStillRead) {
+  // A record exactly as tessel wrote them before the evidence fields.
+  std::string v1 =
+      R"({"compile_seconds":0.5,"compiler_version":"tessel 0.1","config":{"BLOCK_M":32},)"
+      R"("dtype":"f32","gbps":0.0,"host":"box","kernel":"matmul","max_seconds":0.003,)"
+      R"("median_seconds":0.002,"min_seconds":0.001,"repetitions":7,"schema_version":1,)"
+      R"("shape":{"K":64,"M":64,"N":64},"status":"ok","target":{"arch":"x86_64",)"
+      R"("features":["avx2"],"kind":"cpu"},"tflops":0.1,"timestamp":"2026-11-01T00:00:00Z"})";
+  absl::StatusOr<Record> r = FromJsonLine(v1);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->medianSeconds, 0.002);
+  EXPECT_TRUE(r->samples.empty());
+  EXPECT_EQ(r->artifactSha256, "");
+  EXPECT_EQ(r->benchmarkId(), "matmul/f32/K=64,M=64,N=64/cpu");
+  // Written back, it becomes a version 2 record with the same measurement and key.
+  absl::StatusOr<Record> again = FromJsonLine(ToJsonLine(*r));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->key(), r->key());
+  EXPECT_EQ(nlohmann::json::parse(ToJsonLine(*r))["schema_version"], 2);
 }
 
 TEST(Records, RoundTripKeepsEveryField) {

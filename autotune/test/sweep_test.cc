@@ -48,6 +48,18 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
     EXPECT_GT(r.medianSeconds, 0);
     EXPECT_GE(r.repetitions, 5);
     EXPECT_GT(r.gbps, 0);
+    // The evidence: every repetition, what was measured, where, from which source.
+    EXPECT_EQ(int64_t(r.samples.size()), r.repetitions);
+    for (double s : r.samples)
+      EXPECT_GT(s, 0);
+    EXPECT_EQ(r.artifactSha256.size(), 64u);
+    EXPECT_EQ(r.sourceSha256.size(), 64u);
+    EXPECT_EQ(r.strategy, "exhaustive");
+    nlohmann::json env = nlohmann::json::parse(r.environmentJson);
+    EXPECT_TRUE(env.contains("host_cpu")) << env.dump();
+    EXPECT_GE(env.value("host_cores", 0), 1) << env.dump();
+    EXPECT_EQ(env.value("device", ""), "cpu") << env.dump();
+    EXPECT_NE(env.value("baseline_library", "").find("OpenBLAS"), std::string::npos);
   }
 
   // --resume measures nothing twice.
@@ -62,9 +74,20 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   std::string text;
   ASSERT_TRUE(tessel::runtime::ReadWholeFile(out + "/benchmark.json", text));
   nlohmann::json gb = nlohmann::json::parse(text);
-  EXPECT_EQ(gb["benchmarks"].size(), 2u);
-  for (const auto &b : gb["benchmarks"]) // each best against a copy of the same bytes
+  int medians = 0;
+  std::map<std::string, int> repetitions;
+  for (const auto &b : gb["benchmarks"]) {
+    if (b["run_type"] == "iteration")
+      repetitions[b["run_name"]]++;
+    if (b.value("aggregate_name", "") != "median")
+      continue;
+    ++medians; // each best against a copy of the same bytes
     EXPECT_GT(b.value("vs_baseline", 0.0), 0.0) << b.dump();
+  }
+  EXPECT_EQ(medians, 2);
+  ASSERT_EQ(repetitions.size(), 2u); // the best record's repetitions, one entry each
+  for (const auto &[id, count] : repetitions)
+    EXPECT_GE(count, 5) << id;
   auto bundle = tessel::runtime::Bundle::Open(out + "/bundle");
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   EXPECT_EQ((*bundle)->entries().size(), 2u);
