@@ -166,6 +166,11 @@ CompareResult Compare(const std::map<std::string, Benchmark> &base,
         c.verdict = c.changePercent > 0 ? "slower" : "faster";
       c.artifactChanged = !b.artifactSha256.empty() && !n.artifactSha256.empty() &&
                           b.artifactSha256 != n.artifactSha256;
+      // The same bytes ran on both sides: a real change of time is the machine's, not the
+      // code's (LNT's rule: an unchanged binary cannot have regressed).
+      bool sameArtifact = !b.artifactSha256.empty() && b.artifactSha256 == n.artifactSha256;
+      if (sameArtifact && (c.verdict == "slower" || c.verdict == "faster"))
+        c.verdict = "drift";
       c.configChanged = !b.configJson.empty() && !n.configJson.empty() &&
                         json::parse(b.configJson, nullptr, false) !=
                             json::parse(n.configJson, nullptr, false);

@@ -10,6 +10,8 @@
 //   noise           — beyond the threshold, but the test cannot tell it from noise;
 //   too_few_samples — beyond the threshold, and too few repetitions for the test (said, not
 //                     guessed);
+//   drift           — faster or slower by the test, but the same artifact (sha256) ran on both
+//                     sides: the machine changed, not the code (LNT's rule);
 //   failed          — measured on the base side, no successful measurement on the new one.
 // slower and failed are regressions.
 //
@@ -52,7 +54,7 @@ struct Comparison {
   Benchmark base, next;
   double changePercent = 0; ///< (new - base) / base median, in percent
   UTest test;
-  std::string verdict; ///< faster, slower, same, noise, too_few_samples, failed
+  std::string verdict; ///< faster, slower, same, noise, too_few_samples, drift, failed
   bool artifactChanged = false, configChanged = false;
   bool regression() const { return verdict == "slower" || verdict == "failed"; }
 };

@@ -323,7 +323,8 @@ std::string RenderHtmlReport(std::vector<SweepRun> runs, const std::string &char
                             {"backgroundColor", "#aaaaaa"}});
         datasets.push_back({{"type", "line"}, {"label", "measured peak (best baseline rate)"},
                             {"data", peakLine}, {"borderColor", "#d62728"},
-                            {"borderDash", {6, 4}}, {"pointRadius", 0}, {"fill", false}});
+                            {"borderDash", {6, 4}}, {"pointStyle", "dash"}, {"pointRadius", 40},
+                            {"pointBorderWidth", 3}, {"fill", false}});
       }
       page.chart(kernel + ": achieved " + unit + " against the baseline and the measured peak",
                  {{"type", "bar"},
@@ -470,7 +471,7 @@ std::string RenderHtmlReport(std::vector<SweepRun> runs, const std::string &char
             continue;
           CompareResult c = Compare({{id, sides[s - 1].count(id) ? sides[s - 1].at(id) : Benchmark{}}},
                                     {{id, it->second}}, CompareOptions{});
-          if (!c.rows.empty() && c.rows[0].verdict == "slower") {
+          if (!c.rows.empty() && c.rows[0].regression()) {
             char tip[160];
             std::snprintf(tip, sizeof tip, "%s: %+.1f%% (p = %.2g) against %s", id.c_str(),
                           c.rows[0].changePercent, c.rows[0].test.pValue,

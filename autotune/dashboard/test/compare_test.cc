@@ -68,12 +68,12 @@ TEST(Compare, KnownShiftIsFoundAndNoShiftIsNot) {
   std::string base = tmp("base"), next = tmp("next");
   writeSweep(base, {record("steady", 1e-3, 100, "a1"), record("regressed", 1e-3, 100, "b1"),
                     record("improved", 2e-3, 100, "c1"), record("gone", 1e-3, 100, "d1"),
-                    record("broken", 1e-3, 100, "e1"),
+                    record("broken", 1e-3, 100, "e1"), record("drifted", 1e-3, 100, "g1"),
                     // A worse candidate of the same benchmark: the best one is compared.
                     record("steady", 5e-3, 100, "a0")});
   writeSweep(next, {record("steady", 1e-3, 100, "a1"), record("regressed", 1.2e-3, 100, "b2"),
                     record("improved", 1.5e-3, 100, "c2"), record("broken", 0, 0, "", "crash"),
-                    record("added", 1e-3, 100, "f1")});
+                    record("added", 1e-3, 100, "f1"), record("drifted", 1.2e-3, 100, "g1")});
   absl::StatusOr<std::map<std::string, Benchmark>> b = LoadBenchmarks(base);
   absl::StatusOr<std::map<std::string, Benchmark>> n = LoadBenchmarks(next);
   ASSERT_TRUE(b.ok() && n.ok());
@@ -81,7 +81,7 @@ TEST(Compare, KnownShiftIsFoundAndNoShiftIsNot) {
   std::map<std::string, const Comparison *> rows;
   for (const Comparison &c : result.rows)
     rows[c.id] = &c;
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows.at(id("steady"))->verdict, "same");
   EXPECT_FALSE(rows.at(id("steady"))->artifactChanged);
   EXPECT_EQ(rows.at(id("regressed"))->verdict, "slower");
@@ -90,6 +90,7 @@ TEST(Compare, KnownShiftIsFoundAndNoShiftIsNot) {
   EXPECT_TRUE(rows.at(id("regressed"))->artifactChanged);
   EXPECT_EQ(rows.at(id("improved"))->verdict, "faster");
   EXPECT_EQ(rows.at(id("broken"))->verdict, "failed");
+  EXPECT_EQ(rows.at(id("drifted"))->verdict, "drift"); // 20% slower, the same artifact
   EXPECT_EQ(result.regressions, 2);
   EXPECT_EQ(result.onlyInBase, std::vector<std::string>{id("gone")});
   EXPECT_EQ(result.onlyInNew, std::vector<std::string>{id("added")});
@@ -100,7 +101,7 @@ TEST(Compare, ThresholdNoiseAndTooFewSamples) {
   // 3 repetitions a side cannot show anything at p < 0.05; a 2% change is under the threshold.
   writeSweep(base, {record("few", 1e-3, 3, "x"), record("small", 1e-3, 200, "y"),
                     record("noisy", 1e-3, 5, "z")});
-  writeSweep(next, {record("few", 2e-3, 3, "x"), record("small", 1.02e-3, 200, "y"),
+  writeSweep(next, {record("few", 2e-3, 3, "x"), record("small", 1.02e-3, 200, "y2"),
                     record("noisy", 1e-3, 5, "z")});
   auto b = LoadBenchmarks(base), n = LoadBenchmarks(next);
   ASSERT_TRUE(b.ok() && n.ok());
