@@ -58,6 +58,22 @@ json toJson(const Record &r) {
   return j;
 }
 
+/// Why a configuration value is not one tessel writes (integers, booleans, strings, and lists
+/// of them); empty when it is.
+std::string configProblem(const json &value, int depth) {
+  if (depth > 8)
+    return "nested too deeply";
+  if (value.is_number_float())
+    return "configuration values are integers, not " + value.dump();
+  if (value.is_object() || value.is_array())
+    for (const json &v : value)
+      if (std::string why = configProblem(v, depth + 1); !why.empty())
+        return why;
+  if (value.is_null())
+    return "null is not a configuration value";
+  return "";
+}
+
 } // namespace
 
 std::string Record::key() const {
@@ -88,13 +104,23 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
     return absl::InvalidArgumentError("a record must be a JSON object");
   Record r;
   try {
+    if (!j.at("schema_version").is_number_integer())
+      return absl::InvalidArgumentError("\"schema_version\" must be an integer");
     int version = j.at("schema_version").get<int>();
     if (version < 1 || version > kRecordSchemaVersion)
       return absl::FailedPreconditionError(
           "record schema version " + std::to_string(version) +
           " is not one this tessel reads (1 to " + std::to_string(kRecordSchemaVersion) + ")");
     r.kernel = j.at("kernel").get<std::string>();
-    r.shape = j.at("shape").get<std::map<std::string, int64_t>>();
+    if (!j.at("shape").is_object())
+      return absl::InvalidArgumentError("\"shape\" must be an object");
+    for (auto it = j.at("shape").begin(); it != j.at("shape").end(); ++it) {
+      if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0)
+        return absl::InvalidArgumentError("shape dimension \"" + it.key() +
+                                          "\" must be a non-negative integer, not " +
+                                          it.value().dump());
+      r.shape[it.key()] = it.value().get<int64_t>();
+    }
     r.dtype = j.at("dtype").get<std::string>();
     const json &t = j.at("target");
     absl::StatusOr<TargetKind> kind = ParseTargetKind(t.at("kind").get<std::string>());
@@ -107,12 +133,23 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
       r.target.cpu = t.at("cpu").get<std::string>();
     if (!j.at("config").is_object())
       return absl::InvalidArgumentError("\"config\" must be an object");
+    if (std::string why = configProblem(j.at("config"), 0); !why.empty())
+      return absl::InvalidArgumentError("\"config\": " + why);
     r.configJson = j.at("config").dump();
     r.status = j.at("status").get<std::string>();
     static const std::set<std::string> statuses = {"ok",       "compile_error", "invalid_config",
                                                    "mismatch", "timeout",       "crash"};
     if (!statuses.count(r.status))
       return absl::InvalidArgumentError("unknown status \"" + r.status + "\"");
+    for (const char *field : {"compile_seconds", "median_seconds", "min_seconds", "max_seconds",
+                              "tflops", "gbps"})
+      if (j.contains(field) && (!j[field].is_number() || !(j[field].get<double>() >= 0) ||
+                                !std::isfinite(j[field].get<double>())))
+        return absl::InvalidArgumentError(std::string("\"") + field +
+                                          "\" must be a finite non-negative number");
+    if (j.contains("repetitions") &&
+        (!j["repetitions"].is_number_integer() || j["repetitions"].get<int64_t>() < 0))
+      return absl::InvalidArgumentError("\"repetitions\" must be a non-negative integer");
     r.compileSeconds = j.value("compile_seconds", 0.0);
     r.medianSeconds = j.value("median_seconds", 0.0);
     r.minSeconds = j.value("min_seconds", 0.0);
@@ -120,6 +157,13 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
     r.repetitions = j.value("repetitions", int64_t(0));
     r.tflops = j.value("tflops", 0.0);
     r.gbps = j.value("gbps", 0.0);
+    // A measured candidate has a timing that makes sense: what a bundle is chosen by.
+    if (r.status == "ok" &&
+        (r.medianSeconds <= 0 || r.repetitions < 1 || r.minSeconds > r.medianSeconds ||
+         (r.maxSeconds > 0 && r.maxSeconds < r.medianSeconds)))
+      return absl::InvalidArgumentError(
+          "an ok record needs a positive median, min_seconds <= median_seconds <= max_seconds and "
+          "at least one repetition");
     r.error = j.value("error", std::string());
     r.compilerVersion = j.at("compiler_version").get<std::string>();
     r.timestamp = j.at("timestamp").get<std::string>();

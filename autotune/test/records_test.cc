@@ -93,6 +93,40 @@ TEST(Records, VersionOneRecordsAreStillRead) {
   EXPECT_EQ(nlohmann::json::parse(ToJsonLine(*r))["schema_version"], 2);
 }
 
+TEST(Records, EveryRecordIsValidatedOnRead) {
+  // Each of these was accepted once (a record with median -1 made a bundle ship a slower
+  // configuration); each is now an error that says what is wrong.
+  nlohmann::json good = nlohmann::json::parse(ToJsonLine(sample(512, 64)));
+  ASSERT_TRUE(FromJsonLine(good.dump()).ok());
+  std::vector<std::pair<std::string, nlohmann::json>> bad;
+  auto with = [&](const std::string &what, const std::string &key, nlohmann::json value) {
+    nlohmann::json j = good;
+    j[key] = value;
+    bad.push_back({what, j});
+  };
+  with("negative median", "median_seconds", -1.0);
+  with("zero median of an ok record", "median_seconds", 0.0);
+  with("min above the median", "min_seconds", 1.0);
+  with("negative max", "max_seconds", -0.5);
+  with("no repetitions of an ok record", "repetitions", 0);
+  with("negative rate", "gbps", -3.0);
+  with("non-integer schema version", "schema_version", 1.5);
+  with("negative dimension", "shape", {{"M", -512}, {"N", 256}, {"K", 128}});
+  with("fractional dimension", "shape", {{"M", 512.5}, {"N", 256}, {"K", 128}});
+  with("float configuration value", "config", {{"BLOCK_M", 64.5}});
+  with("nested float configuration value", "config", {{"tile", {4, 64.25, 1}}});
+  with("negative compile time", "compile_seconds", -1.0);
+  for (const auto &[what, j] : bad)
+    EXPECT_FALSE(FromJsonLine(j.dump()).ok()) << what << ": " << j.dump();
+  // A failed candidate has no timing: zeros are fine there.
+  nlohmann::json failed = nlohmann::json::parse(ToJsonLine(sample(512, 64, "crash")));
+  failed["median_seconds"] = 0.0;
+  failed["min_seconds"] = 0.0;
+  failed["max_seconds"] = 0.0;
+  failed["repetitions"] = 0;
+  EXPECT_TRUE(FromJsonLine(failed.dump()).ok()) << FromJsonLine(failed.dump()).status();
+}
+
 TEST(Records, RoundTripKeepsEveryField) {
   Record r = sample(512, 64, "compile_error");
   absl::StatusOr<Record> back = FromJsonLine(ToJsonLine(r));
