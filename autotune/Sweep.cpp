@@ -29,12 +29,15 @@
 
 #include "nlohmann/json.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -165,6 +168,25 @@ int main(int argc, char **argv) {
   }
 
   fs::create_directories(opt.out);
+  // One sweep per output directory: a second one would delete or double what the first
+  // appends. The lock lives as long as this process (not inherited by tessel-bench).
+  int lock = open((opt.out + "/.sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW,
+                  0644);
+  if (lock < 0)
+    return usage("cannot open " + opt.out + "/.sweep.lock: " + std::strerror(errno));
+  if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    std::string holder;
+    runtime::ReadWholeFile(opt.out + "/.sweep.lock", holder);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r'))
+      holder.pop_back();
+    return usage(opt.out + " is in use by another sweep (" +
+                 (holder.empty() ? std::string("holder unknown") : holder.substr(0, 200)) +
+                 "); wait for it or give another --out");
+  }
+  std::string holder = "pid " + std::to_string(getpid()) + " on " + hostName() + " since " +
+                       nowUtc() + "\n";
+  if (ftruncate(lock, 0) != 0 || write(lock, holder.data(), holder.size()) < 0)
+    std::fprintf(stderr, "sweep: cannot note this sweep in %s/.sweep.lock\n", opt.out.c_str());
   std::string recordsPath = opt.out + "/records.jsonl";
   if (!opt.resume && fs::exists(recordsPath))
     fs::remove(recordsPath);

@@ -17,7 +17,12 @@
 #include <set>
 
 #include <cstdio>
+#include <sys/file.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 namespace {
 
@@ -99,6 +104,35 @@ TEST(Sweep, TinySweepRecordsResumesAndBundles) {
   // and a wider row finds no entry rather than a wrong one.
   EXPECT_EQ(choice->entry->serves.at("cols"), std::make_pair(int64_t(513), int64_t(1024)));
   EXPECT_FALSE((*bundle)->Find("softmax", {{"rows", 1024}, {"cols", 4096}}, "f32").ok());
+}
+
+TEST(Sweep, OneSweepPerOutputDirectory) {
+  // A second sweep on a directory in use (its lock held, as a running sweep holds it) is refused
+  // with the holder named, and touches nothing there.
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/locked";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/records.jsonl") << "";
+  int fd = open((dir + "/.sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+  std::string holder = "pid 4242 on testhost since 2026-11-23T00:00:00Z\n";
+  ASSERT_EQ(write(fd, holder.data(), holder.size()), ssize_t(holder.size()));
+  std::string cmd = "autotune/sweep --kernels=row_sum --strategy=random --budget=1 "
+                    "--min-time=0.001 --flush=off --out=" + dir;
+  std::string log;
+  EXPECT_EQ(run(cmd, log), 2) << log;
+  EXPECT_NE(log.find("is in use by another sweep (pid 4242 on testhost"), std::string::npos)
+      << log;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/records.jsonl")); // not removed
+  EXPECT_FALSE(std::filesystem::exists(dir + "/benchmark.json"));
+  // Released: the sweep runs, and its own lock is gone with it.
+  close(fd);
+  log.clear();
+  ASSERT_EQ(run(cmd, log), 0) << log;
+  fd = open((dir + "/.sweep.lock").c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+  close(fd);
 }
 
 std::set<std::string> keysOf(const std::string &path);
