@@ -35,8 +35,10 @@
 #include "nlohmann/json.hpp"
 
 #include <cblas.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -45,6 +47,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -166,15 +169,34 @@ void timeBaseline(runtime::Device &device, const zoo::Kernel &kernel, const zoo:
   out["baseline"] = "memcpy " + std::to_string(half) + " bytes";
 }
 
+/// `text` as a number of seconds: all of it a finite number in [0, 3600].
+bool parseSeconds(const std::string &text, double &out) {
+  char *end = nullptr;
+  out = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && std::isfinite(out) && out >= 0 && out <= 3600;
+}
+
+/// The physical memory of this machine in bytes (0 when unknown).
+double physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? double(pages) * double(size) : 0;
+}
+
 int main(int argc, char **argv) {
   autotune::UseOpenBlasAvx512Kernels(argv);
+  const std::string usage = "usage: tessel-bench --kernel K --shape S --dtype D (--so PATH "
+                            "--config JSON | --baseline on) [--min-time S] [--seed N] "
+                            "[--flush on|off] [--device cpu|cuda]";
   std::map<std::string, std::string> flags = {
       {"min-time", "0.2"}, {"seed", ""}, {"flush", "on"}, {"baseline", "off"}, {"device", "cpu"}};
+  static const std::set<std::string> known = {"kernel", "shape", "dtype",    "so",    "config",
+                                              "min-time", "seed", "flush", "baseline", "device"};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--", 0) != 0 || i + 1 >= argc)
-      return fail("usage: tessel-bench --kernel K --shape S --dtype D (--so PATH --config JSON "
-                  "| --baseline on) [--min-time S] [--seed N] [--flush on|off]");
+    if (a.rfind("--", 0) != 0 || !known.count(a.substr(2)))
+      return fail("unknown argument '" + a + "'; " + usage);
+    if (i + 1 >= argc)
+      return fail(a + " needs a value; " + usage);
     flags[a.substr(2)] = argv[++i];
   }
   bool baseline = flags["baseline"] == "on";
@@ -188,7 +210,9 @@ int main(int argc, char **argv) {
   absl::StatusOr<zoo::Shape> shape = zoo::ParseShape(*kernel, flags["shape"]);
   if (!shape.ok())
     return fail(std::string(shape.status().message()));
-  double minTime = std::atof(flags["min-time"].c_str());
+  double minTime = 0;
+  if (!parseSeconds(flags["min-time"], minTime))
+    return fail("--min-time takes seconds between 0 and 3600, not '" + flags["min-time"] + "'");
   if (flags["flush"] != "on" && flags["flush"] != "off")
     return fail("--flush takes on or off");
   if (flags["baseline"] != "on" && flags["baseline"] != "off")
@@ -198,6 +222,23 @@ int main(int argc, char **argv) {
       runtime::Device::Create(flags["device"]);
   if (!device.ok())
     return fail(std::string(device.status().message()));
+  // What the kernel is tuned in on this kind of device: its dtypes and its space.
+  const zoo::TargetSpec &spec =
+      kernel->For((*device)->kind() == "cpu" ? TargetKind::Cpu : TargetKind::Cuda);
+  const std::string dtype = flags["dtype"];
+  if (std::find(spec.dtypes.begin(), spec.dtypes.end(), dtype) == spec.dtypes.end()) {
+    std::string dtypes;
+    for (const std::string &d : spec.dtypes)
+      dtypes += (dtypes.empty() ? "" : ", ") + d;
+    return fail("--dtype '" + dtype + "' is not one " + kernel->name + " runs in on " +
+                (*device)->kind() + " (" + (dtypes.empty() ? "none" : dtypes) + ")");
+  }
+  // Problems that cannot fit are refused before allocating (the buffers, the reference's copy).
+  double bytes = kernel->bytes(*shape, dtype), memory = physicalMemoryBytes();
+  if (!std::isfinite(bytes) || (memory > 0 && 2 * bytes > memory))
+    return fail("shape " + flags["shape"] + " needs about " + std::to_string(int64_t(2 * bytes)) +
+                " bytes with its reference; this machine has " + std::to_string(int64_t(memory)) +
+                " bytes");
   nlohmann::json out;
   out["device"] = (*device)->name();
   out["environment"] = environment(**device);
@@ -229,7 +270,18 @@ int main(int argc, char **argv) {
   if (!parsed.ok())
     return fail("--config: " + std::string(parsed.status().message()));
   autotune::Point point = *parsed;
-  uint64_t seed = flags["seed"].empty() ? std::random_device{}() : std::strtoull(flags["seed"].c_str(), nullptr, 10);
+  if (std::string why = spec.space.Validate(point); !why.empty())
+    return fail("--config " + flags["config"] + " is not a configuration of " + kernel->name +
+                ": " + why);
+  uint64_t seed = std::random_device{}();
+  if (!flags["seed"].empty()) {
+    const std::string &text = flags["seed"];
+    char *end = nullptr;
+    errno = 0;
+    seed = std::strtoull(text.c_str(), &end, 10);
+    if (text[0] == '-' || *end != '\0' || errno == ERANGE)
+      return fail("--seed takes a non-negative integer, not '" + text + "'");
+  }
 
   std::string artifactBytes;
   if (!runtime::ReadWholeFile(flags["so"], artifactBytes))
@@ -241,8 +293,22 @@ int main(int argc, char **argv) {
   absl::StatusOr<runtime::Kernel> k = (*module)->GetKernel(kernel->entry);
   if (!k.ok())
     return fail(std::string(k.status().message()));
+  // The artifact must take the problem's arguments: a kernel compiled for another dtype would
+  // read or write buffers of the wrong size.
+  std::string signature;
+  for (const runtime::ArgType &t : k->signature())
+    signature += (signature.empty() ? "" : ",") + t.str();
+  const std::string expected = zoo::RuntimeSignature(kernel->signature(dtype));
+  if (signature != expected)
+    return fail(flags["so"] + ": the kernel's signature is " + signature + ", but " +
+                kernel->name + " in " + dtype + " passes " + expected);
 
-  std::unique_ptr<zoo::Problem> problem = kernel->makeProblem(*shape, flags["dtype"], seed);
+  std::unique_ptr<zoo::Problem> problem;
+  try {
+    problem = kernel->makeProblem(*shape, dtype, seed);
+  } catch (const std::bad_alloc &) {
+    return fail("cannot allocate the buffers of shape " + flags["shape"]);
+  }
   if (absl::Status check = problem->RunAndCheck(**device, *k, point); !check.ok()) {
     // A launch the runtime refuses (wrong arguments) is not a wrong result.
     if (!absl::IsDataLoss(check))

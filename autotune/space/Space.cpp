@@ -19,6 +19,26 @@ std::string Space::Check(const Point &p) const {
   return "";
 }
 
+std::string Space::Validate(const Point &p) const {
+  for (const auto &[name, values] : params) {
+    auto it = p.find(name);
+    if (it == p.end())
+      return "the configuration lacks " + name;
+    if (std::find(values.begin(), values.end(), it->second) == values.end()) {
+      std::string allowed;
+      for (int64_t v : values)
+        allowed += (allowed.empty() ? "" : ", ") + std::to_string(v);
+      return name + " = " + std::to_string(it->second) + " is not one of its values (" + allowed +
+             ")";
+    }
+  }
+  for (const auto &[name, value] : p)
+    if (std::none_of(params.begin(), params.end(),
+                     [&](const auto &param) { return param.first == name; }))
+      return name + " is not a parameter of this kernel's space";
+  return Check(p);
+}
+
 std::vector<Point> Space::Enumerate() const {
   std::vector<Point> out;
   if (params.empty())

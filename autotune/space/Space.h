@@ -31,8 +31,11 @@ struct Space {
 
   /// Every valid point, in a fixed order (the parameters' order, last varying fastest).
   std::vector<Point> Enumerate() const;
-  /// Why `p` is invalid ("" when valid).
+  /// Why `p` is invalid ("" when valid): the constraints only.
   std::string Check(const Point &p) const;
+  /// Why `p` is not a point of this space ("" when it is): a parameter missing, a name that is
+  /// not a parameter, a value not among the parameter's values, or a constraint it breaks.
+  std::string Validate(const Point &p) const;
 };
 
 /// Parses "I/N" (0 <= I < N).
