@@ -2,6 +2,7 @@
 
 #include "autotune/Records.h"
 #include "runtime/Files.h"
+#include "runtime/target/JsonDepth.h"
 
 #include "nlohmann/json.hpp"
 
@@ -94,6 +95,8 @@ std::string Record::benchmarkId() const {
 std::string ToJsonLine(const Record &record) { return toJson(record).dump(); }
 
 absl::StatusOr<Record> FromJsonLine(const std::string &line) {
+  if (std::string why = JsonNestingProblem(line); !why.empty())
+    return absl::InvalidArgumentError(why);
   json j;
   try {
     j = json::parse(line);

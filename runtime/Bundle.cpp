@@ -3,6 +3,7 @@
 #include "runtime/Bundle.h"
 #include "runtime/Files.h"
 #include "runtime/Sha256.h"
+#include "runtime/target/JsonDepth.h"
 
 #include "nlohmann/json.hpp"
 
@@ -76,6 +77,8 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
   std::string manifestPath = dir + "/manifest.json", text;
   if (!ReadWholeFile(manifestPath, text))
     return absl::NotFoundError("cannot read " + manifestPath + " (is " + dir + " a bundle?)");
+  if (std::string why = JsonNestingProblem(text); !why.empty())
+    return absl::InvalidArgumentError(manifestPath + ": " + why);
   json m;
   try {
     m = json::parse(text);

@@ -3,6 +3,7 @@
 #include "autotune/dashboard/Compare.h"
 #include "autotune/Records.h"
 #include "runtime/Files.h"
+#include "runtime/target/JsonDepth.h"
 
 #include <algorithm>
 #include <cmath>
@@ -116,6 +117,8 @@ absl::StatusOr<std::map<std::string, Benchmark>> LoadBenchmarks(const std::strin
   if (!runtime::ReadWholeFile(path, text))
     return absl::NotFoundError("cannot read " + path);
   // One JSON object with a "benchmarks" list: Google Benchmark's format; else record lines.
+  if (std::string why = JsonNestingProblem(text); !why.empty())
+    return absl::InvalidArgumentError(path + ": " + why);
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_discarded() && j.is_object() && j.contains("benchmarks")) {
     if (!j["benchmarks"].is_array())

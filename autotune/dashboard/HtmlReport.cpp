@@ -4,6 +4,7 @@
 #include "autotune/dashboard/Compare.h"
 #include "kernels/Zoo.h"
 #include "runtime/Files.h"
+#include "runtime/target/JsonDepth.h"
 
 #include "nlohmann/json.hpp"
 
@@ -212,6 +213,8 @@ absl::StatusOr<SweepRun> ReadSweepRun(const std::string &dir) {
   // Baselines from benchmark.json (written at the end of a sweep; absent if it was cut off).
   std::string text;
   if (runtime::ReadWholeFile(dir + "/benchmark.json", text)) {
+    if (std::string why = JsonNestingProblem(text); !why.empty())
+      return absl::InvalidArgumentError(dir + "/benchmark.json: " + why);
     json gb = json::parse(text, nullptr, false);
     if (gb.is_discarded() || !gb.is_object() || !gb.contains("benchmarks") ||
         !gb["benchmarks"].is_array())

@@ -1,6 +1,7 @@
 //===- Space.cpp - configuration spaces and sharding -*- C++ -*-===//
 
 #include "autotune/space/Space.h"
+#include "runtime/target/JsonDepth.h"
 
 #include "nlohmann/json.hpp"
 
@@ -80,6 +81,8 @@ absl::StatusOr<std::pair<int, int>> ParseShard(const std::string &text) {
 }
 
 absl::StatusOr<Point> ParsePoint(const std::string &json) {
+  if (std::string why = JsonNestingProblem(json, 2); !why.empty())
+    return absl::InvalidArgumentError("a configuration is a flat JSON object: " + why);
   nlohmann::json parsed = nlohmann::json::parse(json, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object())
     return absl::InvalidArgumentError("a configuration is a JSON object, got '" + json + "'");

@@ -127,6 +127,33 @@ TEST(Records, EveryRecordIsValidatedOnRead) {
   EXPECT_TRUE(FromJsonLine(failed.dump()).ok()) << FromJsonLine(failed.dump()).status();
 }
 
+TEST(Records, DeeplyNestedJsonIsAnErrorNotACrash) {
+  // 100,000 levels: nlohmann parses them, but copying or printing recurses once per level.
+  const int depth = 100000;
+  nlohmann::json good = nlohmann::json::parse(ToJsonLine(sample(512, 64)));
+  for (const std::string &field : {std::string("environment"), std::string("config")}) {
+    std::string line = good.dump();
+    std::string deep = std::string(depth, '[') + std::string(depth, ']');
+    line.insert(line.size() - 1, ",\"" + field + "_\":" + deep);
+    nlohmann::json j = good;
+    std::string text = good.dump();
+    // Replace the field's value by the deep one.
+    std::string key = "\"" + field + "\":";
+    size_t at = text.find(key) + key.size();
+    size_t end = at;
+    for (int level = 0; end < text.size(); ++end) {
+      level += text[end] == '{' || text[end] == '[';
+      level -= text[end] == '}' || text[end] == ']';
+      if (level == 0)
+        break;
+    }
+    text.replace(at, end + 1 - at, "{\"x\":" + deep + "}");
+    absl::StatusOr<Record> r = FromJsonLine(text);
+    ASSERT_FALSE(r.ok()) << field;
+    EXPECT_NE(r.status().message().find("nested"), std::string::npos) << r.status();
+  }
+}
+
 TEST(Records, RoundTripKeepsEveryField) {
   Record r = sample(512, 64, "compile_error");
   absl::StatusOr<Record> back = FromJsonLine(ToJsonLine(r));

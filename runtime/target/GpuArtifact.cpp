@@ -1,6 +1,7 @@
 //===- GpuArtifact.cpp - the one file a GPU kernel ships as -*- C++ -*-===//
 
 #include "runtime/target/GpuArtifact.h"
+#include "runtime/target/JsonDepth.h"
 
 #include "absl/strings/escaping.h"
 #include "nlohmann/json.hpp"
@@ -39,6 +40,8 @@ std::string SerializeGpuArtifact(const GpuArtifact &a) {
 }
 
 absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
+  if (std::string why = JsonNestingProblem(text); !why.empty())
+    return absl::InvalidArgumentError("not a GPU artifact: " + why);
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   auto bad = [](const std::string &what) {
     return absl::InvalidArgumentError("not a tessel GPU artifact: " + what);

@@ -176,6 +176,14 @@ TEST(Bundle, CorruptManifestIsRefused) {
             std::string::npos);
 }
 
+TEST(Bundle, DeeplyNestedManifestIsRefused) {
+  std::string dir = makeBundle("deep", [](std::string &m) {
+    replace(m, R"("metrics": {"time_ms": 0.01})",
+            R"("metrics": )" + std::string(100000, '[') + std::string(100000, ']'));
+  });
+  EXPECT_NE(openError(dir).find("nested"), std::string::npos) << openError(dir);
+}
+
 TEST(Bundle, OtherSchemaVersionIsRefused) {
   std::string dir = makeBundle("schema", [](std::string &m) { replace(m, "\"schema_version\": 1", "\"schema_version\": 7"); });
   EXPECT_NE(openError(dir).find("schema version 7 is not the one this runtime reads (1)"),

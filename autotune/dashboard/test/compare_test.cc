@@ -200,6 +200,13 @@ TEST(Compare, ReadsGoogleBenchmarkJson) {
     std::ofstream(dir + "/bad.json") << text;
     EXPECT_FALSE(LoadBenchmarks(dir + "/bad.json").ok()) << text;
   }
+  // 100,000 levels of nesting: an error, not a crash.
+  std::ofstream(dir + "/deep.json") << "{\"benchmarks\": [{\"name\": \"x\", \"real_time\": 1, "
+                                       "\"config\": " + std::string(100000, '[') +
+                                           std::string(100000, ']') + "}]}";
+  auto deep = LoadBenchmarks(dir + "/deep.json");
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("nested"), std::string::npos) << deep.status();
 }
 
 } // namespace

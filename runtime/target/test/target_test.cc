@@ -1,11 +1,20 @@
 //===- target_test.cc - parsing and printing targets -------------------------===//
 
+#include "runtime/target/GpuArtifact.h"
 #include "runtime/target/Target.h"
 
 #include "gtest/gtest.h"
 
 namespace tessel {
 namespace {
+
+TEST(GpuArtifact, DeeplyNestedJsonIsRefused) {
+  std::string deep = "{\"arch\": \"sm_90\", \"x\": " + std::string(100000, '[') +
+                     std::string(100000, ']') + "}";
+  absl::StatusOr<GpuArtifact> a = ParseGpuArtifact(deep);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("nested"), std::string::npos) << a.status();
+}
 
 TEST(Target, ParsesAndPrintsEveryForm) {
   struct Case {
