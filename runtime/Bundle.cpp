@@ -227,11 +227,11 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
       std::string path = dir + "/" + b.artifact;
       auto known = hashed.find(path);
       if (known == hashed.end()) {
-        std::string bytes;
-        if (!ReadWholeFile(path, bytes))
-          return absl::NotFoundError(manifestPath + ": " + at + ": the artifact " + path +
-                                     " is missing or unreadable");
-        known = hashed.emplace(path, Sha256Hex(bytes)).first;
+        absl::StatusOr<std::string> bytes = ReadRegularFileBeneath(dir, b.artifact);
+        if (!bytes.ok())
+          return absl::Status(bytes.status().code(), manifestPath + ": " + at + ": the artifact " +
+                                                         std::string(bytes.status().message()));
+        known = hashed.emplace(path, Sha256Hex(*bytes)).first;
       }
       const std::string &sha = known->second;
       if (sha != b.sha256)
@@ -239,6 +239,8 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
                                    " does not match its checksum (sha256 " +
                                    sha + ", manifest says " + b.sha256 +
                                    "); it was modified or corrupted");
+      b.bundleDir = dir;
+      b.artifactInBundle = b.artifact;
       b.artifact = path;
       bundle->entries_.push_back(std::move(b));
     }
@@ -305,18 +307,34 @@ absl::StatusOr<BundleChoice> Bundle::Find(const std::string &kernel,
   return best;
 }
 
+namespace {
+std::function<void(const std::string &)> &artifactVerifiedHook() {
+  static std::function<void(const std::string &)> hook;
+  return hook;
+}
+} // namespace
+
+void SetArtifactVerifiedHookForTesting(std::function<void(const std::string &)> hook) {
+  artifactVerifiedHook() = std::move(hook);
+}
+
 absl::StatusOr<std::unique_ptr<Executable>> Bundle::Load(const BundleEntry &entry,
                                                          Device &device) const {
   if (device.kind() != target_.deviceKind())
     return absl::FailedPreconditionError("the bundle is for " + target_.str() + ", which runs on a " +
                                          target_.deviceKind() + " device, not on " + device.name());
-  std::string bytes;
-  if (!ReadWholeFile(entry.artifact, bytes))
-    return absl::NotFoundError("the artifact " + entry.artifact + " is missing or unreadable");
-  if (Sha256Hex(bytes) != entry.sha256)
+  // The bytes are read once (no symlink, nothing outside the bundle), verified, and those very
+  // bytes are loaded: swapping the file afterwards changes nothing.
+  absl::StatusOr<std::string> bytes = ReadRegularFileBeneath(entry.bundleDir, entry.artifactInBundle);
+  if (!bytes.ok())
+    return absl::Status(bytes.status().code(),
+                        "the artifact " + std::string(bytes.status().message()));
+  if (Sha256Hex(*bytes) != entry.sha256)
     return absl::DataLossError("the artifact " + entry.artifact +
                                " changed since the bundle was opened (checksum mismatch)");
-  absl::StatusOr<std::unique_ptr<Executable>> module = device.Load(entry.artifact);
+  if (artifactVerifiedHook())
+    artifactVerifiedHook()(entry.artifact);
+  absl::StatusOr<std::unique_ptr<Executable>> module = device.LoadBytes(*bytes, entry.artifact);
   if (!module.ok())
     return module.status();
   absl::StatusOr<Kernel> kernel = (*module)->GetKernel(entry.entry);

@@ -34,6 +34,7 @@
 #include "nlohmann/json_fwd.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -59,12 +60,17 @@ struct BundleEntry {
   std::string dtype;
   std::string entry;    ///< the symbol in the artifact
   std::string artifact; ///< path of the shared object
+  std::string bundleDir, artifactInBundle; ///< where it is read from: no symlink, no ".."
   std::string sha256;
   std::string configJson, metricsJson; ///< the tuned configuration and its measurements
   /// Dimensions the artifact was compiled for: it serves only shapes with these dimensions in
   /// [first, second] ("serves" in the manifest; absent: any value).
   std::map<std::string, std::pair<int64_t, int64_t>> serves;
 };
+
+/// For tests only: `hook` runs inside Bundle::Load after the artifact was verified against its
+/// checksum and before it is loaded (the moment a swapped file would matter); empty: none.
+void SetArtifactVerifiedHookForTesting(std::function<void(const std::string &artifact)> hook);
 
 /// "K=64,M=128,N=32": a shape's dimensions in name order.
 std::string ShapeText(const std::map<std::string, int64_t> &shape);

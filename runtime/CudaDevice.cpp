@@ -234,10 +234,8 @@ public:
     return std::unique_ptr<Buffer>(new CudaBuffer(d_, p, bytes));
   }
 
-  absl::StatusOr<std::unique_ptr<Executable>> Load(const std::string &path) override {
-    std::string text;
-    if (!ReadWholeFile(path, text))
-      return absl::NotFoundError("cannot read " + path);
+  absl::StatusOr<std::unique_ptr<Executable>> LoadBytes(const std::string &text,
+                                                        const std::string &path) override {
     absl::StatusOr<GpuArtifact> artifact = ParseGpuArtifact(text);
     if (!artifact.ok())
       return absl::InvalidArgumentError(path + ": " + std::string(artifact.status().message()));

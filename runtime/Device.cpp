@@ -1,6 +1,7 @@
 //===- Device.cpp - the CPU device and launch timing -----------------*- C++ -*-===//
 
 #include "runtime/Device.h"
+#include "runtime/Files.h"
 #include "runtime/CudaDevice.h"
 
 #include "absl/strings/str_cat.h"
@@ -89,8 +90,9 @@ public:
     return std::unique_ptr<Buffer>(new HostBuffer(data, bytes));
   }
 
-  absl::StatusOr<std::unique_ptr<Executable>> Load(const std::string &path) override {
-    absl::StatusOr<std::unique_ptr<Module>> module = Module::Open(path);
+  absl::StatusOr<std::unique_ptr<Executable>> LoadBytes(const std::string &bytes,
+                                                        const std::string &name) override {
+    absl::StatusOr<std::unique_ptr<Module>> module = Module::FromBytes(bytes, name);
     if (!module.ok())
       return module.status();
     return std::unique_ptr<Executable>(std::move(*module));
@@ -121,6 +123,13 @@ private:
 };
 
 } // namespace
+
+absl::StatusOr<std::unique_ptr<Executable>> Device::Load(const std::string &path) {
+  absl::StatusOr<std::string> bytes = ReadRegularFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  return LoadBytes(*bytes, path);
+}
 
 absl::StatusOr<std::unique_ptr<Device>> Device::Create(const std::string &kind,
                                                        const DeviceOptions &options) {

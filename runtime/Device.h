@@ -62,9 +62,13 @@ public:
   /// For people: e.g. "cpu (2 threads)".
   virtual std::string name() const = 0;
   virtual absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) = 0;
-  /// Loads an artifact built for this device (cpu: a shared object); anything else is an
-  /// error, never a crash.
-  virtual absl::StatusOr<std::unique_ptr<Executable>> Load(const std::string &path) = 0;
+  /// Loads an artifact built for this device (cpu: a shared object) from a regular file;
+  /// anything else is an error, never a crash. The bytes read are the bytes loaded.
+  absl::StatusOr<std::unique_ptr<Executable>> Load(const std::string &path);
+  /// Loads an artifact from its bytes (`name` names it in messages): what a caller verified,
+  /// e.g. against a bundle's checksum, is what runs; no file is opened again.
+  virtual absl::StatusOr<std::unique_ptr<Executable>> LoadBytes(const std::string &bytes,
+                                                                const std::string &name) = 0;
   /// Runs `kernel` (of an executable this device loaded) once per program of `grid`; checks
   /// the arguments against the kernel's signature first.
   virtual absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) = 0;

@@ -4,6 +4,7 @@
 #define TESSEL_RUNTIME_FILES_H
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 #include <string>
 
@@ -11,6 +12,16 @@ namespace tessel::runtime {
 
 /// Reads all of `path` (binary) into `out`; false if it cannot be opened or read.
 bool ReadWholeFile(const std::string &path, std::string &out);
+
+/// Reads all of `path` if it is a regular file (symlinks to one are followed); a FIFO, device
+/// or directory is an error, and opening never blocks.
+absl::StatusOr<std::string> ReadRegularFile(const std::string &path);
+
+/// Reads all of `dir`/`relative` if every component of `relative` is a real directory or,
+/// last, a regular file under `dir` — no symlink anywhere, no "..", nothing that blocks —
+/// else an error saying it is not a regular file inside `dir`.
+absl::StatusOr<std::string> ReadRegularFileBeneath(const std::string &dir,
+                                                   const std::string &relative);
 
 /// Writes `contents` to `path` through a temporary file in the same directory, unique to this
 /// process and call, renamed over `path`: readers see the old file or the new one, never a

@@ -1,6 +1,7 @@
 //===- Module.cpp - kernels loaded from a compiled shared object ---*- C++ -*-===//
 
 #include "runtime/Module.h"
+#include "runtime/Files.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -8,6 +9,9 @@
 
 #include <cstring>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <elf.h>
 #include <fstream>
 #include <link.h>
@@ -28,19 +32,17 @@ bool isKnownElement(const std::string &e) {
   return false;
 }
 
-/// Checks the file is an ELF shared object for this machine before dlopen sees it, so a
-/// foreign artifact gets a clear message.
-absl::Status checkElf(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+/// Checks `bytes` are an ELF shared object for this machine before dlopen sees them, so a
+/// foreign artifact gets a clear message (`name` says which).
+absl::Status checkElf(const std::string &bytes, const std::string &name) {
   ElfW(Ehdr) header;
-  if (!in.read(reinterpret_cast<char *>(&header), sizeof(header)) ||
-      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
-    return absl::InvalidArgumentError(absl::StrCat(path, " is not an ELF shared object"));
+  if (bytes.size() < sizeof(header) ||
+      std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0)
+    return absl::InvalidArgumentError(absl::StrCat(name, " is not an ELF shared object"));
+  std::memcpy(&header, bytes.data(), sizeof(header));
   if (header.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
     return absl::FailedPreconditionError(
-        absl::StrCat(path, " was built for another word size"));
+        absl::StrCat(name, " was built for another word size"));
 #if defined(__x86_64__)
   constexpr int kMachine = EM_X86_64;
 #elif defined(__aarch64__)
@@ -50,14 +52,13 @@ absl::Status checkElf(const std::string &path) {
 #endif
   if (header.e_machine != kMachine)
     return absl::FailedPreconditionError(absl::StrCat(
-        path, " was built for another architecture (ELF machine ", header.e_machine, ")"));
+        name, " was built for another architecture (ELF machine ", header.e_machine, ")"));
   if (header.e_type != ET_DYN)
-    return absl::InvalidArgumentError(absl::StrCat(path, " is not a shared object"));
+    return absl::InvalidArgumentError(absl::StrCat(name, " is not a shared object"));
   // dlopen trusts the file; a truncated or corrupt one must be refused before it sees it.
-  in.seekg(0, std::ios::end);
-  const uint64_t size = static_cast<uint64_t>(in.tellg());
+  const uint64_t size = bytes.size();
   auto corrupt = [&](const char *what) {
-    return absl::DataLossError(absl::StrCat(path, " is truncated or corrupt (", what, ")"));
+    return absl::DataLossError(absl::StrCat(name, " is truncated or corrupt (", what, ")"));
   };
   if (header.e_phentsize != sizeof(ElfW(Phdr)) ||
       header.e_phoff + uint64_t(header.e_phnum) * sizeof(ElfW(Phdr)) > size)
@@ -65,13 +66,12 @@ absl::Status checkElf(const std::string &path) {
   if (header.e_shnum != 0 &&
       header.e_shoff + uint64_t(header.e_shnum) * header.e_shentsize > size)
     return corrupt("section headers");
-  std::vector<ElfW(Phdr)> phdrs(header.e_phnum);
-  in.seekg(header.e_phoff);
-  if (!in.read(reinterpret_cast<char *>(phdrs.data()), phdrs.size() * sizeof(ElfW(Phdr))))
-    return corrupt("program headers");
-  for (const ElfW(Phdr) &ph : phdrs)
-    if (ph.p_offset + ph.p_filesz > size)
+  for (uint64_t k = 0; k < header.e_phnum; ++k) {
+    ElfW(Phdr) ph;
+    std::memcpy(&ph, bytes.data() + header.e_phoff + k * sizeof(ElfW(Phdr)), sizeof(ph));
+    if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset)
       return corrupt("a segment extends past the end of the file");
+  }
   return absl::OkStatus();
 }
 } // namespace
@@ -97,15 +97,58 @@ absl::StatusOr<std::vector<ArgType>> ParseSignature(const std::string &text) {
 }
 
 absl::StatusOr<std::unique_ptr<Module>> Module::Open(const std::string &path) {
-  if (absl::Status s = checkElf(path); !s.ok())
-    return s;
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    return absl::FailedPreconditionError(absl::StrCat("cannot load ", path, ": ", dlerror()));
-  return std::unique_ptr<Module>(new Module(handle, path));
+  absl::StatusOr<std::string> bytes = ReadRegularFile(path);
+  if (!bytes.ok())
+    return bytes.status();
+  return FromBytes(*bytes, path);
 }
 
-Module::~Module() { dlclose(handle_); }
+absl::StatusOr<std::unique_ptr<Module>> Module::FromBytes(const std::string &bytes,
+                                                          const std::string &name) {
+  if (absl::Status s = checkElf(bytes, name); !s.ok())
+    return s;
+  // The bytes go to an anonymous, sealed in-memory file that dlopen maps: what was checked
+  // (and, from a bundle, hashed) is what runs; no path is searched or opened again. The file
+  // stays open while the module is loaded, so its /proc/self/fd name is not reused for
+  // another artifact (dlopen would take that name for the module already loaded).
+  int fd = memfd_create("tessel-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return absl::InternalError(absl::StrCat("cannot create an in-memory file for ", name, ": ",
+                                            std::strerror(errno)));
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int error = errno;
+      close(fd);
+      return absl::InternalError(absl::StrCat("cannot copy ", name, " into memory: ",
+                                              std::strerror(error)));
+    }
+    done += size_t(n);
+  }
+  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    int error = errno;
+    close(fd);
+    return absl::InternalError(absl::StrCat("cannot seal the in-memory copy of ", name, ": ",
+                                            std::strerror(error)));
+  }
+  std::string procPath = "/proc/self/fd/" + std::to_string(fd);
+  void *handle = dlopen(procPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *error = dlerror();
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot load ", name, ": ", error ? error : "dlopen failed"));
+  }
+  return std::unique_ptr<Module>(new Module(handle, name, fd));
+}
+
+Module::~Module() {
+  dlclose(handle_);
+  if (fd_ >= 0)
+    close(fd_);
+}
 
 std::vector<std::string> Module::KernelNames() const {
   std::vector<std::string> names;

@@ -68,6 +68,10 @@ class Module : public Executable {
 public:
   /// Opens `path`; a missing, unreadable or foreign file is an error, never a crash.
   static absl::StatusOr<std::unique_ptr<Module>> Open(const std::string &path);
+  /// Loads a shared object from `bytes` (checked first; `name` names it in messages): the
+  /// bytes themselves are loaded, through a sealed in-memory file, not a path.
+  static absl::StatusOr<std::unique_ptr<Module>> FromBytes(const std::string &bytes,
+                                                           const std::string &name);
   ~Module() override;
   Module(const Module &) = delete;
   Module &operator=(const Module &) = delete;
@@ -77,9 +81,11 @@ public:
   const std::string &path() const override { return path_; }
 
 private:
-  Module(void *handle, std::string path) : handle_(handle), path_(std::move(path)) {}
+  Module(void *handle, std::string path, int fd)
+      : handle_(handle), path_(std::move(path)), fd_(fd) {}
   void *handle_;
   std::string path_;
+  int fd_ = -1; ///< the in-memory file the module was loaded from
 };
 
 } // namespace tessel::runtime

@@ -14,11 +14,18 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -119,7 +126,143 @@ TEST(Bundle, ExactAndNearestLookupsAndARun) {
 }
 
 std::string openError(const std::string &dir, const tessel::Target &host =
-                                                 tessel::Target::Host()) {
+                                                 tessel::Target::Host());
+
+/// Compiles vadd with its addition turned into a subtraction: an artifact with the same kernel
+/// name and signature that computes something else (what an attacker would swap in).
+std::string evilArtifact(const std::string &path) {
+  std::string ttir = read("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir");
+  size_t at = ttir.find("arith.addf");
+  EXPECT_NE(at, std::string::npos);
+  ttir.replace(at, 10, "arith.subf");
+  tessel::CompileOptions options;
+  options.entry = "vadd";
+  options.outputPath = path;
+  auto so = tessel::compileTTIR(ttir, "evil.ttir", options);
+  EXPECT_TRUE(so.ok()) << so.status();
+  return path;
+}
+
+/// Loads the bundle's n=1000 entry and runs it: true when it added (the verified artifact),
+/// false when it subtracted (the swapped one); an error when it did not load.
+absl::StatusOr<bool> loadsTheVerifiedKernel(const Bundle &bundle) {
+  auto device = tessel::runtime::Device::Create("cpu");
+  if (!device.ok())
+    return device.status();
+  auto choice = bundle.Find("vadd", {{"n", 1000}}, "f32");
+  if (!choice.ok())
+    return choice.status();
+  auto module = bundle.Load(*choice->entry, **device);
+  if (!module.ok())
+    return module.status();
+  auto kernel = (*module)->GetKernel("vadd");
+  if (!kernel.ok())
+    return kernel.status();
+  std::vector<float> x(128, 2.0f), y(128, 1.0f), out(128, NAN);
+  if (absl::Status s = (*device)->Launch(*kernel, {1, 1, 1}, {x.data(), y.data(), out.data(), 128});
+      !s.ok())
+    return s;
+  EXPECT_TRUE(out[0] == 3.0f || out[0] == 1.0f) << out[0];
+  return out[0] == 3.0f;
+}
+
+TEST(Bundle, AnArtifactSwappedAfterVerificationIsNeverLoaded) {
+  std::string dir = makeBundle("swap");
+  std::string evil = evilArtifact(dir + "/evil.so");
+  auto bundle = Bundle::Open(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  // Deterministically: the swap happens exactly between verification and loading.
+  tessel::runtime::SetArtifactVerifiedHookForTesting([&](const std::string &artifact) {
+    fs::copy_file(evil, artifact + ".new", fs::copy_options::overwrite_existing);
+    fs::rename(artifact + ".new", artifact);
+  });
+  absl::StatusOr<bool> verified = loadsTheVerifiedKernel(**bundle);
+  tessel::runtime::SetArtifactVerifiedHookForTesting(nullptr);
+  ASSERT_TRUE(verified.ok()) << verified.status();
+  EXPECT_TRUE(*verified) << "the swapped artifact was loaded";
+}
+
+TEST(Bundle, AnArtifactSwappedInALoopIsNeverLoaded) {
+  // A second thread keeps swapping the good and the evil artifact; every load that succeeds
+  // must run the verified one (the others fail their checksum).
+  std::string dir = makeBundle("swaploop");
+  std::string artifact = dir + "/artifacts/vadd.so";
+  std::string good = dir + "/good.so", evil = evilArtifact(dir + "/evil.so");
+  fs::copy_file(artifact, good);
+  auto bundle = Bundle::Open(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  std::atomic<bool> stop{false};
+  std::thread swapper([&] {
+    for (int i = 0; !stop; ++i) {
+      fs::copy_file(i % 2 ? good : evil, artifact + ".new", fs::copy_options::overwrite_existing);
+      fs::rename(artifact + ".new", artifact);
+    }
+  });
+  int loaded = 0, refused = 0, wrong = 0;
+  for (int i = 0; i < 300; ++i) {
+    absl::StatusOr<bool> verified = loadsTheVerifiedKernel(**bundle);
+    if (!verified.ok())
+      ++refused;
+    else if (*verified)
+      ++loaded;
+    else
+      ++wrong;
+  }
+  stop = true;
+  swapper.join();
+  std::printf("swap loop: %d loaded the verified artifact, %d refused, %d loaded the swapped one\n",
+              loaded, refused, wrong);
+  EXPECT_EQ(wrong, 0);
+  EXPECT_GT(loaded + refused, 0);
+}
+
+TEST(Bundle, OnlyRegularFilesInsideTheBundleAreRead) {
+  // A symlinked artifact (even to a byte-identical file), a symlinked artifacts directory, a
+  // link to a system file and a FIFO: each refused, none followed, none blocks.
+  std::string outside = std::string(getenv("TEST_TMPDIR")) + "/outside";
+  fs::remove_all(outside);
+  fs::create_directories(outside);
+  std::string dir = makeBundle("links-file");
+  fs::copy_file(dir + "/artifacts/vadd.so", outside + "/vadd.so");
+  fs::remove(dir + "/artifacts/vadd.so");
+  fs::create_symlink(outside + "/vadd.so", dir + "/artifacts/vadd.so");
+  EXPECT_NE(openError(dir).find("is not a regular file inside"), std::string::npos)
+      << openError(dir);
+  dir = makeBundle("links-dir");
+  fs::remove_all(dir + "/artifacts");
+  fs::create_directory_symlink(outside, dir + "/artifacts");
+  EXPECT_NE(openError(dir).find("is not a regular file inside"), std::string::npos)
+      << openError(dir);
+  dir = makeBundle("links-passwd");
+  fs::remove(dir + "/artifacts/vadd.so");
+  fs::create_symlink("/etc/passwd", dir + "/artifacts/vadd.so");
+  EXPECT_NE(openError(dir).find("is not a regular file inside"), std::string::npos)
+      << openError(dir);
+  // A FIFO: opening it for reading would block until a writer comes. Checked in a child so a
+  // hang is a failure, not a stuck test.
+  dir = makeBundle("fifo");
+  fs::remove(dir + "/artifacts/vadd.so");
+  ASSERT_EQ(mkfifo((dir + "/artifacts/vadd.so").c_str(), 0600), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    auto bundle = Bundle::Open(dir);
+    _exit(!bundle.ok() && bundle.status().message().find("is not a regular file inside") !=
+                              std::string::npos
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  for (int waited = 0; waited < 100 && waitpid(child, &status, WNOHANG) == 0; ++waited)
+    usleep(50000);
+  if (waitpid(child, &status, WNOHANG) == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "opening a bundle whose artifact is a FIFO hangs";
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+std::string openError(const std::string &dir, const tessel::Target &host) {
   auto bundle = Bundle::Open(dir, host);
   EXPECT_FALSE(bundle.ok());
   return bundle.ok() ? "" : std::string(bundle.status().message());

@@ -93,8 +93,15 @@ cat "$T/compare.txt"
 grep -q "matmul/f32/K=64,M=64,N=64/cpu" "$T/compare.txt" || fail "compare lacks matmul"
 grep -q "row_sum/f32/" "$T/compare.txt" || fail "compare lacks row_sum"
 
-# Google Benchmark's compare.py reads the sweeps' benchmark.json and runs its U test.
+# Google Benchmark's compare.py reads the sweeps' benchmark.json and runs its U test. (It
+# prints no p-value row when the p-value is exactly 0, as with fully separated samples, so the
+# U test's row is checked on a sweep against itself: p = 1.)
 /usr/bin/python3 /usr/share/benchmark/compare.py benchmarks "$T/random/benchmark.json" \
   "$T/evolutionary/benchmark.json" > "$T/gbench.txt" 2>&1 || { cat "$T/gbench.txt"; fail "compare.py"; }
-grep -q "matmul/f32/K=64,M=64,N=64/cpu_pvalue" "$T/gbench.txt" || { cat "$T/gbench.txt"; fail "no U test in compare.py's output"; }
+for id in "matmul/f32/K=64,M=64,N=64/cpu" "row_sum/f32/cols=1000,rows=1024/cpu"; do
+  grep -q "$id" "$T/gbench.txt" || { tail -5 "$T/gbench.txt"; fail "compare.py lacks $id"; }
+done
+/usr/bin/python3 /usr/share/benchmark/compare.py benchmarks "$T/random/benchmark.json" \
+  "$T/random/benchmark.json" > "$T/gbench-self.txt" 2>&1 || { tail -5 "$T/gbench-self.txt"; fail "compare.py"; }
+grep -q "matmul/f32/K=64,M=64,N=64/cpu_pvalue.*1.0000.*U Test" "$T/gbench-self.txt" || { tail -5 "$T/gbench-self.txt"; fail "no U test in compare.py's output"; }
 echo "PASS"
