@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <fstream>
 
 namespace tessel::runtime {
@@ -133,8 +134,18 @@ absl::StatusOr<std::unique_ptr<Executable>> Device::Load(const std::string &path
 
 absl::StatusOr<std::unique_ptr<Device>> Device::Create(const std::string &kind,
                                                        const DeviceOptions &options) {
-  if (kind == "cpu")
-    return std::unique_ptr<Device>(new CpuDevice(options));
+  if (kind == "cpu") {
+    constexpr unsigned kMaxThreads = 4096;
+    if (options.threads > kMaxThreads)
+      return absl::InvalidArgumentError("a cpu device of " + std::to_string(options.threads) +
+                                        " threads: at most " + std::to_string(kMaxThreads));
+    try {
+      return std::unique_ptr<Device>(new CpuDevice(options));
+    } catch (const std::system_error &e) {
+      return absl::ResourceExhaustedError(std::string("cannot start the cpu device's threads: ") +
+                                          e.what());
+    }
+  }
   if (kind == "cuda")
     return CreateCudaDevice(options);
   if (kind == "hip")

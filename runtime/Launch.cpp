@@ -2,6 +2,8 @@
 
 #include "runtime/Launch.h"
 
+#include <limits>
+
 #include "absl/strings/str_cat.h"
 
 #include <algorithm>
@@ -150,6 +152,12 @@ absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &arg
   const uint64_t *data = slots.data();
   if (options.programsPerTask < 0)
     return absl::InvalidArgumentError("programsPerTask must be >= 0");
+  // The launch ABI passes program ranges as int32: a larger grid cannot be addressed.
+  if (grid.programs() > std::numeric_limits<int32_t>::max())
+    return absl::InvalidArgumentError(
+        "a grid of " + std::to_string(grid.programs()) + " programs (" + std::to_string(grid.x) +
+        " x " + std::to_string(grid.y) + " x " + std::to_string(grid.z) +
+        ") is more than the 2147483647 the cpu launch ABI addresses");
   pool.ParallelFor(
       grid.programs(),
       [&](int64_t begin, int64_t end) {

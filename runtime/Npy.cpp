@@ -7,9 +7,15 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 namespace tessel::runtime {
 
@@ -22,33 +28,113 @@ constexpr DtypeName kDtypes[] = {{"<f4", "f32"}, {"<f2", "f16"}, {"<f8", "f64"},
                                  {"|i1", "i8"},  {"<i2", "i16"}, {"<i4", "i32"},
                                  {"<i8", "i64"}, {"|b1", "i1"},  {"|u1", "i8"}};
 
-/// The value of `key` in the header dict, e.g. 'descr': '<f4' -> <f4.
-absl::StatusOr<std::string> field(const std::string &header, const std::string &key) {
-  size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos)
-    return absl::InvalidArgumentError("missing '" + key + "' in the .npy header");
-  size_t colon = header.find(':', at);
-  if (colon == std::string::npos)
-    return absl::InvalidArgumentError("malformed '" + key + "' in the .npy header");
-  size_t start = header.find_first_not_of(' ', colon + 1);
-  if (start == std::string::npos)
-    return absl::InvalidArgumentError("malformed '" + key + "' in the .npy header");
-  char open = header[start];
-  size_t end;
-  if (open == '\'') {
-    end = header.find('\'', start + 1);
-    if (end == std::string::npos)
-      return absl::InvalidArgumentError("unterminated '" + key + "' in the .npy header");
-    return header.substr(start + 1, end - start - 1);
+/// The header dict of a .npy file, parsed as the Python literal it is: exactly the keys
+/// 'descr' (a string), 'fortran_order' (True or False) and 'shape' (a tuple of integers), each
+/// once. Anything else is an error (a substring search would let a string value hide a key).
+struct NpyHeader {
+  std::string descr;
+  bool fortranOrder = false;
+  std::vector<int64_t> shape;
+};
+
+absl::StatusOr<NpyHeader> parseHeader(const std::string &text) {
+  size_t at = 0;
+  auto skip = [&] {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t' || text[at] == '\n'))
+      ++at;
+  };
+  auto bad = [&](const std::string &why) {
+    return absl::InvalidArgumentError("header: " + why + " at offset " + std::to_string(at));
+  };
+  auto string = [&]() -> absl::StatusOr<std::string> {
+    if (at >= text.size() || (text[at] != '\'' && text[at] != '"'))
+      return bad("expected a string");
+    char quote = text[at++];
+    std::string out;
+    while (at < text.size() && text[at] != quote) {
+      if (text[at] == '\\')
+        return bad("escapes are not used in .npy headers");
+      out += text[at++];
+    }
+    if (at >= text.size())
+      return bad("unterminated string");
+    ++at;
+    return out;
+  };
+  NpyHeader h;
+  std::set<std::string> seen;
+  skip();
+  if (at >= text.size() || text[at++] != '{')
+    return bad("expected '{'");
+  while (true) {
+    skip();
+    if (at < text.size() && text[at] == '}') {
+      ++at;
+      break;
+    }
+    absl::StatusOr<std::string> key = string();
+    if (!key.ok())
+      return key.status();
+    if (!seen.insert(*key).second)
+      return bad("'" + *key + "' appears twice");
+    skip();
+    if (at >= text.size() || text[at++] != ':')
+      return bad("expected ':'");
+    skip();
+    if (*key == "descr") {
+      absl::StatusOr<std::string> v = string();
+      if (!v.ok())
+        return v.status();
+      h.descr = *v;
+    } else if (*key == "fortran_order") {
+      if (text.compare(at, 4, "True") == 0) {
+        h.fortranOrder = true;
+        at += 4;
+      } else if (text.compare(at, 5, "False") == 0) {
+        at += 5;
+      } else {
+        return bad("fortran_order must be True or False");
+      }
+    } else if (*key == "shape") {
+      if (at >= text.size() || text[at++] != '(')
+        return bad("expected a tuple for the shape");
+      while (true) {
+        skip();
+        if (at < text.size() && text[at] == ')') {
+          ++at;
+          break;
+        }
+        size_t start = at;
+        while (at < text.size() && text[at] >= '0' && text[at] <= '9')
+          ++at;
+        int64_t v;
+        if (at == start)
+          return bad("a dimension must be a non-negative integer");
+        if (!absl::SimpleAtoi(absl::string_view(text).substr(start, at - start), &v))
+          return bad("a dimension is too large");
+        h.shape.push_back(v);
+        skip();
+        if (at < text.size() && text[at] == ',')
+          ++at;
+        else if (at >= text.size() || text[at] != ')')
+          return bad("expected ',' or ')' in the shape");
+      }
+    } else {
+      return bad("unexpected key '" + *key + "'");
+    }
+    skip();
+    if (at < text.size() && text[at] == ',')
+      ++at;
+    else if (at >= text.size() || text[at] != '}')
+      return bad("expected ',' or '}'");
   }
-  if (open == '(') {
-    end = header.find(')', start);
-    if (end == std::string::npos)
-      return absl::InvalidArgumentError("unterminated shape in the .npy header");
-    return header.substr(start + 1, end - start - 1);
-  }
-  end = header.find_first_of(",}", start);
-  return header.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  skip();
+  if (at != text.size())
+    return bad("text after the dict");
+  for (const char *key : {"descr", "fortran_order", "shape"})
+    if (!seen.count(key))
+      return absl::InvalidArgumentError(std::string("header: missing '") + key + "'");
+  return h;
 }
 } // namespace
 
@@ -100,30 +186,24 @@ absl::StatusOr<NpyArray> ReadNpy(const std::string &path) {
   std::string header(headerLen, '\0');
   if (!in.read(header.data(), headerLen))
     return bad("truncated header");
-  absl::StatusOr<std::string> descr = field(header, "descr");
-  absl::StatusOr<std::string> order = field(header, "fortran_order");
-  absl::StatusOr<std::string> shape = field(header, "shape");
-  for (const auto *f : {&descr, &order, &shape})
-    if (!f->ok())
-      return bad(std::string(f->status().message()));
+  absl::StatusOr<NpyHeader> parsed = parseHeader(header);
+  if (!parsed.ok())
+    return bad(std::string(parsed.status().message()));
   NpyArray array;
   for (const DtypeName &d : kDtypes)
-    if (*descr == d.npy)
+    if (parsed->descr == d.npy)
       array.dtype = d.tessel;
   if (array.dtype.empty())
-    return bad("unsupported dtype '" + *descr + "' (use float16/32/64, int8/16/32/64 or bool, "
-               "little endian)");
-  if (absl::StripAsciiWhitespace(*order) != "False")
+    return bad("unsupported dtype '" + parsed->descr +
+               "' (use float16/32/64, int8/16/32/64 or bool, little endian)");
+  if (parsed->fortranOrder)
     return bad("Fortran order is not supported; save a C-contiguous array");
-  for (absl::string_view dim : absl::StrSplit(*shape, ',', absl::SkipWhitespace())) {
-    int64_t v;
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(dim), &v) || v < 0)
-      return bad("bad shape '" + *shape + "'");
-    array.shape.push_back(v);
-  }
-  int64_t bytes = array.elements() * ElementBytes(array.dtype);
-  if (bytes < 0 || bytes > (int64_t(1) << 36))
-    return bad("array too large");
+  array.shape = parsed->shape;
+  // The element count must not overflow on its way to the byte count.
+  int64_t bytes = ElementBytes(array.dtype);
+  for (int64_t d : array.shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxNpyBytes)
+      return bad("array too large (more than " + std::to_string(kMaxNpyBytes) + " bytes)");
   array.data.resize(bytes);
   if (bytes && !in.read(reinterpret_cast<char *>(array.data.data()), bytes))
     return bad(absl::StrCat("expected ", bytes, " bytes of data"));
@@ -148,22 +228,38 @@ absl::Status WriteNpy(const std::string &path, const NpyArray &array) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out)
-      return absl::PermissionDeniedError(absl::StrCat("cannot write ", tmp));
-    out.write("\x93NUMPY\x01\x00", 8);
-    uint16_t len = static_cast<uint16_t>(header.size());
-    char lenBytes[2] = {char(len & 0xff), char(len >> 8)};
-    out.write(lenBytes, 2);
-    out << header;
-    out.write(reinterpret_cast<const char *>(array.data.data()), array.data.size());
-    if (!out)
-      return absl::DataLossError(absl::StrCat("writing ", tmp, " failed"));
+  uint16_t len = static_cast<uint16_t>(header.size());
+  std::string contents = std::string("\x93NUMPY\x01\x00", 8);
+  contents += char(len & 0xff);
+  contents += char(len >> 8);
+  contents += header;
+  contents.append(reinterpret_cast<const char *>(array.data.data()), array.data.size());
+  // A fresh temporary, created exclusively and never through a link someone planted, then
+  // renamed over `path` (which replaces a link there rather than writing through it).
+  static std::atomic<unsigned> counter{0};
+  std::string tmp = absl::StrCat(path, ".tmp.", getpid(), ".", counter++);
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+  for (size_t done = 0; done < contents.size();) {
+    ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      int error = errno;
+      close(fd);
+      unlink(tmp.c_str());
+      return absl::DataLossError(absl::StrCat("writing ", tmp, " failed: ", std::strerror(error)));
+    }
+    done += size_t(n);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    return absl::PermissionDeniedError(absl::StrCat("cannot rename ", tmp, " to ", path));
+  if (close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int error = errno;
+    unlink(tmp.c_str());
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot write ", path, ": ", std::strerror(error)));
+  }
   return absl::OkStatus();
 }
 

@@ -16,6 +16,9 @@
 
 namespace tessel::runtime {
 
+/// The largest array tessel reads or creates (64 GiB).
+inline constexpr int64_t kMaxNpyBytes = int64_t(1) << 36;
+
 struct NpyArray {
   /// tessel's element type name: "f32", "f16", "f64", "i8", "i16", "i32", "i64", "i1".
   std::string dtype;

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <iostream>
 #include <limits>
+#include <map>
 
 using namespace tessel::runtime;
 
@@ -38,7 +39,12 @@ int fail(const std::string &message) {
 const char *kUsage =
     "usage: tessel-run ARTIFACT.so --entry NAME --grid X[,Y,Z] --arg SPEC... [--out-dir DIR] "
     "[--threads N] [--device cpu|cuda]\n  SPEC: in:FILE.npy | inout:FILE.npy | out:SHAPE:DTYPE (e.g. "
-    "out:128x64:f32) | scalar:DTYPE:VALUE (e.g. scalar:i32:1000)\n";
+    "out:128x64:f32) | scalar:DTYPE:VALUE (e.g. scalar:i32:1000)\n"
+    "  Checked: the number of arguments, each one's kind (buffer or scalar) and dtype against\n"
+    "  the kernel's signature, scalars against their dtype's range, .npy files in full.\n"
+    "  tessel-run cannot check that a buffer is as large as the kernel reads or writes: a\n"
+    "  compiled kernel does not know its buffers' sizes, so give shapes that match the grid\n"
+    "  and the scalars (a buffer too small is read or written out of bounds).\n";
 
 /// An argument's array on the host and its copy on the device.
 struct ArgumentArray {
@@ -104,7 +110,8 @@ int main(int argc, char **argv) {
   deviceOptions.threads = threads;
   absl::StatusOr<std::unique_ptr<Device>> device = Device::Create(deviceKind, deviceOptions);
   if (!device.ok())
-    return fail(std::string(device.status().message()));
+    return fail("--threads " + std::to_string(threads) + ", --device " + deviceKind + ": " +
+                std::string(device.status().message()));
   auto module = (*device)->Load(artifact);
   if (!module.ok())
     return fail(std::string(module.status().message()));
@@ -138,10 +145,13 @@ int main(int argc, char **argv) {
         b.array.dtype = parts[1];
         if (ElementBytes(b.array.dtype) == 0)
           return fail(where + ": unknown dtype '" + parts[1] + "'");
+        int64_t bytes = ElementBytes(b.array.dtype);
         for (absl::string_view d : absl::StrSplit(parts[0], 'x')) {
           int64_t v;
           if (!absl::SimpleAtoi(d, &v) || v <= 0)
             return fail(where + ": bad shape '" + parts[0] + "'");
+          if (__builtin_mul_overflow(bytes, v, &bytes) || bytes > kMaxNpyBytes)
+            return fail(where + ": shape '" + parts[0] + "' is too large");
           b.array.shape.push_back(v);
         }
         b.array.data.assign(b.array.elements() * ElementBytes(b.array.dtype), 0x5A);
@@ -184,11 +194,26 @@ int main(int argc, char **argv) {
       double v;
       if (!absl::SimpleAtod(parts[1], &v))
         return fail(where + ": '" + parts[1] + "' is not a number");
+      if (type.element == "f32" && std::isfinite(v) &&
+          std::fabs(v) > double(std::numeric_limits<float>::max()))
+        return fail(where + ": " + parts[1] + " does not fit f32");
       args.push_back(v);
     } else {
       int64_t v;
       if (!absl::SimpleAtoi(parts[1], &v))
         return fail(where + ": '" + parts[1] + "' is not an integer");
+      // The range of the kernel's integer type: a wider value would be silently truncated.
+      static const std::map<std::string, std::pair<int64_t, int64_t>> ranges = {
+          {"i1", {0, 1}},
+          {"i8", {-128, 127}},
+          {"i16", {-32768, 32767}},
+          {"i32", {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()}},
+          {"i64", {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}}};
+      auto range = ranges.find(type.element);
+      if (range == ranges.end())
+        return fail(where + ": scalars of type " + type.element + " are not supported");
+      if (v < range->second.first || v > range->second.second)
+        return fail(where + ": " + parts[1] + " does not fit " + type.element);
       args.push_back(v);
     }
   }

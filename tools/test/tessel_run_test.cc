@@ -11,6 +11,8 @@
 #include <random>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace {
 
 using tessel::runtime::NpyArray;
@@ -114,6 +116,91 @@ TEST(TesselRun, ClearErrors) {
     EXPECT_NE(out.find(c.message), std::string::npos) << "expected '" << c.message << "' in:\n"
                                                        << out;
   }
+}
+
+
+/// A .npy file with `header` (the dict) and `data` as its payload, written by hand.
+void writeRawNpy(const std::string &path, std::string header, const std::string &data) {
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  char len[2] = {char(header.size() & 0xff), char(header.size() >> 8)};
+  out.write(len, 2);
+  out << header << data;
+}
+
+TEST(TesselRun, HostileInputsAreRefused) {
+  std::string v = tmp("v8.npy");
+  ASSERT_TRUE(tessel::runtime::WriteNpy(v, floats(std::vector<float>(8, 1))).ok());
+  // A shape whose element count overflows 64 bits to 8 elements (32 bytes of data follow).
+  writeRawNpy(tmp("overflow.npy"),
+              "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387906, 4), }",
+              std::string(32, '\0'));
+  // A string value that spells another dtype before the real, object, one.
+  writeRawNpy(tmp("hidden.npy"),
+              "{'note': \"'descr': '<f4', \", 'descr': '|O', 'fortran_order': False, "
+              "'shape': (8,), }",
+              std::string(32, '\0'));
+  const std::string args = vaddSo() + " --entry vadd --grid 1 ";
+  struct Case {
+    std::string what, args, message;
+  } cases[] = {
+      {"overflowing shape",
+       args + "--arg in:" + tmp("overflow.npy") + " --arg in:" + v +
+           " --arg out:8:f32 --arg scalar:i32:8",
+       "too large"},
+      {"dtype hidden in a string",
+       args + "--arg in:" + tmp("hidden.npy") + " --arg in:" + v +
+           " --arg out:8:f32 --arg scalar:i32:8",
+       "not a valid .npy file"},
+      {"scalar out of its dtype's range",
+       args + "--arg in:" + v + " --arg in:" + v + " --arg out:8:f32 --arg scalar:i32:4294968296",
+       "does not fit i32"},
+      {"too many threads",
+       args + "--threads 100000 --arg in:" + v + " --arg in:" + v +
+           " --arg out:8:f32 --arg scalar:i32:8",
+       "--threads"},
+      {"grid beyond the launch ABI",
+       vaddSo() + " --entry vadd --grid 65536,65536 --arg in:" + v + " --arg in:" + v +
+           " --arg out:8:f32 --arg scalar:i32:8",
+       "2147483647"},
+  };
+  for (const Case &c : cases) {
+    std::string out;
+    EXPECT_EQ(run(c.args, out), 1) << c.what << ": " << c.args << "\n" << out;
+    EXPECT_NE(out.find(c.message), std::string::npos) << c.what << ": expected '" << c.message
+                                                       << "' in:\n" << out;
+  }
+  // --help says what cannot be checked.
+  std::string help;
+  EXPECT_EQ(run("--help", help), 0);
+  EXPECT_NE(help.find("cannot check"), std::string::npos) << help;
+}
+
+TEST(TesselRun, OutputsNeverFollowAPlantedLink) {
+  // Someone who can write to the output directory plants links where tessel-run writes: the
+  // files they point to must stay untouched.
+  std::string dir = tmp("planted");
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  std::string victim = tmp("victim.txt");
+  std::ofstream(victim) << "precious";
+  std::string v = tmp("v8b.npy");
+  ASSERT_TRUE(tessel::runtime::WriteNpy(v, floats(std::vector<float>(8, 1))).ok());
+  ASSERT_EQ(symlink(victim.c_str(), (dir + "/arg2.npy.tmp").c_str()), 0);
+  std::string out;
+  ASSERT_EQ(run(vaddSo() + " --entry vadd --grid 1 --arg in:" + v + " --arg in:" + v +
+                    " --arg out:8:f32 --arg scalar:i32:8 --out-dir " + dir,
+                out),
+            0)
+      << out;
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "precious");
+  auto result = tessel::runtime::ReadNpy(dir + "/arg2.npy");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->elements(), 8);
 }
 
 } // namespace
