@@ -61,6 +61,18 @@ absl::StatusOr<std::string> readOpenRegularFile(int fd, const std::string &name,
 
 } // namespace
 
+int tessel::runtime::WriteAll(int fd, const std::string &bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? errno : EIO;
+    done += size_t(n);
+  }
+  return 0;
+}
+
 absl::StatusOr<std::string> tessel::runtime::ReadRegularFile(const std::string &path) {
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)

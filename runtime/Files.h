@@ -23,6 +23,10 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string &path);
 absl::StatusOr<std::string> ReadRegularFileBeneath(const std::string &dir,
                                                    const std::string &relative);
 
+/// Writes all of `bytes` to the open file `fd` (retrying short writes and interrupts); on
+/// failure the errno value, else 0.
+int WriteAll(int fd, const std::string &bytes);
+
 /// Writes `contents` to `path` through a temporary file in the same directory, unique to this
 /// process and call, renamed over `path`: readers see the old file or the new one, never a
 /// part, and concurrent writers (threads or processes) do not share a temporary.

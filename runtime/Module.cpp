@@ -115,17 +115,10 @@ absl::StatusOr<std::unique_ptr<Module>> Module::FromBytes(const std::string &byt
   if (fd < 0)
     return absl::InternalError(absl::StrCat("cannot create an in-memory file for ", name, ": ",
                                             std::strerror(errno)));
-  for (size_t done = 0; done < bytes.size();) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int error = errno;
-      close(fd);
-      return absl::InternalError(absl::StrCat("cannot copy ", name, " into memory: ",
-                                              std::strerror(error)));
-    }
-    done += size_t(n);
+  if (int error = WriteAll(fd, bytes); error != 0) {
+    close(fd);
+    return absl::InternalError(absl::StrCat("cannot copy ", name, " into memory: ",
+                                            std::strerror(error)));
   }
   if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
     int error = errno;

@@ -1,6 +1,7 @@
 //===- Npy.cpp - NumPy .npy arrays: read, write, dtypes -------------*- C++ -*-===//
 
 #include "runtime/Npy.h"
+#include "runtime/Files.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -242,17 +243,10 @@ absl::Status WriteNpy(const std::string &path, const NpyArray &array) {
   if (fd < 0)
     return absl::PermissionDeniedError(
         absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
-  for (size_t done = 0; done < contents.size();) {
-    ssize_t n = write(fd, contents.data() + done, contents.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int error = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      return absl::DataLossError(absl::StrCat("writing ", tmp, " failed: ", std::strerror(error)));
-    }
-    done += size_t(n);
+  if (int error = WriteAll(fd, contents); error != 0) {
+    close(fd);
+    unlink(tmp.c_str());
+    return absl::DataLossError(absl::StrCat("writing ", tmp, " failed: ", std::strerror(error)));
   }
   if (close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
     int error = errno;
