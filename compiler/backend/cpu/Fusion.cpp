@@ -74,6 +74,11 @@ bool fuseProducerIntoReduction(IRRewriter &rewriter, linalg::ReduceOp reduce) {
   if (keepElementwise)
     maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
   maps.push_back(AffineMap::get(rank, 0, kept, ctx));
+  // Every loop must be named by some operand's map (linalg needs the maps to be invertible): a
+  // producer that reads no input over the reduced dimensions (a broadcast folded into
+  // linalg.index) leaves them to the reduction's own input, so the two stay apart.
+  if (!inversePermutation(concatAffineMaps(maps, ctx)))
+    return false;
 
   Value init = producer.getDpsInitOperand(0)->get(), acc = reduce.getInits()[0];
   SmallVector<Type> resultTypes;

@@ -101,6 +101,17 @@ TEST_P(PyEndToEnd, LoopCarriedPointerAndRuntimeIf) {
   }
 }
 
+TEST_P(PyEndToEnd, ReductionsOfABroadcast) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("broadcast_reduce_kernel", {{"N", "16"}}, "*i32,i32");
+  ASSERT_TRUE(k.kernel);
+  int32_t base = int32_t(rng()() % 1000) - 500;
+  std::vector<int32_t> out(16, -7);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {out.data(), base}, pool).ok());
+  for (int i = 0; i < 16; ++i)
+    ASSERT_EQ(out[i], 4 * (i + base)) << i; // summed over 2 x 2 copies
+}
+
 TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("aggregate_kernel", {{"BLOCK", "32"}}, "*fp32,*fp32,i32");

@@ -173,3 +173,29 @@ func.func @not_fused(%x: tensor<256xf32>, %init: tensor<256xf32>, %acc: tensor<f
   bufferization.materialize_in_destination %row in writable %row_out : (tensor<64xf32>, memref<64xf32>) -> ()
   return %sum0, %sum1, %first : tensor<f32>, tensor<f32>, f32
 }
+
+// -----
+
+// A producer that reads no input (tl.arange broadcast to 3-D and summed over its last axis,
+// after elementwise fusion folded the broadcast into linalg.index): fused, the reduction's
+// loop d2 would be named by no operand map (non-invertible maps, a verifier error); the
+// producer and the reduction stay apart.
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func public @index_broadcast_reduce(
+// CHECK:         linalg.generic {indexing_maps = [#{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK:         linalg.index 1
+// CHECK:         linalg.reduce
+func.func public @index_broadcast_reduce() -> tensor<2x8xi32> {
+  %c0 = arith.constant 0 : i32
+  %e3 = tensor.empty() : tensor<2x8x2xi32>
+  %b = linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]} outs(%e3 : tensor<2x8x2xi32>) {
+  ^bb0(%out: i32):
+    %i = linalg.index 1 : index
+    %v = arith.index_cast %i : index to i32
+    linalg.yield %v : i32
+  } -> tensor<2x8x2xi32>
+  %e2 = tensor.empty() : tensor<2x8xi32>
+  %z = linalg.fill ins(%c0 : i32) outs(%e2 : tensor<2x8xi32>) -> tensor<2x8xi32>
+  %r = linalg.reduce { arith.addi } ins(%b : tensor<2x8x2xi32>) outs(%z : tensor<2x8xi32>) dimensions = [2]
+  return %r : tensor<2x8xi32>
+}

@@ -182,3 +182,10 @@ def print_kernel(x_ptr):
     tl.device_print("n", tl.program_id(0) + 41)
     tl.device_print("pos", x > 0)
     tl.static_print("compile time only")
+
+
+@triton.jit
+def broadcast_reduce_kernel(out_ptr, base, N: tl.constexpr):
+    # A reduction of a 3-D broadcast built with a tuple expand_dims, then one over another axis.
+    x = tl.broadcast_to(tl.expand_dims(tl.arange(0, N) + base, (0, 2)), (2, N, 2))
+    tl.store(out_ptr + tl.arange(0, N), tl.sum(tl.sum(x, axis=2), axis=0))
