@@ -11,6 +11,7 @@
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
+#include "compiler/pipeline/SourceLimits.h"
 #include "compiler/pipeline/StructuredPipeline.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,7 +20,31 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
 int main(int argc, char **argv) {
+  // Input files nested deeper than the parser can recurse are refused before it sees them
+  // (IR on standard input is not checked).
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-o") { // the output file
+      ++i;
+      continue;
+    }
+    if (arg.empty() || arg[0] == '-')
+      continue;
+    std::ifstream in(arg, std::ios::binary);
+    if (!in)
+      continue; // MlirOptMain reports what it cannot open
+    std::stringstream text;
+    text << in.rdbuf();
+    if (std::string why = tessel::IrNestingProblem(text.str()); !why.empty()) {
+      std::fprintf(stderr, "%s:%s\n", arg.c_str(), why.c_str());
+      return 1;
+    }
+  }
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);

@@ -1,6 +1,7 @@
 //===- Compiler.cpp - compile a kernel from TTIR to any stage -----*- C++ -*-===//
 
 #include "compiler/pipeline/Compiler.h"
+#include "compiler/pipeline/SourceLimits.h"
 
 #include "compiler/backend/Registry.h"
 #include "compiler/backend/cpu/Passes.h"
@@ -128,6 +129,8 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
   context.loadAllAvailableDialects();
   DiagnosticCollector diagnostics(context);
 
+  if (std::string why = IrNestingProblem(source); !why.empty())
+    return absl::InvalidArgumentError(filename + ":" + why);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(source, filename),
                                llvm::SMLoc());
