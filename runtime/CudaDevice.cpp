@@ -193,7 +193,9 @@ public:
     return names;
   }
   const std::string &path() const override { return path_; }
+  std::string buildInfo() const override { return buildInfo_; }
   std::vector<CudaKernel> kernels_;
+  std::string buildInfo_;
 
 private:
   const Driver &d_;
@@ -282,6 +284,7 @@ public:
           return s;
       exe->kernels_.push_back({f, info});
     }
+    exe->buildInfo_ = artifact->buildInfo;
     return std::unique_ptr<Executable>(std::move(exe));
   }
 

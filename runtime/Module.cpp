@@ -137,6 +137,11 @@ absl::StatusOr<std::unique_ptr<Module>> Module::FromBytes(const std::string &byt
   return std::unique_ptr<Module>(new Module(handle, name, fd));
 }
 
+std::string Module::buildInfo() const {
+  const char *info = static_cast<const char *>(dlsym(handle_, kBuildInfoSymbol));
+  return info ? std::string(info) : std::string();
+}
+
 Module::~Module() {
   dlclose(handle_);
   if (fd_ >= 0)

@@ -60,7 +60,13 @@ public:
   virtual std::vector<std::string> KernelNames() const = 0;
   /// The file it was loaded from.
   virtual const std::string &path() const = 0;
+  /// What the artifact was compiled from, as the compiler recorded it (JSON: entry, target,
+  /// knobs, constexprs); empty when the artifact carries none.
+  virtual std::string buildInfo() const { return ""; }
 };
+
+/// The symbol a cpu artifact exports its build info under (a NUL-terminated string).
+inline constexpr const char *kBuildInfoSymbol = "__tessel_build_info";
 
 /// The cpu device's executable: a loaded shared object. Applications load through
 /// Device::Load, which checks the artifact first.
@@ -79,6 +85,7 @@ public:
   absl::StatusOr<Kernel> GetKernel(const std::string &name) const override;
   std::vector<std::string> KernelNames() const override;
   const std::string &path() const override { return path_; }
+  std::string buildInfo() const override;
 
 private:
   Module(void *handle, std::string path, int fd)

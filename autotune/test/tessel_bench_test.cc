@@ -50,6 +50,16 @@ TEST(TesselBench, BadCommandLinesAreClearErrors) {
   unknownKey["BLOCK_Q"] = 8;
   autotune::Point outside = rowPoint;
   outside["knob.vector_width"] = 3;
+  // Valid configurations of the space, but not the ones the artifacts were built with.
+  autotune::Point otherKnob = rowPoint;
+  otherKnob["knob.vector_width"] = rowPoint.at("knob.vector_width") == 0 ? 64 : 0;
+  autotune::Point otherBlock;
+  for (const autotune::Point &p : zoo::Find("matmul")->cpu.space.Enumerate())
+    if (p.at("BLOCK_M") != matmulPoint.at("BLOCK_M")) {
+      otherBlock = p;
+      break;
+    }
+  ASSERT_FALSE(otherBlock.empty());
   const std::string rowConfig = " --config " + quote(autotune::PointJson(rowPoint));
   struct Case {
     std::string what, command, message;
@@ -71,6 +81,12 @@ TEST(TesselBench, BadCommandLinesAreClearErrors) {
        "autotune/tessel-bench --kernel row_sum --shape rows=1073741824,cols=1073741824 "
        "--dtype f32 --so " + rowSum + rowConfig,
        "bytes"},
+      {"knob the artifact was not built with",
+       rowArgs + " --dtype f32 --config " + quote(autotune::PointJson(otherKnob)),
+       "built with knob vector_width"},
+      {"block size the artifact was not built with",
+       matmulArgs + " --dtype f32 --config " + quote(autotune::PointJson(otherBlock)),
+       "built with BLOCK_M"},
       {"unknown flag", rowArgs + " --dtype f32 --bogus 1" + rowConfig, "--bogus"},
       {"non-numeric seed", rowArgs + " --dtype f32 --seed abc" + rowConfig, "--seed"},
       {"non-numeric min-time", rowArgs + " --dtype f32 --min-time fast" + rowConfig, "--min-time"},

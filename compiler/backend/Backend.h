@@ -60,6 +60,11 @@ struct ArtifactKind {
 };
 
 /// What to emit, for which target, with which knobs.
+/// The module attribute (a string of JSON) the compiler records what an artifact is compiled
+/// from in; backends put it into the artifact (cpu: the exported string `__tessel_build_info`,
+/// the runtime's kBuildInfoSymbol) and drop the attribute.
+inline constexpr const char *kBuildInfoAttr = "tessel.build_info";
+
 struct EmitRequest {
   Target target;
   KnobMap knobs;

@@ -2,6 +2,7 @@
 
 #include "compiler/pipeline/Compiler.h"
 #include "compiler/pipeline/SourceLimits.h"
+#include "llvm/Support/JSON.h"
 
 #include "compiler/backend/Registry.h"
 #include "compiler/backend/cpu/Passes.h"
@@ -178,6 +179,24 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
 
   // validateCompileOptions found the backend.
   const Backend *backend = *lookupBackend(options.target.kind);
+  // What the artifact is compiled from, for runners to check (cpu: an exported string; GPU
+  // artifacts: a field).
+  {
+    llvm::json::Object knobs, constexprs;
+    for (const auto &[name, value] : options.knobs)
+      knobs[name] = value;
+    for (const auto &[name, value] : options.constexprs)
+      constexprs[name] = value;
+    llvm::json::Object info{{"entry", options.entry},
+                            {"target", options.target.str()},
+                            {"compiler_version", kCompilerVersion},
+                            {"knobs", std::move(knobs)},
+                            {"constexprs", std::move(constexprs)}};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::json::Value(std::move(info));
+    (*module)->setAttr(kBuildInfoAttr, StringAttr::get(&context, text));
+  }
   EmitRequest request;
   request.target = options.target;
   request.knobs = options.knobs;
@@ -217,5 +236,7 @@ absl::StatusOr<std::string> tessel::compilePython(const std::string &source,
   absl::StatusOr<std::string> ttir = generateTTIR(source, filename, withEntry);
   if (!ttir.ok())
     return ttir.status();
-  return compileTTIR(*ttir, filename, options);
+  CompileOptions recorded = options;
+  recorded.constexprs = spec.constexprs;
+  return compileTTIR(*ttir, filename, recorded);
 }

@@ -14,12 +14,13 @@
 
 #include "absl/status/statusor.h"
 
+#include <map>
 #include <string>
 
 namespace tessel {
 
 /// The compiler's version, as compile cache keys, records and bundles name it.
-inline constexpr const char *kCompilerVersion = "tessel 0.1";
+inline constexpr const char *kCompilerVersion = "tessel 0.2";
 
 /// The stages every compile passes before its target's backend (--emit ttir, structured,
 /// linalg); any other --emit names one of the backend's artifact kinds (llvm, asm, obj, so,
@@ -42,6 +43,10 @@ struct CompileOptions {
   /// GPU targets: the toolkit's root (CUDA: ptxas); empty: found automatically ($CUDA_PATH,
   /// /usr/local/cuda); "none": none, PTX only.
   std::string toolkit;
+  /// The specialization's constexprs, recorded in the artifact's build info (with the entry,
+  /// the target and the knobs) so a runner can check an artifact is the configuration it is
+  /// told; compilePython fills them from its KernelSpec.
+  std::map<std::string, std::string> constexprs;
 };
 
 /// An error unless `options` names a target a backend builds for, knobs that backend accepts

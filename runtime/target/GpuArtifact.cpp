@@ -36,6 +36,8 @@ std::string SerializeGpuArtifact(const GpuArtifact &a) {
                       {"kernels", kernels}};
   if (!a.cubin.empty())
     j["cubin"] = absl::Base64Escape(a.cubin);
+  if (!a.buildInfo.empty())
+    j["build_info"] = a.buildInfo;
   return j.dump(1) + "\n";
 }
 
@@ -63,6 +65,11 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
   if (j.contains("cubin")) {
     if (!j["cubin"].is_string() || !absl::Base64Unescape(j["cubin"].get<std::string>(), &a.cubin))
       return bad("\"cubin\" is not base64");
+  }
+  if (j.contains("build_info")) {
+    if (!j["build_info"].is_string())
+      return bad("\"build_info\" is not a string");
+    a.buildInfo = j["build_info"].get<std::string>();
   }
   if (!j.contains("kernels") || !j["kernels"].is_array() || j["kernels"].empty())
     return bad("\"kernels\" is missing or empty");

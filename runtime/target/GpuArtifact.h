@@ -38,6 +38,7 @@ struct GpuArtifact {
   std::string ptx;
   std::string cubin;      ///< the binary for `arch`; empty when no toolkit built one
   std::vector<GpuKernelInfo> kernels;
+  std::string buildInfo; ///< what it was compiled from (JSON text); empty: not recorded
 };
 
 /// The artifact's file contents.

@@ -99,9 +99,9 @@ TEST(Compare, KnownShiftIsFoundAndNoShiftIsNot) {
 TEST(Compare, ThresholdNoiseAndTooFewSamples) {
   std::string base = tmp("few-base"), next = tmp("few-next");
   // 3 repetitions a side cannot show anything at p < 0.05; a 2% change is under the threshold.
-  writeSweep(base, {record("few", 1e-3, 3, "x"), record("small", 1e-3, 200, "y"),
+  writeSweep(base, {record("few", 1e-3, 3, "x"), record("small", 1e-3, 1000, "y"),
                     record("noisy", 1e-3, 5, "z")});
-  writeSweep(next, {record("few", 2e-3, 3, "x"), record("small", 1.02e-3, 200, "y2"),
+  writeSweep(next, {record("few", 2e-3, 3, "x"), record("small", 1.02e-3, 1000, "y2"),
                     record("noisy", 1e-3, 5, "z")});
   auto b = LoadBenchmarks(base), n = LoadBenchmarks(next);
   ASSERT_TRUE(b.ok() && n.ok());
@@ -116,7 +116,7 @@ TEST(Compare, ThresholdNoiseAndTooFewSamples) {
   EXPECT_EQ(verdicts[id("small")], "same");
   EXPECT_EQ(verdicts[id("noisy")], "noise");
   EXPECT_EQ(result.regressions, 0);
-  // With a 1% threshold the 2% change on 200 samples a side is real.
+  // With a 1% threshold the 2% change on 1,000 samples a side is real (z about 9).
   CompareOptions strict;
   strict.thresholdPercent = 1;
   for (const Comparison &c : Compare(*b, *n, strict).rows)

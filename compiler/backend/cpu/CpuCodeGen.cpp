@@ -13,6 +13,8 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -139,10 +141,21 @@ absl::StatusOr<std::string> tessel::emitCpuCode(ModuleOp module, const CpuTarget
   registerLLVMDialectTranslation(registry);
   module.getContext()->appendDialectRegistry(registry);
 
+  // The compiler's record of what this is built from becomes an exported string.
+  std::string buildInfo;
+  if (auto info = module->getAttrOfType<StringAttr>(kBuildInfoAttr)) {
+    buildInfo = info.getValue().str();
+    module->removeAttr(kBuildInfoAttr);
+  }
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, llvmContext);
   if (!llvmModule) {
     return absl::InternalError("translation to LLVM IR failed");
+  }
+  if (!buildInfo.empty()) {
+    llvm::Constant *text = llvm::ConstantDataArray::getString(llvmContext, buildInfo);
+    new llvm::GlobalVariable(*llvmModule, text->getType(), /*isConstant=*/true,
+                             llvm::GlobalValue::ExternalLinkage, text, "__tessel_build_info");
   }
   llvm::Triple triple(target.triple);
   const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);

@@ -58,6 +58,10 @@ public:
     // Launch metadata, from the kernels before they are lowered.
     GpuArtifact artifact;
     artifact.arch = arch;
+    if (auto info = module->getAttrOfType<StringAttr>(kBuildInfoAttr)) {
+      artifact.buildInfo = info.getValue().str();
+      module->removeAttr(kBuildInfoAttr);
+    }
     artifact.ptxVersion = *PtxVersionFor(arch);
     for (auto f : module.getOps<func::FuncOp>()) {
       if (!f.isPublic() || f.isExternal() || f.getNumArguments() < 6)
