@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -88,6 +89,14 @@ std::string hostName() {
   return buf;
 }
 
+/// `text` as a number: all of it, finite. False for anything else (no silent 0).
+bool parseNumber(const std::string &text, double &out) {
+  char *end = nullptr;
+  errno = 0;
+  out = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' && errno != ERANGE && std::isfinite(out);
+}
+
 int usage(const std::string &why) {
   std::fprintf(stderr,
                "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
@@ -107,6 +116,14 @@ int main(int argc, char **argv) {
     std::string a = argv[i];
     size_t eq = a.find('=');
     std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    // Numbers are parsed strictly: "--budget=ten" is an error, not 0.
+    double number = 0;
+    if ((key == "--budget" || key == "--time-budget" || key == "--timeout" ||
+         key == "--min-time") &&
+        !parseNumber(value, number))
+      return usage(key + " takes a number, not '" + value + "'");
+    if (key == "--budget" && (number != std::floor(number) || number > 1e9))
+      return usage("--budget takes a whole number of candidates, not '" + value + "'");
     if (key == "--kernels")
       opt.kernels = split(value, ',');
     else if (key == "--dtypes")
@@ -116,15 +133,18 @@ int main(int argc, char **argv) {
     else if (key == "--strategy")
       opt.strategy = value;
     else if (key == "--budget")
-      opt.budget = std::atoi(value.c_str());
+      opt.budget = int(number);
     else if (key == "--time-budget")
-      opt.timeBudget = std::atof(value.c_str());
+      opt.timeBudget = number;
     else if (key == "--seed")
       opt.seed = value;
     else if (key == "--target")
       opt.target = value;
-    else if (key == "--flush" && (value == "on" || value == "off"))
+    else if (key == "--flush") {
+      if (value != "on" && value != "off")
+        return usage("--flush takes on or off, not '" + value + "'");
       opt.flush = value;
+    }
     else if (key == "--out")
       opt.out = value;
     else if (key == "--resume")
@@ -132,9 +152,12 @@ int main(int argc, char **argv) {
     else if (key == "--build-only")
       opt.buildOnly = true;
     else if (key == "--timeout")
-      opt.timeout = std::atof(value.c_str());
-    else if (key == "--min-time")
-      opt.minTime = std::atof(value.c_str());
+      opt.timeout = number;
+    else if (key == "--min-time") {
+      if (number < 0 || number > 3600)
+        return usage("--min-time takes seconds between 0 and 3600, not '" + value + "'");
+      opt.minTime = number;
+    }
     else if (key == "--shard") {
       auto shard = autotune::ParseShard(value);
       if (!shard.ok())

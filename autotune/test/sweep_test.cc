@@ -163,6 +163,16 @@ TEST(Sweep, ResumeKeepsTheRandomSampleAndTimeBudgetStopsEarly) {
   ASSERT_EQ(run(cmd + "-other2 --seed=54321", log), 0) << log;
   EXPECT_NE(keysOf(dir + "-other/records.jsonl"), keysOf(dir + "-other2/records.jsonl"));
   EXPECT_EQ(run(cmd + "-bad --seed=abc", log), 2);
+  // Numbers are parsed strictly: each of these was read as 0 (or ignored) before.
+  for (const std::string &bad : {std::string("--budget=ten"), std::string("--budget=2.5"),
+                                 std::string("--timeout=soon"), std::string("--min-time=x"),
+                                 std::string("--time-budget=1h"), std::string("--flush=maybe"),
+                                 std::string("--min-time=-1")}) {
+    std::string out;
+    EXPECT_EQ(run("autotune/sweep --kernels=matmul --out=" + dir + "-bad2 " + bad, out), 2)
+        << bad << ": " << out;
+    EXPECT_NE(out.find("sweep: "), std::string::npos) << out;
+  }
   EXPECT_NE(log.find("the seed 'abc'"), std::string::npos) << log;
 }
 
