@@ -2,7 +2,8 @@
 //
 // sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] [--dtypes=f32,...]
 //       [--strategy=exhaustive|random|evolutionary] [--budget=N] [--out=DIR] [--resume]
-//       [--shard=I/N] [--timeout=SECONDS] [--min-time=SECONDS]
+//       [--shard=I/N] [--timeout=SECONDS] [--min-time=SECONDS] [--build-only]
+// sweep --ingest=DIR   (DIR: a --build-only output whose run.sh ran; see Ingest.h)
 //
 // TESSEL_ZOO_DIR, when set, is read instead of kernels/ for the kernels' sources.
 //
@@ -18,6 +19,7 @@
 
 #include "autotune/Builder.h"
 #include "autotune/BundleWriter.h"
+#include "autotune/Ingest.h"
 #include "autotune/Records.h"
 #include "autotune/Report.h"
 #include "autotune/Runner.h"
@@ -60,6 +62,7 @@ struct Options {
   double timeBudget = 0; ///< seconds; 0: none
   bool resume = false;
   bool buildOnly = false; ///< build the candidates for a runner on another machine
+  std::string ingest;     ///< a --build-only directory whose results.jsonl came back
   std::string flush = "on"; ///< tessel-bench's cache flush between repetitions
   std::string target = "cpu";
   int shardIndex = 0, shardCount = 1;
@@ -108,6 +111,50 @@ int usage(const std::string &why) {
   return 2;
 }
 
+/// sweep --ingest=DIR: the runner's results of a --build-only directory become DIR's records,
+/// summary, Google Benchmark JSON (baselines from the same run) and bundle.
+int ingest(const std::string &dir) {
+  absl::StatusOr<autotune::Ingested> in = autotune::IngestRunnerResults(dir, nowUtc());
+  if (!in.ok())
+    return usage(std::string(in.status().message()));
+  std::string lines;
+  for (const autotune::Record &r : in->records)
+    lines += autotune::ToJsonLine(r) + "\n";
+  if (absl::Status s = runtime::WriteFileAtomically(dir + "/records.jsonl", lines); !s.ok())
+    return usage(std::string(s.message()));
+  std::vector<autotune::GroupSummary> summary = autotune::Summarize(in->records);
+  std::vector<autotune::TunedEntry> entries;
+  for (autotune::GroupSummary &g : summary) {
+    if (auto b = in->baselineSeconds.find(g.group); b != in->baselineSeconds.end())
+      g.baselineSeconds = b->second;
+    if (!g.best)
+      continue;
+    const zoo::Kernel *k = zoo::Find(g.best->kernel);
+    absl::StatusOr<autotune::Point> p = autotune::ParsePoint(g.best->configJson);
+    auto artifact = in->artifactOf.find(g.best->key());
+    if (k && p.ok() && artifact != in->artifactOf.end())
+      entries.push_back(autotune::TunedEntryFor(*k, *g.best, *p, artifact->second));
+  }
+  autotune::PrintSummaryTable(stdout, summary);
+  nlohmann::json gb = autotune::GoogleBenchmarkJson(summary, nowUtc(), hostName());
+  if (absl::Status s = runtime::WriteFileAtomically(dir + "/benchmark.json", gb.dump(2) + "\n");
+      !s.ok())
+    return usage(std::string(s.message()));
+  // A cpu bundle names this machine's CPU, as a local sweep's does.
+  Target bundleTarget = in->target.kind == TargetKind::Cpu && in->target.cpu.empty()
+                            ? Target::Host()
+                            : in->target;
+  if (absl::Status s = autotune::WriteBundle(dir + "/bundle", bundleTarget,
+                                             autotune::kCompilerVersion, entries);
+      !s.ok())
+    return usage(std::string(s.message()));
+  std::printf("\nsweep: ingested %zu records for %s from %s (%zu built candidates had no result); "
+              "records.jsonl, benchmark.json, bundle (%zu entries)\n",
+              in->records.size(), in->target.str().c_str(), dir.c_str(), in->unmeasured,
+              entries.size());
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -151,6 +198,8 @@ int main(int argc, char **argv) {
       opt.resume = true;
     else if (key == "--build-only")
       opt.buildOnly = true;
+    else if (key == "--ingest")
+      opt.ingest = value;
     else if (key == "--timeout")
       opt.timeout = number;
     else if (key == "--min-time") {
@@ -174,6 +223,11 @@ int main(int argc, char **argv) {
   // `bazel run` starts us in the runfiles tree; a relative --out means the user's directory.
   if (const char *wd = getenv("BUILD_WORKING_DIRECTORY"); wd && !opt.out.empty() && opt.out[0] != '/')
     opt.out = std::string(wd) + "/" + opt.out;
+  if (!opt.ingest.empty()) {
+    if (const char *wd = getenv("BUILD_WORKING_DIRECTORY"); wd && opt.ingest[0] != '/')
+      opt.ingest = std::string(wd) + "/" + opt.ingest;
+    return ingest(opt.ingest);
+  }
   // Where the runner is: next to this binary's runfiles (bazel run) or given by TESSEL_BENCH.
   std::string bench = getenv("TESSEL_BENCH") ? getenv("TESSEL_BENCH") : "autotune/tessel-bench";
   if (access(bench.c_str(), X_OK) != 0)

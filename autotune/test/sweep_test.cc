@@ -135,6 +135,54 @@ TEST(Sweep, OneSweepPerOutputDirectory) {
   close(fd);
 }
 
+TEST(Sweep, BuildOnlyRunnerAndIngest) {
+  // The builder / runner split, here on one machine: candidates built, run.sh run with
+  // tessel-bench (as on a GPU host), its results ingested into records, summary, benchmark JSON
+  // and a bundle.
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/split";
+  std::string log;
+  ASSERT_EQ(run("autotune/sweep --kernels=row_sum,matmul --dtypes=f32 --strategy=random "
+                "--budget=2 --shapes=default --min-time=0.001 --flush=off --build-only --out=" +
+                    dir,
+                log),
+            0)
+      << log;
+  ASSERT_EQ(run("sh " + dir + "/run.sh $PWD/autotune/tessel-bench", log), 0) << log;
+  log.clear();
+  ASSERT_EQ(run("autotune/sweep --ingest=" + dir, log), 0) << log;
+  EXPECT_NE(log.find("sweep: ingested 4 records"), std::string::npos) << log;
+  auto records = tessel::autotune::ReadRecords(dir + "/records.jsonl");
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 4u);
+  for (const auto &r : *records) {
+    EXPECT_EQ(r.status, "ok") << r.error;
+    EXPECT_GT(r.medianSeconds, 0);
+    EXPECT_EQ(int64_t(r.samples.size()), r.repetitions);
+    EXPECT_EQ(r.artifactSha256.size(), 64u);
+    EXPECT_NE(r.environmentJson.find("host_cpu"), std::string::npos);
+  }
+  std::string text;
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(dir + "/benchmark.json", text));
+  int withBaseline = 0;
+  nlohmann::json gb = nlohmann::json::parse(text);
+  for (const auto &b : gb["benchmarks"])
+    withBaseline += b.value("aggregate_name", "") == "median" && b.value("vs_baseline", 0.0) > 0;
+  std::string results0;
+  tessel::runtime::ReadWholeFile(dir + "/results.jsonl", results0);
+  EXPECT_EQ(withBaseline, 1); // row sum's copy baseline, timed in the same run
+  auto bundle = tessel::runtime::Bundle::Open(dir + "/bundle");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ((*bundle)->entries().size(), 2u);
+  // A results file from a run cut short: the candidates without a result are said, not made up.
+  std::string results;
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(dir + "/results.jsonl", results));
+  std::ofstream(dir + "/results.jsonl", std::ios::trunc) << results.substr(0, results.find("{\"candidate\": 2}"));
+  log.clear();
+  ASSERT_EQ(run("autotune/sweep --ingest=" + dir, log), 0) << log;
+  EXPECT_NE(log.find("(3 built candidates had no result)"), std::string::npos) << log;
+  EXPECT_EQ(run("autotune/sweep --ingest=" + dir + "/nothing", log), 2);
+}
+
 std::set<std::string> keysOf(const std::string &path);
 
 TEST(Sweep, ResumeKeepsTheRandomSampleAndTimeBudgetStopsEarly) {

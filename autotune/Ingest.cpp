@@ -1,0 +1,183 @@
+//===- Ingest.cpp - a runner host's results back into records -*- C++ -*-===//
+
+#include "autotune/Ingest.h"
+#include "autotune/Builder.h"
+#include "autotune/space/Space.h"
+#include "kernels/Zoo.h"
+#include "runtime/Files.h"
+#include "runtime/target/JsonDepth.h"
+
+#include "nlohmann/json.hpp"
+
+#include <sstream>
+
+namespace tessel::autotune {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> lines(const std::string &text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  for (std::string line; std::getline(s, line);)
+    out.push_back(line);
+  return out;
+}
+
+/// A JSON object on one line, or nothing (tessel-bench's error messages are plain text).
+json objectOf(const std::string &line) {
+  if (line.empty() || line[0] != '{' || !JsonNestingProblem(line).empty())
+    return json();
+  json j = json::parse(line, nullptr, false);
+  return !j.is_discarded() && j.is_object() ? j : json();
+}
+
+} // namespace
+
+absl::StatusOr<Ingested> IngestRunnerResults(const std::string &dir,
+                                             const std::string &timestamp) {
+  std::string candidatesText, resultsText;
+  if (!runtime::ReadWholeFile(dir + "/candidates.jsonl", candidatesText))
+    return absl::NotFoundError(dir + "/candidates.jsonl cannot be read (not a --build-only "
+                                     "output directory?)");
+  if (!runtime::ReadWholeFile(dir + "/results.jsonl", resultsText))
+    return absl::NotFoundError(dir + "/results.jsonl cannot be read (run run.sh on the "
+                                     "device's host first and copy it back)");
+  Ingested out;
+  // The candidates, numbered as run.sh numbers them: built ones from 1.
+  struct Candidate {
+    Record record;
+    std::string artifact;
+  };
+  std::map<int, Candidate> built;
+  bool haveTarget = false;
+  int number = 0;
+  std::vector<std::string> candidateLines = lines(candidatesText);
+  for (size_t i = 0; i < candidateLines.size(); ++i) {
+    if (candidateLines[i].empty())
+      continue;
+    std::string where = dir + "/candidates.jsonl:" + std::to_string(i + 1) + ": ";
+    json c = objectOf(candidateLines[i]);
+    if (c.is_null())
+      return absl::InvalidArgumentError(where + "not a JSON object");
+    try {
+      const zoo::Kernel *kernel = zoo::Find(c.at("kernel").get<std::string>());
+      if (!kernel)
+        return absl::InvalidArgumentError(where + "no zoo kernel named " + c.at("kernel").dump());
+      absl::StatusOr<zoo::Shape> shape = zoo::ParseShape(*kernel, c.at("shape").get<std::string>());
+      if (!shape.ok())
+        return absl::InvalidArgumentError(where + std::string(shape.status().message()));
+      absl::StatusOr<Target> target = ParseTarget(c.at("target").get<std::string>());
+      if (!target.ok())
+        return absl::InvalidArgumentError(where + std::string(target.status().message()));
+      if (haveTarget && target->str() != out.target.str())
+        return absl::InvalidArgumentError(where + "candidates for two targets in one directory");
+      out.target = *target;
+      haveTarget = true;
+      absl::StatusOr<Point> point = ParsePoint(c.at("config").dump());
+      if (!point.ok())
+        return absl::InvalidArgumentError(where + std::string(point.status().message()));
+      Record r;
+      r.kernel = kernel->name;
+      r.dtype = c.at("dtype").get<std::string>();
+      r.shape = *shape;
+      r.target = *target;
+      r.configJson = PointJson(*point);
+      r.compilerVersion = kCompilerVersion;
+      r.timestamp = timestamp;
+      std::string status = c.at("status").get<std::string>();
+      if (status == "built") {
+        built[++number] = {r, c.at("artifact").get<std::string>()};
+      } else {
+        r.status = "compile_error";
+        r.error = c.value("error", std::string("did not compile"));
+        r.host = "builder";
+        out.records.push_back(r);
+      }
+    } catch (const json::exception &e) {
+      return absl::InvalidArgumentError(where + e.what());
+    }
+  }
+  // The runner's lines: a marker, then tessel-bench's output (its last JSON object counts).
+  std::map<int, json> resultOf;
+  std::map<std::string, json> baselineOf;
+  int current = 0;
+  std::string baseline;
+  for (const std::string &line : lines(resultsText)) {
+    json j = objectOf(line);
+    if (j.is_null())
+      continue; // tessel-bench's messages; its JSON line follows or the crash line does
+    // Markers are run.sh's one-key objects (tessel-bench's own lines name their baseline too).
+    if (j.size() == 1 && j.contains("baseline") && j["baseline"].is_string()) {
+      baseline = j["baseline"].get<std::string>();
+      current = 0;
+      continue;
+    }
+    if (j.size() == 1 && j.contains("candidate") && j["candidate"].is_number_integer()) {
+      current = j["candidate"].get<int>();
+      baseline.clear();
+      continue;
+    }
+    if (!j.contains("status"))
+      continue;
+    if (j.contains("candidate") && j["candidate"].is_number_integer())
+      resultOf[j["candidate"].get<int>()] = j; // run.sh's line for a runner that failed
+    else if (current)
+      resultOf[current] = j;
+    else if (!baseline.empty())
+      baselineOf[baseline] = j;
+  }
+  for (auto &[n, c] : built) {
+    auto it = resultOf.find(n);
+    if (it == resultOf.end()) {
+      ++out.unmeasured;
+      continue;
+    }
+    const json &j = it->second;
+    Record r = c.record;
+    r.status = j.value("status", "crash");
+    static const std::set<std::string> known = {"ok", "mismatch", "timeout", "crash"};
+    if (!known.count(r.status))
+      r.status = "crash";
+    r.error = j.value("error", "");
+    if (r.status == "crash" && r.error.empty())
+      r.error = "tessel-bench failed on the runner (see its output there)";
+    if (r.status == "ok") {
+      r.medianSeconds = j.value("median_seconds", 0.0);
+      r.minSeconds = j.value("min_seconds", 0.0);
+      r.maxSeconds = j.value("max_seconds", 0.0);
+      r.repetitions = j.value("repetitions", int64_t(0));
+      if (j.contains("samples_seconds") && j["samples_seconds"].is_array())
+        for (const json &s : j["samples_seconds"])
+          if (s.is_number())
+            r.samples.push_back(s.get<double>());
+      const zoo::Kernel *kernel = zoo::Find(r.kernel);
+      if (r.medianSeconds > 0) {
+        r.tflops = kernel->flops(r.shape) / r.medianSeconds / 1e12;
+        r.gbps = kernel->bytes(r.shape, r.dtype) / r.medianSeconds / 1e9;
+      }
+    }
+    r.artifactSha256 = j.value("artifact_sha256", "");
+    if (j.contains("environment") && j["environment"].is_object()) {
+      r.environmentJson = j["environment"].dump();
+      r.host = j["environment"].value("gpu", j["environment"].value("host_cpu", "runner"));
+    } else {
+      r.host = "runner";
+    }
+    // A record that does not validate (a hand-edited results file) is an error, not a record.
+    absl::StatusOr<Record> checked = FromJsonLine(ToJsonLine(r));
+    if (!checked.ok())
+      return absl::InvalidArgumentError(dir + "/results.jsonl: candidate " + std::to_string(n) +
+                                        ": " + std::string(checked.status().message()));
+    out.artifactOf[r.key()] = dir + "/" + c.artifact;
+    out.records.push_back(r);
+  }
+  for (const auto &[group, j] : baselineOf)
+    if (j.value("status", "") == "ok" && j.value("median_seconds", 0.0) > 0)
+      out.baselineSeconds[group] = j.value("median_seconds", 0.0);
+  if (!haveTarget)
+    return absl::InvalidArgumentError(dir + "/candidates.jsonl lists no candidate");
+  return out;
+}
+
+} // namespace tessel::autotune
