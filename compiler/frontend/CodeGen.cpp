@@ -2247,6 +2247,42 @@ std::vector<std::string> SplitSignature(const std::string &text) {
   return out;
 }
 
+/// Whether `e` is a literal: numbers, strings, True/False/None, unary +/- of a number, and
+/// tuples of literals (what --constexpr accepts; names and calls are not values there).
+static bool isLiteral(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Int:
+  case ExprKind::Float:
+  case ExprKind::String:
+  case ExprKind::Bool:
+  case ExprKind::None:
+    return true;
+  case ExprKind::UnaryOp:
+    return (e.name == "-" || e.name == "+") && e.operands.size() == 1 &&
+           (e.operands[0]->kind == ExprKind::Int || e.operands[0]->kind == ExprKind::Float);
+  case ExprKind::Tuple:
+    return std::all_of(e.operands.begin(), e.operands.end(),
+                       [](const ExprPtr &o) { return o && isLiteral(*o); });
+  default:
+    return false;
+  }
+}
+
+/// `text` parsed as one Python literal (see isLiteral), or null.
+static ExprPtr parseLiteral(const std::string &text) {
+  if (text.find('\n') != std::string::npos)
+    return nullptr;
+  SourceFile file("--constexpr", "__value__ = " + text + "\n");
+  absl::StatusOr<Module> parsed = Parse(file);
+  if (!parsed.ok() || parsed->globals.size() != 1 || !parsed->functions.empty() ||
+      !parsed->classes.empty() || !parsed->imports.empty())
+    return nullptr;
+  Stmt &s = *parsed->globals.front();
+  if (s.kind != StmtKind::Assign || s.targets.size() != 1 || !s.value || !isLiteral(*s.value))
+    return nullptr;
+  return std::move(s.value);
+}
+
 OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
   debug_ = spec.debug;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc({1, 1}));
@@ -2279,17 +2315,14 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
       } else if (Type t = parseTypeName(text, u)) {
         frame.vars[p.name] = makeDtype(t, u);
       } else {
-        char *end = nullptr;
-        long long iv = std::strtoll(text.c_str(), &end, 0);
-        if (!text.empty() && *end == 0) {
-          frame.vars[p.name] = makeInt(iv);
-        } else {
-          double fv = std::strtod(text.c_str(), &end);
-          if (text.empty() || *end != 0)
-            error(p.loc, "cannot read the value '" + text + "' given for '" + p.name +
-                             "' (an int, a float, True/False or a dtype)");
-          frame.vars[p.name] = makeFloat(fv);
-        }
+        // Any other value is a Python literal, as it would be written in the call: 16, 1.5,
+        // 'leaky_relu', "", None, (16, 32), -1.
+        ExprPtr literal = parseLiteral(text);
+        if (!literal)
+          error(p.loc, "cannot read the value '" + text + "' given for '" + p.name +
+                           "' (a Python literal: an int, a float, a string, True/False/None, "
+                           "a tuple of those; or a dtype)");
+        frame.vars[p.name] = eval(*literal);
       }
       continue;
     }
