@@ -1204,8 +1204,10 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
     const Expr &a = *p.annotation;
     bool isConstexprAnnotation =
         (a.kind == ExprKind::Attribute || a.kind == ExprKind::Name) && a.name == "constexpr";
-    if (isConstexprAnnotation && frame.vars[p.name]->kind == Val::Tensor)
-      error(args.loc, "'" + p.name + "' of '" + fn.name +
+    // An inlined helper's tl.constexpr annotation is ignored for a runtime value, as Triton
+    // does; a noinline function is specialized on its constexprs, so there it must be one.
+    if (noinline && isConstexprAnnotation && frame.vars[p.name]->kind == Val::Tensor)
+      error(args.loc, "'" + p.name + "' of the noinline function '" + fn.name +
                           "' is a tl.constexpr parameter but got a runtime value");
   }
   if (noinline) {
@@ -1532,9 +1534,31 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
 
 // ---- statements ----------------------------------------------------------------------------
 
+/// Whether every path through `block` ends in a return.
+static bool alwaysReturns(const Block &block) {
+  if (block.empty())
+    return false;
+  const Stmt &last = *block.back();
+  if (last.kind == StmtKind::Return)
+    return true;
+  return last.kind == StmtKind::If && alwaysReturns(last.body) && alwaysReturns(last.orelse);
+}
+
 void Generator::exec(const Block &block) {
-  for (const StmtPtr &s : block) {
-    execStmt(*s);
+  // In a function's body, an if with a return in only one branch (`if c: ...; return`) is the
+  // if with the rest of the function as its other branch, as Triton reads it.
+  bool functionBody = frames_.back().fn && &block == &frames_.back().fn->body;
+  for (size_t i = 0; i < block.size(); ++i) {
+    const Stmt &s = *block[i];
+    if (functionBody && s.kind == StmtKind::If && i + 1 < block.size() &&
+        alwaysReturns(s.body) != alwaysReturns(s.orelse)) {
+      std::vector<const Stmt *> rest;
+      for (size_t j = i + 1; j < block.size(); ++j)
+        rest.push_back(block[j].get());
+      execIf(s, &rest);
+      return;
+    }
+    execStmt(s);
     if (frames_.back().returned)
       return;
   }
@@ -1796,10 +1820,21 @@ void Generator::checkFieldsUnchanged(const std::vector<FieldSlot> &slots,
   }
 }
 
-void Generator::execIf(const Stmt &s) {
+void Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
+  // The rest of the function after a branch that did not return.
+  auto runRest = [&] {
+    if (!rest)
+      return;
+    for (const Stmt *st : *rest) {
+      if (frames_.back().returned)
+        return;
+      execStmt(*st);
+    }
+  };
   V cond = eval(*s.value);
   if (cond->kind != Val::Tensor) {
     exec(truthy(cond, s.value->loc) ? s.body : s.orelse);
+    runRest();
     return;
   }
   cond = cast(cond, b_.getI1Type(), false, s.value->loc);
@@ -1836,6 +1871,14 @@ void Generator::execIf(const Stmt &s) {
     frames_.back().vars = before;
     restoreFields();
     exec(body);
+    if (rest) {
+      runRest();
+      // Falling off the end of the function returns None.
+      if (!frames_.back().returned) {
+        frames_.back().returned = true;
+        frames_.back().returnValue = makeNone();
+      }
+    }
     std::vector<V> &record = block == probe.thenBlock() ? fieldsThen : fieldsElse;
     for (const FieldSlot &f : fields)
       record.push_back(f.obj->fields[f.field]);

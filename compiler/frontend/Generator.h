@@ -171,7 +171,9 @@ private:
   void exec(const Block &block);
   void execStmt(const Stmt &s);
   void assign(const Expr &target, const V &value);
-  void execIf(const Stmt &s);
+  /// `rest`: the statements after `s` up to the end of the function, run in the branch that
+  /// does not return (a return in only one branch of an if).
+  void execIf(const Stmt &s, const std::vector<const Stmt *> *rest = nullptr);
   void execFor(const Stmt &s);
   void execWhile(const Stmt &s);
   /// Names a block assigns (targets of assignments, loop variables), in first-seen order.

@@ -89,10 +89,13 @@ INSTANTIATE_TEST_SUITE_P(
              "def k(p, n):\n    acc = 0\n    for i in range(n):\n        acc = acc + 1.5\n",
              "k.py:8:5: error: loop-carried variable 'acc' has type i32 before the loop and f32 at "
              "the end of its body\n    for i in range(n):\n    ^"},
-        Case{"ReturnInOneBranch",
-             "def k(p, n):\n    if n > 0:\n        return\n    tl.store(p, 1.0)\n",
-             "k.py:7:5: error: a return in only one branch of an if on a runtime condition is not "
-             "supported: return in both branches or after the if\n    if n > 0:\n    ^"},
+        // At the function's top level the rest of the function is the other branch; nested
+        // deeper, code after the enclosing if would have to run on one path only.
+        Case{"ReturnInOneBranchNested",
+             "def k(p, n):\n    if n > 0:\n        if n > 5:\n            return\n"
+             "        tl.store(p, 2.0)\n    tl.store(p, 1.0)\n",
+             "k.py:8:9: error: a return in only one branch of an if on a runtime condition is not "
+             "supported: return in both branches or after the if\n        if n > 5:\n        ^"},
         Case{"StaticAssert", "def k(p, n):\n    tl.static_assert(1 > 2, \"too small\")\n",
              "k.py:7:5: error: static_assert failed: too small\n"
              "    tl.static_assert(1 > 2, \"too small\")\n    ^"},

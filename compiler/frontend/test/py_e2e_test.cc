@@ -112,6 +112,27 @@ TEST_P(PyEndToEnd, ReductionsOfABroadcast) {
     ASSERT_EQ(out[i], 4 * (i + base)) << i; // summed over 2 x 2 copies
 }
 
+TEST_P(PyEndToEnd, ReturnInOneBranchAndRuntimeValueForAConstexprParameter) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("early_return_kernel", {{"BLOCK", "64"}}, "*fp32,*fp32,i32,fp32,fp32");
+  ASSERT_TRUE(k.kernel);
+  for (int trial = 0; trial < 4; ++trial) {
+    int n = 1 + int(rng()() % 64); // both sides of BLOCK // 2
+    float limit = std::uniform_real_distribution<float>(-2, 2)(rng());
+    float f = std::uniform_real_distribution<float>(-3, 3)(rng());
+    std::vector<float> x = randomFloats(64), out(64, NAN);
+    ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1},
+                                        {x.data(), out.data(), n, limit, f}, pool)
+                    .ok());
+    for (int i = 0; i < n; ++i) {
+      float want = n > 32 ? x[i] * f : (limit < 0 ? x[i] * 0.0f : x[i] * limit);
+      ASSERT_NEAR(out[i], want, 1e-5f) << "n " << n << " i " << i;
+    }
+    for (int i = n; i < 64; ++i)
+      ASSERT_TRUE(std::isnan(out[i])) << i; // masked: untouched
+  }
+}
+
 TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("aggregate_kernel", {{"BLOCK", "32"}}, "*fp32,*fp32,i32");

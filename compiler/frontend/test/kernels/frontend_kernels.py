@@ -189,3 +189,28 @@ def broadcast_reduce_kernel(out_ptr, base, N: tl.constexpr):
     # A reduction of a 3-D broadcast built with a tuple expand_dims, then one over another axis.
     x = tl.broadcast_to(tl.expand_dims(tl.arange(0, N) + base, (0, 2)), (2, N, 2))
     tl.store(out_ptr + tl.arange(0, N), tl.sum(tl.sum(x, axis=2), axis=0))
+
+
+@triton.jit
+def scaled_or_zero(x, limit):
+    # A return in only one branch of an if on a runtime condition, with a value.
+    if limit < 0:
+        return x * 0.0
+    return x * limit
+
+
+@triton.jit
+def times(x, factor: tl.constexpr):
+    # Called with a runtime factor: the constexpr annotation is ignored, as Triton does.
+    return x * factor
+
+
+@triton.jit
+def early_return_kernel(x_ptr, out_ptr, n, limit, f, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    if n > BLOCK // 2:
+        tl.store(out_ptr + offs, times(x, f), mask=m)
+        return
+    tl.store(out_ptr + offs, scaled_or_zero(x, limit), mask=m)
