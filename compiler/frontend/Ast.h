@@ -43,6 +43,13 @@ enum class ExprKind {
 };
 
 struct Expr {
+  Expr() = default;
+  /// Frees the subtree without recursion: a chain of 100,000 operators is destroyed like a
+  /// short one (the parser refuses to evaluate such chains, but still owns them).
+  ~Expr();
+  Expr(const Expr &) = delete;
+  Expr &operator=(const Expr &) = delete;
+
   ExprKind kind;
   SourceLocation loc;
   std::string name;

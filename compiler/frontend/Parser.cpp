@@ -14,6 +14,9 @@ namespace {
 
 /// Nesting limit for expressions and blocks: deeper input is an error, not a stack overflow.
 constexpr int kMaxDepth = 200;
+/// Height limit of one expression's tree, which loops build without recursion (a chain of
+/// operators, calls or subscripts): code generation recurses once per level.
+constexpr int kMaxExprHeight = 1000;
 /// Nesting left to an elif's condition and block at the end of the longest elif chain.
 constexpr int kElifRoom = 16;
 
@@ -558,7 +561,7 @@ private:
       if (atKeyword("in"))
         break;
       ExprPtr e = parseBinary(0); // no comparisons: `in` ends the targets
-      if (!e || !checkTarget(*e))
+      if (!e || !withinHeight(*e) || !checkTarget(*e))
         return nullptr;
       items.push_back(std::move(e));
     } while (acceptOp(","));
@@ -602,9 +605,37 @@ private:
       --depth_;
       return nullptr;
     }
+    bool outermost = exprDepth_++ == 0;
     ExprPtr e = parseTernary();
+    --exprDepth_;
     --depth_;
+    if (outermost && e && !withinHeight(*e))
+      return nullptr;
     return e;
+  }
+
+  /// Whether `root`'s tree is at most kMaxExprHeight high (measured without recursion); an
+  /// error at its location otherwise.
+  bool withinHeight(const Expr &root) {
+    std::vector<std::pair<const Expr *, int>> work = {{&root, 1}};
+    while (!work.empty()) {
+      auto [e, height] = work.back();
+      work.pop_back();
+      if (height > kMaxExprHeight) {
+        fail(root.loc, "expression is nested too deeply: more than " +
+                           std::to_string(kMaxExprHeight) +
+                           " levels of operators, calls or subscripts; split it with "
+                           "intermediate variables");
+        return false;
+      }
+      for (const ExprPtr &o : e->operands)
+        if (o)
+          work.push_back({o.get(), height + 1});
+      for (const auto &kw : e->keywords)
+        if (kw.second)
+          work.push_back({kw.second.get(), height + 1});
+    }
+    return true;
   }
 
   ExprPtr parseTernary() {
@@ -1016,10 +1047,29 @@ private:
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int exprDepth_ = 0; ///< parseExpr calls in progress (0: none; 1: the outermost)
   absl::Status error_;
 };
 
 } // namespace
+
+Expr::~Expr() {
+  std::vector<ExprPtr> work;
+  auto adopt = [&](Expr &e) {
+    for (ExprPtr &o : e.operands)
+      if (o)
+        work.push_back(std::move(o));
+    for (auto &kw : e.keywords)
+      if (kw.second)
+        work.push_back(std::move(kw.second));
+  };
+  adopt(*this);
+  while (!work.empty()) {
+    ExprPtr e = std::move(work.back());
+    work.pop_back();
+    adopt(*e); // its children move here; its own destructor then finds none
+  }
+}
 
 absl::StatusOr<Module> Parse(const SourceFile &file) {
   absl::StatusOr<std::vector<Token>> tokens = Tokenize(file);

@@ -238,6 +238,29 @@ TEST(Errors, MissingMemberOfAnImportedFileIsReportedInTheImportingFile) {
   }
 }
 
+TEST(Errors, DeepExpressionsAreErrorsNotStackOverflows) {
+  // 100,000 operators in one chain and 10,000 chained calls: both crashed with SIGSEGV (the
+  // trees were evaluated and destroyed recursively).
+  std::string sum = "1";
+  for (int i = 0; i < 100000; ++i)
+    sum += " + 1";
+  std::string chain = "tl.load(p)";
+  for (int i = 0; i < 10000; ++i)
+    chain += ".to(tl.float32)";
+  for (const std::string &value : {sum, chain, "(" + sum + ")", "tl.sum(" + chain + ", 0)"}) {
+    std::string error = errorOf("def k(p, n):\n    x = " + value + "\n    tl.store(p, x)\n");
+    EXPECT_NE(error.find("k.py:7:"), std::string::npos) << error.substr(0, 200);
+    EXPECT_NE(error.find("expression is nested too deeply: more than 1000 levels"),
+              std::string::npos)
+        << error.substr(0, 200);
+  }
+  // A chain that is long but not too deep still compiles.
+  std::string fine = "1";
+  for (int i = 0; i < 500; ++i)
+    fine += " + 1";
+  EXPECT_EQ(errorOf("def k(p, n):\n    x = " + fine + "\n    tl.store(p, x)\n", "*i32,i32"), "");
+}
+
 TEST(Errors, KernelCompilesWithoutError) {
   // The harness itself: a correct kernel gives no error.
   EXPECT_EQ(errorOf("def k(p, n):\n    tl.store(p + tl.arange(0, 16), 1.0, mask=tl.arange(0, 16) < n)\n"),
