@@ -302,11 +302,34 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   }
 
   // ---- memory ----
+  // Strict where Triton is: masks are boolean, and modifiers are among Triton's names.
+  auto booleanMask = [&](V m) {
+    bool boolean = m->kind == Val::Bool ||
+                   (m->kind == Val::Tensor && getElementTypeOrSelf(m->value.getType()).isInteger(1));
+    if (!boolean)
+      error(at, "a mask must be boolean, not " + describe(m) + " (compare it: e.g. offs < n)");
+    return m;
+  };
+  auto oneOf = [&](Params &p, const char *param, std::initializer_list<const char *> allowed) {
+    V v = p.opt(param);
+    if (!v)
+      return;
+    std::string names;
+    for (const char *a : allowed) {
+      if (v->kind == Val::Str && v->s == a)
+        return;
+      names += std::string(names.empty() ? "" : ", ") + "\"" + a + "\"";
+    }
+    error(at, std::string(param) + " must be one of " + names + ", not " +
+                  (v->kind == Val::Str ? "\"" + v->s + "\"" : describe(v)));
+  };
   if (name == "load") {
     Params p(*this, args, "load",
              {{"pointer", true}, {"mask", false}, {"other", false}, {"boundary_check", false},
               {"padding_option", false}, {"cache_modifier", false}, {"eviction_policy", false},
               {"volatile", false}});
+    oneOf(p, "cache_modifier", {"", ".ca", ".cg", ".cv"});
+    oneOf(p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"});
     V ptr = p.tensor("pointer");
     auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
     if (!ptrElem)
@@ -340,7 +363,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     ArrayRef<int64_t> shape = shapeOf(ptr->value);
     Value mask, other;
     if (V m = p.opt("mask")) {
-      auto [pp, mm] = broadcastPair(ptr, cast(m, b_.getI1Type(), false, at), at);
+      auto [pp, mm] = broadcastPair(ptr, cast(booleanMask(m), b_.getI1Type(), false, at), at);
       ptr = pp;
       shape = shapeOf(ptr->value);
       mask = broadcastTo(mm, shape, at)->value;
@@ -361,6 +384,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     Params p(*this, args, "store",
              {{"pointer", true}, {"value", true}, {"mask", false}, {"boundary_check", false},
               {"cache_modifier", false}, {"eviction_policy", false}});
+    oneOf(p, "cache_modifier", {"", ".wb", ".cg", ".cs", ".wt"});
+    oneOf(p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"});
     V ptr = p.tensor("pointer");
     auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
     if (!ptrElem)
@@ -383,13 +408,15 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     ArrayRef<int64_t> shape = shapeOf(pp->value);
     Value mask;
     if (V m = p.opt("mask"))
-      mask = broadcastTo(cast(m, b_.getI1Type(), false, at), shape, at)->value;
+      mask = broadcastTo(cast(booleanMask(m), b_.getI1Type(), false, at), shape, at)->value;
     tt::StoreOp::create(b_, l, pp->value, vv->value, mask, ArrayRef<int32_t>{});
     return makeNone();
   }
   if (name == "atomic_cas") {
     Params p(*this, args, name, {{"pointer", true}, {"cmp", true}, {"val", true},
                                  {"sem", false}, {"scope", false}});
+    oneOf(p, "sem", {"acquire", "release", "acq_rel", "relaxed"});
+    oneOf(p, "scope", {"gpu", "cta", "sys"});
     V ptr = p.tensor("pointer");
     auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
     if (!ptrElem)
@@ -418,6 +445,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
       error(at, "'tl." + name + "' is not supported yet");
     Params p(*this, args, name, {{"pointer", true}, {"val", true}, {"mask", false},
                                  {"sem", false}, {"scope", false}});
+    oneOf(p, "sem", {"acquire", "release", "acq_rel", "relaxed"});
+    oneOf(p, "scope", {"gpu", "cta", "sys"});
     V ptr = p.tensor("pointer");
     auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
     if (!ptrElem)
@@ -429,7 +458,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     ArrayRef<int64_t> shape = shapeOf(pp->value);
     Value mask;
     if (V m = p.opt("mask"))
-      mask = broadcastTo(cast(m, b_.getI1Type(), false, at), shape, at)->value;
+      mask = broadcastTo(cast(booleanMask(m), b_.getI1Type(), false, at), shape, at)->value;
     bool isFloat = isa<FloatType>(elem);
     tt::RMWOp op;
     switch (kind->second) {

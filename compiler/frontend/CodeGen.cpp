@@ -633,6 +633,11 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
     CallArgs args{{a, b}, {}, at};
     return callBuiltin("dot", args);
   }
+  // Integer division by a constant zero is an error, as in Triton (a runtime zero is the
+  // program's business).
+  if ((op == "//" || op == "%") && (b->kind == Val::Int || b->kind == Val::Bool) && b->i == 0 &&
+      !(a->kind == Val::Tensor && isa<FloatType>(getElementTypeOrSelf(a->value.getType()))))
+    error(at, "integer division by zero ('" + op + " 0')");
   bool aWeak = isWeak(a), bWeak = isWeak(b);
   V ta = toTensor(a, at), tb = toTensor(b, at);
   Type ea = getElementTypeOrSelf(ta->value.getType()), eb = getElementTypeOrSelf(tb->value.getType());

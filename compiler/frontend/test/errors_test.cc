@@ -96,6 +96,30 @@ INSTANTIATE_TEST_SUITE_P(
              "        tl.store(p, 2.0)\n    tl.store(p, 1.0)\n",
              "k.py:8:9: error: a return in only one branch of an if on a runtime condition is not "
              "supported: return in both branches or after the if\n        if n > 5:\n        ^"},
+        // Strict where Triton is: each of these was accepted silently.
+        Case{"IntegerMask", "def k(p, n):\n    x = tl.load(p + tl.arange(0, 16), mask=tl.arange(0, 16))\n",
+             "k.py:7:9: error: a mask must be boolean, not a value of type tensor<16xi32> "
+             "(compare it: e.g. offs < n)\n"
+             "    x = tl.load(p + tl.arange(0, 16), mask=tl.arange(0, 16))\n        ^"},
+        Case{"LoadCacheModifier", "def k(p, n):\n    x = tl.load(p, cache_modifier='.zz')\n",
+             "k.py:7:9: error: cache_modifier must be one of \"\", \".ca\", \".cg\", \".cv\", not "
+             "\".zz\"\n    x = tl.load(p, cache_modifier='.zz')\n        ^"},
+        Case{"StoreEvictionPolicy", "def k(p, n):\n    tl.store(p, 1.0, eviction_policy='soon')\n",
+             "k.py:7:5: error: eviction_policy must be one of \"\", \"evict_normal\", "
+             "\"evict_first\", \"evict_last\", not \"soon\"\n"
+             "    tl.store(p, 1.0, eviction_policy='soon')\n    ^"},
+        Case{"AtomicSem", "def k(p, n):\n    tl.atomic_add(p, 1.0, sem='sometimes')\n",
+             "k.py:7:5: error: sem must be one of \"acquire\", \"release\", \"acq_rel\", "
+             "\"relaxed\", not \"sometimes\"\n    tl.atomic_add(p, 1.0, sem='sometimes')\n    ^"},
+        Case{"AtomicScope", "def k(p, n):\n    tl.atomic_max(p, 1.0, scope='planet')\n",
+             "k.py:7:5: error: scope must be one of \"gpu\", \"cta\", \"sys\", not \"planet\"\n"
+             "    tl.atomic_max(p, 1.0, scope='planet')\n    ^"},
+        Case{"IntegerDivisionByZero", "def k(p, n):\n    tl.store(p, n // 0)\n",
+             "k.py:7:19: error: integer division by zero ('// 0')\n    tl.store(p, n // 0)\n"
+             "                  ^"},
+        Case{"IntegerModuloZero", "def k(p, n):\n    tl.store(p, n % 0)\n",
+             "k.py:7:19: error: integer division by zero ('% 0')\n    tl.store(p, n % 0)\n"
+             "                  ^"},
         Case{"StaticAssert", "def k(p, n):\n    tl.static_assert(1 > 2, \"too small\")\n",
              "k.py:7:5: error: static_assert failed: too small\n"
              "    tl.static_assert(1 > 2, \"too small\")\n    ^"},
