@@ -784,6 +784,23 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
                                          a->value, bb->value),
                       a->isUnsigned);
   }
+  if (name == "interleave") {
+    // Triton's definition: join the two (last dimension 2), then fold that dimension into the
+    // one before it: a0 b0 a1 b1 ... along the last axis.
+    Params p(*this, args, "interleave", {{"a", true}, {"b", true}});
+    CallArgs joinArgs{{p.get("a"), p.get("b")}, {}, at};
+    V joined = callBuiltin("join", joinArgs);
+    SmallVector<int64_t> shape(shapeOf(joined->value));
+    if (shape.size() == 1)
+      return joined; // two scalars
+    shape.pop_back();
+    shape.back() *= 2;
+    std::vector<V> dims;
+    for (int64_t d : shape)
+      dims.push_back(makeInt(d));
+    CallArgs reshapeArgs{{joined, makeTuple(dims)}, {}, at};
+    return callBuiltin("reshape", reshapeArgs);
+  }
   if (name == "cat") {
     Params p(*this, args, "cat", {{"input", true}, {"other", true}, {"can_reorder", false}});
     V a = p.tensor("input"), bb = p.tensor("other");

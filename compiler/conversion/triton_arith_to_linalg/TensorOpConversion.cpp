@@ -171,9 +171,12 @@ struct JoinToInsertSlices : public OpRewritePattern<tt::JoinOp> {
       return failure();
     int64_t last = type.getRank() - 1;
     Value result = emptyLike(rewriter, op.getLoc(), type);
-    for (auto [i, part] : llvm::enumerate(ValueRange{op.getLhs(), op.getRhs()})) {
+    // An array that outlives the loop (a ValueRange{...} of an initializer list would dangle
+    // after the range's initialization and read the left operand twice).
+    const Value parts[2] = {op.getLhs(), op.getRhs()};
+    for (int64_t i = 0; i < 2; ++i) {
       tessel::AxisSlice s(rewriter, type.getShape(), last, i, 1);
-      result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), part, result, s.offsets,
+      result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), parts[i], result, s.offsets,
                                              s.sizes, s.strides);
     }
     rewriter.replaceOp(op, result);
@@ -209,9 +212,10 @@ struct CatToInsertSlices : public OpRewritePattern<tt::CatOp> {
       return rewriter.notifyMatchFailure(op, "only concatenation along dimension 0");
     Value result = emptyLike(rewriter, op.getLoc(), type);
     int64_t rows = partType.getDimSize(0);
-    for (auto [i, part] : llvm::enumerate(ValueRange{op.getLhs(), op.getRhs()})) {
+    const Value parts[2] = {op.getLhs(), op.getRhs()}; // not a dangling ValueRange{...}
+    for (int64_t i = 0; i < 2; ++i) {
       tessel::AxisSlice s(rewriter, type.getShape(), 0, i * rows, rows);
-      result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), part, result, s.offsets,
+      result = tensor::InsertSliceOp::create(rewriter, op.getLoc(), parts[i], result, s.offsets,
                                              s.sizes, s.strides);
     }
     rewriter.replaceOp(op, result);

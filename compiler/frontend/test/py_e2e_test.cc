@@ -133,6 +133,34 @@ TEST_P(PyEndToEnd, ReturnInOneBranchAndRuntimeValueForAConstexprParameter) {
   }
 }
 
+TEST_P(PyEndToEnd, Interleave) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("interleave_kernel", {{"ROWS", "4"}, {"COLS", "16"}}, "*fp32,*fp32,*fp32");
+  ASSERT_TRUE(k.kernel);
+  std::vector<float> a = randomFloats(64), b = randomFloats(64), out(128, NAN);
+  ASSERT_TRUE(
+      tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {a.data(), b.data(), out.data()}, pool).ok());
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 16; ++c) {
+      ASSERT_EQ(out[r * 32 + 2 * c], a[r * 16 + c]) << r << "," << c;
+      ASSERT_EQ(out[r * 32 + 2 * c + 1], b[r * 16 + c]) << r << "," << c;
+    }
+}
+
+TEST_P(PyEndToEnd, CatKeepsBothOperands) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("cat_kernel", {{"N", "32"}}, "*fp32,*fp32,*fp32");
+  ASSERT_TRUE(k.kernel);
+  std::vector<float> a = randomFloats(32), b = randomFloats(32), out(64, NAN);
+  ASSERT_TRUE(
+      tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {a.data(), b.data(), out.data()}, pool).ok());
+  std::vector<float> want = a;
+  want.insert(want.end(), b.begin(), b.end());
+  std::sort(want.begin(), want.end());
+  std::sort(out.begin(), out.end());
+  EXPECT_EQ(out, want); // the same elements (can_reorder leaves their order free)
+}
+
 TEST_P(PyEndToEnd, AggregatesFollowPythonIdentity) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("aggregate_kernel", {{"BLOCK", "32"}}, "*fp32,*fp32,i32");

@@ -214,3 +214,22 @@ def early_return_kernel(x_ptr, out_ptr, n, limit, f, BLOCK: tl.constexpr):
         tl.store(out_ptr + offs, times(x, f), mask=m)
         return
     tl.store(out_ptr + offs, scaled_or_zero(x, limit), mask=m)
+
+
+@triton.jit
+def interleave_kernel(a_ptr, b_ptr, out_ptr, ROWS: tl.constexpr, COLS: tl.constexpr):
+    # out[r, 2c] = a[r, c], out[r, 2c + 1] = b[r, c]
+    r = tl.arange(0, ROWS)[:, None]
+    c = tl.arange(0, COLS)[None, :]
+    a = tl.load(a_ptr + r * COLS + c)
+    b = tl.load(b_ptr + r * COLS + c)
+    c2 = tl.arange(0, 2 * COLS)[None, :]
+    tl.store(out_ptr + r * (2 * COLS) + c2, tl.interleave(a, b))
+
+
+@triton.jit
+def cat_kernel(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
+    # Concatenation (can_reorder: the order of the result is free, its elements are not).
+    a = tl.load(a_ptr + tl.arange(0, N))
+    b = tl.load(b_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, 2 * N), tl.cat(a, b, can_reorder=True))
