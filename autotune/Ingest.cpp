@@ -2,6 +2,7 @@
 
 #include "autotune/Ingest.h"
 #include "autotune/Builder.h"
+#include "autotune/Runner.h"
 #include "autotune/space/Space.h"
 #include "kernels/Zoo.h"
 #include "runtime/Files.h"
@@ -135,35 +136,11 @@ absl::StatusOr<Ingested> IngestRunnerResults(const std::string &dir,
     }
     const json &j = it->second;
     Record r = c.record;
-    r.status = j.value("status", "crash");
-    static const std::set<std::string> known = {"ok", "mismatch", "timeout", "crash"};
-    if (!known.count(r.status))
-      r.status = "crash";
-    r.error = j.value("error", "");
+    RecordMeasurement(r, MeasurementFromJson(j), *zoo::Find(r.kernel));
     if (r.status == "crash" && r.error.empty())
       r.error = "tessel-bench failed on the runner (see its output there)";
-    if (r.status == "ok") {
-      r.medianSeconds = j.value("median_seconds", 0.0);
-      r.minSeconds = j.value("min_seconds", 0.0);
-      r.maxSeconds = j.value("max_seconds", 0.0);
-      r.repetitions = j.value("repetitions", int64_t(0));
-      if (j.contains("samples_seconds") && j["samples_seconds"].is_array())
-        for (const json &s : j["samples_seconds"])
-          if (s.is_number())
-            r.samples.push_back(s.get<double>());
-      const zoo::Kernel *kernel = zoo::Find(r.kernel);
-      if (r.medianSeconds > 0) {
-        r.tflops = kernel->flops(r.shape) / r.medianSeconds / 1e12;
-        r.gbps = kernel->bytes(r.shape, r.dtype) / r.medianSeconds / 1e9;
-      }
-    }
-    r.artifactSha256 = j.value("artifact_sha256", "");
-    if (j.contains("environment") && j["environment"].is_object()) {
-      r.environmentJson = j["environment"].dump();
-      r.host = j["environment"].value("gpu", j["environment"].value("host_cpu", "runner"));
-    } else {
-      r.host = "runner";
-    }
+    const json env = json::parse(r.environmentJson, nullptr, false);
+    r.host = env.is_object() ? env.value("gpu", env.value("host_cpu", "runner")) : "runner";
     // A record that does not validate (a hand-edited results file) is an error, not a record.
     absl::StatusOr<Record> checked = FromJsonLine(ToJsonLine(r));
     if (!checked.ok())

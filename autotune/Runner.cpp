@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <set>
 
 namespace tessel::autotune {
 
@@ -127,7 +128,15 @@ absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {
     m.error = "tessel-bench exited with " + std::to_string(WEXITSTATUS(status)) + ": " + output;
     return m;
   }
+  return MeasurementFromJson(j);
+}
+
+Measurement MeasurementFromJson(const nlohmann::json &j) {
+  Measurement m;
   m.status = j.value("status", "crash");
+  static const std::set<std::string> known = {"ok", "mismatch", "timeout", "crash"};
+  if (!known.count(m.status))
+    m.status = "crash";
   m.error = j.value("error", "");
   m.medianSeconds = j.value("median_seconds", 0.0);
   m.minSeconds = j.value("min_seconds", 0.0);
@@ -141,6 +150,22 @@ absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {
   if (j.contains("environment") && j["environment"].is_object())
     m.environmentJson = j["environment"].dump();
   return m;
+}
+
+void RecordMeasurement(Record &r, const Measurement &m, const zoo::Kernel &kernel) {
+  r.status = m.status;
+  r.error = m.error;
+  r.medianSeconds = m.medianSeconds;
+  r.minSeconds = m.minSeconds;
+  r.maxSeconds = m.maxSeconds;
+  r.repetitions = m.repetitions;
+  r.samples = m.samples;
+  r.artifactSha256 = m.artifactSha256;
+  r.environmentJson = m.environmentJson;
+  if (r.status == "ok" && r.medianSeconds > 0) {
+    r.tflops = kernel.flops(r.shape) / r.medianSeconds / 1e12;
+    r.gbps = kernel.bytes(r.shape, r.dtype) / r.medianSeconds / 1e9;
+  }
 }
 
 

@@ -12,6 +12,9 @@
 #define TESSEL_AUTOTUNE_RUNNER_H
 
 #include "autotune/Builder.h"
+#include "autotune/Records.h"
+
+#include "nlohmann/json_fwd.hpp"
 
 #include "absl/status/statusor.h"
 
@@ -39,6 +42,13 @@ struct RunnerOptions {
   std::string flush = "on"; ///< caches flushed between repetitions
   std::string device = "cpu"; ///< the runtime device tessel-bench measures on
 };
+
+/// tessel-bench's result line (its JSON object) as a measurement.
+Measurement MeasurementFromJson(const nlohmann::json &result);
+
+/// Puts `m` into `record` (status, error, timings, samples, artifact hash, environment) and
+/// derives its rates from `kernel`'s FLOP and byte counts.
+void RecordMeasurement(Record &record, const Measurement &m, const zoo::Kernel &kernel);
 
 class Runner {
 public:

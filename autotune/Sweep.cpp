@@ -44,6 +44,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
@@ -111,6 +112,41 @@ int usage(const std::string &why) {
   return 2;
 }
 
+/// The end of a sweep, local or ingested: the summary table of `records`, DIR/benchmark.json
+/// and DIR/bundle. `baseline` gives the best record's group baseline in seconds (0: none),
+/// `artifact` the best record's artifact (an error: no bundle entry). Returns the entries
+/// written, or the bundle's error.
+absl::StatusOr<size_t> writeOutputs(
+    const std::string &dir, const std::vector<autotune::Record> &records, const Target &bundleTarget,
+    const std::function<double(const zoo::Kernel &, const autotune::Record &)> &baseline,
+    const std::function<absl::StatusOr<std::string>(const zoo::Kernel &, const autotune::Record &,
+                                                    const autotune::Point &)> &artifact) {
+  std::vector<autotune::GroupSummary> summary = autotune::Summarize(records);
+  std::vector<autotune::TunedEntry> entries;
+  for (autotune::GroupSummary &g : summary) {
+    if (!g.best)
+      continue;
+    const autotune::Record &r = *g.best;
+    const zoo::Kernel *k = zoo::Find(r.kernel);
+    absl::StatusOr<autotune::Point> p = autotune::ParsePoint(r.configJson);
+    if (!k || !p.ok())
+      continue;
+    g.baselineSeconds = baseline(*k, r);
+    if (absl::StatusOr<std::string> path = artifact(*k, r, *p); path.ok())
+      entries.push_back(autotune::TunedEntryFor(*k, r, *p, *path));
+  }
+  autotune::PrintSummaryTable(stdout, summary);
+  nlohmann::json gb = autotune::GoogleBenchmarkJson(summary, nowUtc(), hostName());
+  if (absl::Status s = runtime::WriteFileAtomically(dir + "/benchmark.json", gb.dump(2) + "\n");
+      !s.ok())
+    std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
+  if (absl::Status s =
+          autotune::WriteBundle(dir + "/bundle", bundleTarget, autotune::kCompilerVersion, entries);
+      !s.ok())
+    return s;
+  return entries.size();
+}
+
 /// sweep --ingest=DIR: the runner's results of a --build-only directory become DIR's records,
 /// summary, Google Benchmark JSON (baselines from the same run) and bundle.
 int ingest(const std::string &dir) {
@@ -122,36 +158,29 @@ int ingest(const std::string &dir) {
     lines += autotune::ToJsonLine(r) + "\n";
   if (absl::Status s = runtime::WriteFileAtomically(dir + "/records.jsonl", lines); !s.ok())
     return usage(std::string(s.message()));
-  std::vector<autotune::GroupSummary> summary = autotune::Summarize(in->records);
-  std::vector<autotune::TunedEntry> entries;
-  for (autotune::GroupSummary &g : summary) {
-    if (auto b = in->baselineSeconds.find(g.group); b != in->baselineSeconds.end())
-      g.baselineSeconds = b->second;
-    if (!g.best)
-      continue;
-    const zoo::Kernel *k = zoo::Find(g.best->kernel);
-    absl::StatusOr<autotune::Point> p = autotune::ParsePoint(g.best->configJson);
-    auto artifact = in->artifactOf.find(g.best->key());
-    if (k && p.ok() && artifact != in->artifactOf.end())
-      entries.push_back(autotune::TunedEntryFor(*k, *g.best, *p, artifact->second));
-  }
-  autotune::PrintSummaryTable(stdout, summary);
-  nlohmann::json gb = autotune::GoogleBenchmarkJson(summary, nowUtc(), hostName());
-  if (absl::Status s = runtime::WriteFileAtomically(dir + "/benchmark.json", gb.dump(2) + "\n");
-      !s.ok())
-    return usage(std::string(s.message()));
   // A cpu bundle names this machine's CPU, as a local sweep's does.
   Target bundleTarget = in->target.kind == TargetKind::Cpu && in->target.cpu.empty()
                             ? Target::Host()
                             : in->target;
-  if (absl::Status s = autotune::WriteBundle(dir + "/bundle", bundleTarget,
-                                             autotune::kCompilerVersion, entries);
-      !s.ok())
-    return usage(std::string(s.message()));
+  absl::StatusOr<size_t> entries = writeOutputs(
+      dir, in->records, bundleTarget,
+      [&](const zoo::Kernel &, const autotune::Record &r) {
+        auto b = in->baselineSeconds.find(autotune::GroupOf(r));
+        return b == in->baselineSeconds.end() ? 0.0 : b->second;
+      },
+      [&](const zoo::Kernel &, const autotune::Record &r,
+          const autotune::Point &) -> absl::StatusOr<std::string> {
+        auto a = in->artifactOf.find(r.key());
+        if (a == in->artifactOf.end())
+          return absl::NotFoundError("no artifact");
+        return a->second;
+      });
+  if (!entries.ok())
+    return usage(std::string(entries.status().message()));
   std::printf("\nsweep: ingested %zu records for %s from %s (%zu built candidates had no result); "
               "records.jsonl, benchmark.json, bundle (%zu entries)\n",
               in->records.size(), in->target.str().c_str(), dir.c_str(), in->unmeasured,
-              entries.size());
+              *entries);
   return 0;
 }
 
@@ -434,19 +463,7 @@ int main(int argc, char **argv) {
       r.status = "crash";
       r.error = std::string(m.status().message());
     } else {
-      r.status = m->status;
-      r.error = m->error;
-      r.medianSeconds = m->medianSeconds;
-      r.minSeconds = m->minSeconds;
-      r.maxSeconds = m->maxSeconds;
-      r.repetitions = m->repetitions;
-      r.samples = m->samples;
-      r.artifactSha256 = m->artifactSha256;
-      r.environmentJson = m->environmentJson;
-      if (r.status == "ok" && r.medianSeconds > 0) {
-        r.tflops = c.kernel->flops(c.shape) / r.medianSeconds / 1e12;
-        r.gbps = c.kernel->bytes(c.shape, c.dtype) / r.medianSeconds / 1e9;
-      }
+      autotune::RecordMeasurement(r, *m, *c.kernel);
     }
     r.timestamp = nowUtc();
     if (absl::Status s = (*writer)->Append(r); !s.ok())
@@ -568,40 +585,25 @@ int main(int argc, char **argv) {
   auto records = autotune::ReadRecords(recordsPath);
   if (!records.ok())
     return usage(std::string(records.status().message()));
-  std::vector<autotune::GroupSummary> summary = autotune::Summarize(*records);
-  std::vector<autotune::TunedEntry> entries;
-  for (autotune::GroupSummary &g : summary) {
-    if (!g.best)
-      continue;
-    const autotune::Record &r = *g.best;
-    const zoo::Kernel *k = zoo::Find(r.kernel);
-    absl::StatusOr<autotune::Point> p = autotune::ParsePoint(r.configJson);
-    if (!k || !p.ok())
-      continue;
-    // The reference baseline, timed now the same way as the candidates.
-    absl::StatusOr<autotune::Measurement> baseline = runner.MeasureBaseline(*k, r.dtype, r.shape);
-    if (baseline.ok() && baseline->status == "ok")
-      g.baselineSeconds = baseline->medianSeconds;
-    // The bundle entry: the cached artifact (built again if a resumed record's is gone).
-    autotune::Built built = builder.Build({k, r.dtype, r.shape, *p}, sources.at(k->name));
-    if (built.artifact.ok())
-      entries.push_back(autotune::TunedEntryFor(*k, r, *p, *built.artifact));
-  }
-  autotune::PrintSummaryTable(stdout, summary);
-  nlohmann::json gb = autotune::GoogleBenchmarkJson(summary, nowUtc(), thisHost);
-  if (absl::Status s = runtime::WriteFileAtomically(opt.out + "/benchmark.json", gb.dump(2) + "\n");
-      !s.ok())
-    std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
-  if (absl::Status s = autotune::WriteBundle(opt.out + "/bundle", host, autotune::kCompilerVersion,
-                                             entries);
-      !s.ok()) {
-    std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
+  absl::StatusOr<size_t> entries = writeOutputs(
+      opt.out, *records, host,
+      // The reference baseline, timed now the same way as the candidates.
+      [&](const zoo::Kernel &k, const autotune::Record &r) {
+        absl::StatusOr<autotune::Measurement> b = runner.MeasureBaseline(k, r.dtype, r.shape);
+        return b.ok() && b->status == "ok" ? b->medianSeconds : 0.0;
+      },
+      // The cached artifact (built again if a resumed record's is gone).
+      [&](const zoo::Kernel &k, const autotune::Record &r, const autotune::Point &p) {
+        return builder.Build({&k, r.dtype, r.shape, p}, sources.at(k.name)).artifact;
+      });
+  if (!entries.ok()) {
+    std::fprintf(stderr, "sweep: %s\n", std::string(entries.status().message()).c_str());
     return 1;
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("\nsweep: %zu measured in %.0f s; records %s, benchmark JSON %s/benchmark.json, "
               "bundle %s/bundle (%zu entries)\n",
               measured, elapsed, recordsPath.c_str(), opt.out.c_str(), opt.out.c_str(),
-              entries.size());
+              *entries);
   return 0;
 }

@@ -86,11 +86,8 @@ void report(const absl::StatusOr<runtime::Timing> &timing, bool flush, nlohmann:
   out["min_seconds"] = timing->minSeconds;
   out["max_seconds"] = timing->maxSeconds;
   out["repetitions"] = timing->runs;
-  // The raw samples (statistics on two sweeps need them); at most the last kMaxSamples.
-  constexpr size_t kMaxSamples = 1000;
-  const std::vector<double> &s = timing->samples;
-  out["samples_seconds"] =
-      std::vector<double>(s.end() - std::min(s.size(), kMaxSamples), s.end());
+  // The raw samples (statistics on two sweeps need them): at most timingOptions' 1000 runs.
+  out["samples_seconds"] = timing->samples;
   out["cache_flush"] = flush;
 }
 

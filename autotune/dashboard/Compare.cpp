@@ -21,8 +21,14 @@ absl::StatusOr<std::map<std::string, Benchmark>> fromRecords(const std::string &
     return records.status();
   if (!warning.empty())
     std::fprintf(stderr, "compare: %s\n", warning.c_str());
+  return BenchmarksOf(*records);
+}
+
+} // namespace
+
+std::map<std::string, Benchmark> BenchmarksOf(const std::vector<Record> &records) {
   std::map<std::string, Benchmark> out;
-  for (const Record &r : *records) {
+  for (const Record &r : records) {
     Benchmark &b = out[r.benchmarkId()];
     b.id = r.benchmarkId();
     if (r.status != "ok" || (b.ok && b.medianSeconds <= r.medianSeconds))
@@ -36,6 +42,8 @@ absl::StatusOr<std::map<std::string, Benchmark>> fromRecords(const std::string &
   }
   return out;
 }
+
+namespace {
 
 /// Seconds per unit of Google Benchmark's time_unit.
 absl::StatusOr<double> unitSeconds(const std::string &unit) {

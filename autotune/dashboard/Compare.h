@@ -20,6 +20,7 @@
 #ifndef TESSEL_AUTOTUNE_DASHBOARD_COMPARE_H
 #define TESSEL_AUTOTUNE_DASHBOARD_COMPARE_H
 
+#include "autotune/Records.h"
 #include "autotune/dashboard/Stats.h"
 
 #include "absl/status/statusor.h"
@@ -40,6 +41,9 @@ struct Benchmark {
   std::vector<double> samples;
   std::string artifactSha256, configJson, timestamp;
 };
+
+/// The benchmarks of `records` by id: each one's best successful record.
+std::map<std::string, Benchmark> BenchmarksOf(const std::vector<Record> &records);
 
 /// The benchmarks of a sweep directory, a records file or a Google Benchmark JSON file, by id.
 absl::StatusOr<std::map<std::string, Benchmark>> LoadBenchmarks(const std::string &path);

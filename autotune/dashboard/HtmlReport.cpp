@@ -438,20 +438,11 @@ std::string RenderHtmlReport(std::vector<SweepRun> runs, const std::string &char
     if (runs.size() > 1) {
       std::vector<std::map<std::string, Benchmark>> sides;
       for (const SweepRun &run : runs) {
-        std::map<std::string, Benchmark> side;
-        for (const Record &r : run.records) {
-          if (r.kernel != kernel)
-            continue;
-          Benchmark &b = side[r.benchmarkId()];
-          b.id = r.benchmarkId();
-          if (r.status == "ok" && (!b.ok || r.medianSeconds < b.medianSeconds)) {
-            b.ok = true;
-            b.medianSeconds = r.medianSeconds;
-            b.samples = r.samples;
-            b.artifactSha256 = r.artifactSha256;
-          }
-        }
-        sides.push_back(side);
+        std::vector<Record> ofKernel;
+        for (const Record &r : run.records)
+          if (r.kernel == kernel)
+            ofKernel.push_back(r);
+        sides.push_back(BenchmarksOf(ofKernel));
       }
       std::set<std::string> ids;
       for (const auto &side : sides)
