@@ -322,11 +322,13 @@ int main(int argc, char **argv) {
       return fail("--seed takes a non-negative integer, not '" + text + "'");
   }
 
-  std::string artifactBytes;
-  if (!runtime::ReadWholeFile(flags["so"], artifactBytes))
-    return fail("cannot read " + flags["so"]);
-  out["artifact_sha256"] = runtime::Sha256Hex(artifactBytes);
-  absl::StatusOr<std::unique_ptr<runtime::Executable>> module = (*device)->Load(flags["so"]);
+  // Read once: the bytes hashed into the record are the bytes loaded.
+  absl::StatusOr<std::string> artifactBytes = runtime::ReadRegularFile(flags["so"]);
+  if (!artifactBytes.ok())
+    return fail(std::string(artifactBytes.status().message()));
+  out["artifact_sha256"] = runtime::Sha256Hex(*artifactBytes);
+  absl::StatusOr<std::unique_ptr<runtime::Executable>> module =
+      (*device)->LoadBytes(*artifactBytes, flags["so"]);
   if (!module.ok())
     return fail(std::string(module.status().message()));
   absl::StatusOr<runtime::Kernel> k = (*module)->GetKernel(kernel->entry);
