@@ -10,6 +10,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -367,6 +369,17 @@ bool CudaArchRunsOn(const std::string &arch, int major, int minor, bool jit) {
   return m * 10 + n <= major * 10 + minor;
 }
 
+std::string NvidiaDriverVersion(const std::string &procVersion) {
+  std::string line = procVersion.substr(0, procVersion.find('\n'));
+  for (absl::string_view word : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+    auto digitOrDot = [](char c) { return c == '.' || std::isdigit(static_cast<unsigned char>(c)); };
+    if (word.find('.') != absl::string_view::npos && std::isdigit(static_cast<unsigned char>(word.front())) &&
+        std::all_of(word.begin(), word.end(), digitOrDot))
+      return std::string(word);
+  }
+  return "";
+}
+
 absl::StatusOr<std::unique_ptr<Device>> CreateCudaDevice(const DeviceOptions &) {
   absl::StatusOr<const Driver *> driver = OpenDriver();
   if (!driver.ok())
@@ -417,14 +430,8 @@ absl::StatusOr<std::unique_ptr<Device>> CreateCudaDevice(const DeviceOptions &) 
   }
   std::string nvrm;
   if (ReadWholeFile("/proc/driver/nvidia/version", nvrm)) {
-    // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ...": the version number.
-    std::string line = nvrm.substr(0, nvrm.find('\n'));
-    size_t at = line.find("Module");
-    if (at != std::string::npos) {
-      std::vector<std::string> words = absl::StrSplit(line.substr(at + 6), ' ', absl::SkipEmpty());
-      if (!words.empty())
-        environment["driver"] = words[0];
-    }
+    if (std::string driver = NvidiaDriverVersion(nvrm); !driver.empty())
+      environment["driver"] = driver;
   }
   return std::unique_ptr<Device>(new CudaDevice(d, name, major, minor, l2, std::move(environment)));
 }

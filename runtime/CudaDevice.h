@@ -25,6 +25,11 @@ absl::StatusOr<std::unique_ptr<Device>> CreateCudaDevice(const DeviceOptions &op
 /// (an "a" chip's PTX only on that chip). `jit` selects the PTX rule.
 bool CudaArchRunsOn(const std::string &artifactArch, int major, int minor, bool jit);
 
+/// The kernel module's version in the first line of /proc/driver/nvidia/version ("NVRM
+/// version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...": the first
+/// dotted number), or "" when there is none.
+std::string NvidiaDriverVersion(const std::string &procVersion);
+
 } // namespace tessel::runtime
 
 #endif // TESSEL_RUNTIME_CUDADEVICE_H

@@ -23,6 +23,19 @@ absl::StatusOr<std::string> PtxVersionFor(const std::string &arch) {
                                     "' (tessel builds for sm_80, sm_86, sm_89, sm_90, sm_90a)");
 }
 
+absl::StatusOr<int64_t> MaxSharedBytesPerBlock(const std::string &arch) {
+  // The opt-in maximum per block (CUDA programming guide, compute capabilities table).
+  static const std::pair<const char *, int64_t> kBytes[] = {{"sm_80", 163 * 1024},
+                                                            {"sm_86", 99 * 1024},
+                                                            {"sm_89", 99 * 1024},
+                                                            {"sm_90", 227 * 1024},
+                                                            {"sm_90a", 227 * 1024}};
+  for (auto [chip, bytes] : kBytes)
+    if (arch == chip)
+      return bytes;
+  return absl::InvalidArgumentError("no shared-memory size for chip '" + arch + "'");
+}
+
 std::string SerializeGpuArtifact(const GpuArtifact &a) {
   nlohmann::json kernels = nlohmann::json::array();
   for (const GpuKernelInfo &k : a.kernels)

@@ -50,6 +50,10 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text);
 /// an error for a chip it does not build for.
 absl::StatusOr<std::string> PtxVersionFor(const std::string &arch);
 
+/// The most shared memory one block of `arch` may use (static and dynamic together, with the
+/// dynamic part raised by cuFuncSetAttribute), or an error for a chip tessel does not build for.
+absl::StatusOr<int64_t> MaxSharedBytesPerBlock(const std::string &arch);
+
 } // namespace tessel
 
 #endif // TESSEL_RUNTIME_TARGET_GPUARTIFACT_H

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/pipeline/Compiler.h"
+#include "runtime/CudaDevice.h"
 #include "runtime/Device.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
@@ -284,6 +285,26 @@ TEST(Device, UnknownAndUnavailableKinds) {
   } else {
     EXPECT_EQ((*cuda)->kind(), "cuda");
   }
+}
+
+TEST(CudaDevice, DriverVersionFromProc) {
+  // The two spellings of the proprietary and the open kernel module (the open one said "for"
+  // before: the word after "Module").
+  EXPECT_EQ(NvidiaDriverVersion("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  "
+                                "Tue Sep 23 09:50:52 UTC 2025\nGCC version: gcc 12\n"),
+            "580.95.05");
+  EXPECT_EQ(NvidiaDriverVersion("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                                "580.159.04  Release Build  (dvs-builder@U22)\n"),
+            "580.159.04");
+  EXPECT_EQ(NvidiaDriverVersion("NVRM version: nothing here\n12.5.1 on the next line"), "");
+  EXPECT_EQ(NvidiaDriverVersion(""), "");
+}
+
+TEST(CudaDevice, ArchRules) {
+  EXPECT_TRUE(CudaArchRunsOn("sm_90", 9, 0, /*jit=*/false));
+  EXPECT_FALSE(CudaArchRunsOn("sm_80", 9, 0, /*jit=*/false)); // a cubin runs on its chip only
+  EXPECT_TRUE(CudaArchRunsOn("sm_80", 9, 0, /*jit=*/true));   // its PTX on newer chips
+  EXPECT_FALSE(CudaArchRunsOn("sm_90", 8, 0, /*jit=*/true));  // never on older ones
 }
 
 TEST(ThreadPool, CoversEveryIndexOnce) {

@@ -24,6 +24,9 @@ public:
     static const std::vector<KnobInfo> knobs = {
         {"num_warps", 1, 16, {1, 2, 4, 8, 16}, 4,
          "warps per block: one program runs on num_warps * 32 threads"},
+        {"unroll", 1, 16, {1, 2, 4, 8, 16}, 4,
+         "iterations of a loop spread over the threads that each thread runs at once (loads in "
+         "flight)"},
     };
     return knobs;
   }
@@ -52,7 +55,8 @@ public:
     absl::StatusOr<ArtifactKind> kind = findArtifactKind(request.artifact);
     if (!kind.ok())
       return kind.status();
-    int64_t numWarps = withDefaults(request.knobs).at("num_warps");
+    KnobMap knobs = withDefaults(request.knobs);
+    int64_t numWarps = knobs.at("num_warps");
     const std::string &arch = request.target.arch;
 
     // Launch metadata, from the kernels before they are lowered.
@@ -83,10 +87,19 @@ public:
     PassManager pm(module.getContext(), ModuleOp::getOperationName());
     std::string error;
     llvm::raw_string_ostream os(error);
-    if (failed(parsePassPipeline(cudaPipeline(numWarps), pm, os)))
+    absl::StatusOr<int64_t> maxShared = MaxSharedBytesPerBlock(arch);
+    if (!maxShared.ok())
+      return maxShared.status();
+    if (failed(parsePassPipeline(cudaPipeline(numWarps, knobs.at("unroll"), *maxShared), pm, os)))
       return absl::InternalError("bad cuda pipeline: " + error);
     if (failed(pm.run(module)))
       return absl::InvalidArgumentError("the cuda backend failed");
+    if (auto shared = module->getAttrOfType<DictionaryAttr>(kDynamicSharedBytesAttr)) {
+      for (GpuKernelInfo &info : artifact.kernels)
+        if (auto bytes = shared.getAs<IntegerAttr>(info.name))
+          info.sharedBytes = bytes.getInt();
+      module->removeAttr(kDynamicSharedBytesAttr);
+    }
 
     std::string llvmIR;
     if (absl::Status s = emitPtx(module, arch, &llvmIR, &artifact.ptx); !s.ok())

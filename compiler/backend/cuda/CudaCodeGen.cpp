@@ -69,6 +69,16 @@ absl::Status tessel::emitPtx(ModuleOp module, const std::string &arch, std::stri
     return absl::InternalError("translation of the device code to LLVM IR failed");
   if (absl::Status s = replaceLibdeviceCalls(*llvmModule); !s.ok())
     return s;
+  // The dynamic shared-memory arena (gpu.dynamic_shared_memory) arrives as an internal,
+  // zero-sized shared global, which NVPTX would print as a one-byte static variable that the
+  // other static buffers are placed after: it must be the `.extern .shared` array whose size
+  // the launch gives.
+  for (llvm::GlobalVariable &global : llvmModule->globals())
+    if (global.getAddressSpace() == 3 && global.getValueType()->isArrayTy() &&
+        global.getValueType()->getArrayNumElements() == 0) {
+      global.setInitializer(nullptr);
+      global.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    }
   absl::StatusOr<std::string> ptxVersion = PtxVersionFor(arch);
   if (!ptxVersion.ok())
     return ptxVersion.status();

@@ -9,7 +9,7 @@
 
 #include "compiler/backend/cuda/Passes.h"
 
-std::string tessel::cudaPipeline(int64_t numWarps) {
+std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -26,7 +26,9 @@ std::string tessel::cudaPipeline(int64_t numWarps) {
   add("convert-linalg-to-parallel-loops");
   add("tessel-cpu-approximate-math");
   add("canonicalize,cse");
-  add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) + "}");
+  add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
+      " unroll=" + std::to_string(unroll) + " max-shared-bytes=" + std::to_string(maxSharedBytes) +
+      "}");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) become LLVM intrinsics
   // NVPTX has instructions for (NvvmMath.cpp), so no libdevice is needed.

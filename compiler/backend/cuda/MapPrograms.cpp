@@ -11,9 +11,14 @@
 //   - everything else (index arithmetic, loads, uniform loops and ifs that contain parallel
 //     loops) runs on every thread alike, so control flow stays uniform;
 //   - barriers before and after each distributed loop and each thread-0 section order the
-//     tile buffers' writes and reads.
-// This is stage 1: correct for every kernel, parallel where linalg says so. Reductions across
-// threads (warp shuffles) and vectorized global accesses are the next steps.
+//     tile buffers' writes and reads;
+//   - a sequential loop whose body is one parallel loop touching disjoint elements per
+//     parallel iteration (a reduction over a tile's outer dimension) is interchanged first;
+//   - each thread runs `unroll` iterations of a distributed loop at once, so that many loads
+//     are in flight (a GPU hides memory latency with independent accesses);
+//   - tile buffers are views of one dynamic shared-memory arena, so a block may use more than
+//     the 48 KB of static shared memory.
+// This is stage 1: correct for every kernel, parallel where linalg says so.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +32,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -72,9 +79,97 @@ bool containsParallelLoop(Operation *op) {
   return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
+/// The buffer a memref value views: through subviews, casts and reinterpretations.
+Value viewedBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+/// `for i { parallel p { body } }` as `parallel p { for i { body } }` where that keeps the
+/// meaning: every memory write of the body is a memref.store into a tile buffer allocated in
+/// the kernel, at indices that name each parallel induction variable directly, and every
+/// load of such a buffer reads exactly the stored indices, while everything else the body
+/// reads is another buffer. Then each parallel iteration owns its elements, and running its
+/// sequential iterations back to back changes nothing. Returns the new parallel loop, or null
+/// (nothing changed).
+scf::ParallelOp interchangeAroundParallel(scf::ForOp loop) {
+  if (loop.getNumResults() != 0)
+    return {};
+  Block *body = loop.getBody();
+  auto parallel = dyn_cast<scf::ParallelOp>(body->front());
+  if (!parallel || parallel.getNumResults() != 0 ||
+      std::next(body->begin()) != std::prev(body->end()))
+    return {};
+  for (Value bound : llvm::concat<Value>(parallel.getLowerBound(), parallel.getUpperBound(),
+                                         parallel.getStep()))
+    if (!loop.isDefinedOutsideOfLoop(bound))
+      return {};
+  // The stored buffers and their one index list each.
+  llvm::DenseMap<Value, SmallVector<Value>> stored;
+  bool ok = true;
+  parallel.getBody()->walk([&](Operation *op) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      Value buffer = viewedBuffer(store.getMemRef());
+      SmallVector<Value> indices(store.getIndices());
+      bool own = buffer.getDefiningOp<memref::AllocOp>() && buffer == store.getMemRef() &&
+                 llvm::all_of(parallel.getInductionVars(),
+                              [&](Value iv) { return llvm::is_contained(indices, iv); });
+      auto [it, inserted] = stored.try_emplace(buffer, indices);
+      if (!own || (!inserted && it->second != indices))
+        ok = false;
+      return;
+    }
+    if (isa<memref::LoadOp, scf::YieldOp, scf::ReduceOp, scf::ReduceReturnOp>(op) ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || effects.hasEffect<MemoryEffects::Write>() ||
+        effects.hasEffect<MemoryEffects::Free>() || effects.hasEffect<MemoryEffects::Allocate>())
+      ok = false;
+  });
+  if (!ok || stored.empty())
+    return {};
+  parallel.getBody()->walk([&](memref::LoadOp load) {
+    Value buffer = viewedBuffer(load.getMemRef());
+    auto it = stored.find(buffer);
+    if (it == stored.end())
+      return;
+    if (buffer != load.getMemRef() ||
+        SmallVector<Value>(load.getIndices()) != it->second)
+      ok = false;
+  });
+  if (!ok)
+    return {};
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto outer = scf::ParallelOp::create(b, loc, parallel.getLowerBound(),
+                                       parallel.getUpperBound(), parallel.getStep());
+  OpBuilder inOuter = OpBuilder::atBlockBegin(outer.getBody());
+  auto inner = scf::ForOp::create(inOuter, loc, loop.getLowerBound(), loop.getUpperBound(),
+                                  loop.getStep());
+  IRMapping map;
+  map.map(parallel.getInductionVars(), outer.getInductionVars());
+  map.map(loop.getInductionVar(), inner.getInductionVar());
+  OpBuilder inInner = OpBuilder::atBlockBegin(inner.getBody());
+  for (Operation &op : parallel.getBody()->without_terminator())
+    inInner.clone(op, map);
+  loop.erase();
+  return outer;
+}
+
 class BlockMapper {
 public:
-  BlockMapper(gpu::GPUFuncOp func, int64_t threads) : func_(func), threads_(threads) {}
+  BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll)
+      : func_(func), threads_(threads), unroll_(unroll) {}
+
+  /// Bytes of the dynamic shared-memory arena the tile buffers took.
+  int64_t arenaBytes() const { return arenaBytes_; }
 
   LogicalResult run() {
     Block &entry = func_.getBody().front();
@@ -83,6 +178,18 @@ public:
     tid_ = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     numThreads_ = arith::ConstantIndexOp::create(b, loc, threads_);
     zero_ = arith::ConstantIndexOp::create(b, loc, 0);
+    auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
+    arena_ = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
+                        space));
+    SmallVector<scf::ForOp> loops;
+    func_.walk([&](scf::ForOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>())
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      interchangeAroundParallel(loop);
     if (failed(mapAllocs()))
       return failure();
     return mapBlock(entry);
@@ -105,13 +212,13 @@ private:
                                     "placed in shared memory on cuda yet";
       OpBuilder b(alloc);
       Location loc = alloc.getLoc();
-      Value shared = workgroupBuffer(type.getShape(), type.getElementType(), loc);
+      Value shared = arenaBuffer(b, type, loc);
       Value cast = memref::MemorySpaceCastOp::create(b, loc, type, shared);
       if (auto loop = alloc->getParentOfType<scf::ForOp>()) {
         // A buffer allocated in a loop may be carried into the next iteration (a
         // loop-carried tile) while that iteration allocates again: consecutive iterations
         // take turns between two buffers.
-        Value other = workgroupBuffer(type.getShape(), type.getElementType(), loc);
+        Value other = arenaBuffer(b, type, loc);
         Value otherCast = memref::MemorySpaceCastOp::create(b, loc, type, other);
         Value iteration = arith::DivSIOp::create(
             b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
@@ -129,6 +236,19 @@ private:
       alloc.erase();
     }
     return success();
+  }
+
+  /// A view of `type`'s shape in shared memory at the arena's next 16-byte aligned offset.
+  Value arenaBuffer(OpBuilder &b, MemRefType type, Location loc) {
+    int64_t elementBytes =
+        int64_t(DataLayout::closest(func_).getTypeSize(type.getElementType()).getFixedValue());
+    int64_t offset = llvm::alignTo(arenaBytes_, 16);
+    arenaBytes_ = offset + type.getNumElements() * std::max<int64_t>(elementBytes, 1);
+    auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
+    auto viewType =
+        MemRefType::get(type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(), space);
+    Value at = arith::ConstantIndexOp::create(b, loc, offset);
+    return memref::ViewOp::create(b, loc, viewType, arena_, at, ValueRange{});
   }
 
   Value workgroupBuffer(ArrayRef<int64_t> shape, Type element, Location loc) {
@@ -312,7 +432,8 @@ private:
     return std::nullopt;
   }
 
-  /// for i in [tid, total) step numThreads: the body at the delinearized indices.
+  /// for i in [tid, total) step numThreads: the body at the delinearized indices, `unroll_`
+  /// iterations at a time (i, i + numThreads, ...) and the rest one at a time.
   void distribute(scf::ParallelOp loop) {
     barrierBefore(loop);
     OpBuilder b(loop);
@@ -321,30 +442,58 @@ private:
     Value total = arith::ConstantIndexOp::create(b, loc, 1);
     for (auto [lb, ub, step] :
          llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      Value span = arith::SubIOp::create(b, loc, ub, lb);
-      Value n = arith::CeilDivSIOp::create(b, loc, span, step);
-      n = arith::MaxSIOp::create(b, loc, n, zero_);
+      Value span = b.createOrFold<arith::SubIOp>(loc, ub, lb);
+      Value n = b.createOrFold<arith::CeilDivSIOp>(loc, span, step);
+      n = b.createOrFold<arith::MaxSIOp>(loc, n, zero_);
       trips.push_back(n);
-      total = arith::MulIOp::create(b, loc, total, n);
+      total = b.createOrFold<arith::MulIOp>(loc, total, n);
     }
-    auto forOp = scf::ForOp::create(b, loc, tid_, total, numThreads_);
-    OpBuilder body = OpBuilder::atBlockBegin(forOp.getBody());
-    Value linear = forOp.getInductionVar();
-    IRMapping map;
-    // Innermost dimension fastest.
-    for (int d = int(trips.size()) - 1; d >= 0; --d) {
-      Value index = linear;
-      if (d > 0) {
-        index = arith::RemUIOp::create(body, loc, linear, trips[d]);
-        linear = arith::DivUIOp::create(body, loc, linear, trips[d]);
+    // The loop body at linear iteration `linear`.
+    auto emitBody = [&](OpBuilder &body, Value linear) {
+      IRMapping map;
+      // Innermost dimension fastest.
+      for (int d = int(trips.size()) - 1; d >= 0; --d) {
+        Value index = linear;
+        if (d > 0) {
+          index = arith::RemUIOp::create(body, loc, linear, trips[d]);
+          linear = arith::DivUIOp::create(body, loc, linear, trips[d]);
+        }
+        Value scaled = arith::MulIOp::create(body, loc, index, loop.getStep()[d]);
+        map.map(loop.getInductionVars()[d],
+                arith::AddIOp::create(body, loc, loop.getLowerBound()[d], scaled));
       }
-      Value scaled = arith::MulIOp::create(body, loc, index, loop.getStep()[d]);
-      map.map(loop.getInductionVars()[d],
-              arith::AddIOp::create(body, loc, loop.getLowerBound()[d], scaled));
+      for (Operation &inner : loop.getBody()->without_terminator())
+        body.clone(inner, map);
+    };
+    int64_t unroll = unroll_;
+    if (std::optional<int64_t> n = getConstantIntValue(total))
+      unroll = std::min<int64_t>(unroll, llvm::divideCeil(std::max<int64_t>(*n, 1), threads_));
+    Value start = tid_;
+    if (unroll > 1) {
+      // for base in [tid, total - (unroll - 1) * numThreads) step unroll * numThreads:
+      //   the body at base, base + numThreads, ...
+      Value stride = arith::ConstantIndexOp::create(b, loc, unroll * threads_);
+      Value limit = b.createOrFold<arith::SubIOp>(
+          loc, total, arith::ConstantIndexOp::create(b, loc, (unroll - 1) * threads_));
+      auto main = scf::ForOp::create(b, loc, tid_, limit, stride);
+      OpBuilder body = OpBuilder::atBlockBegin(main.getBody());
+      for (int64_t u = 0; u < unroll; ++u) {
+        Value at = main.getInductionVar();
+        if (u)
+          at = arith::AddIOp::create(body, loc, at,
+                                     arith::ConstantIndexOp::create(body, loc, u * threads_));
+        emitBody(body, at);
+      }
+      // Where it stopped: tid + max(ceil((limit - tid) / stride), 0) * stride.
+      Value steps = arith::CeilDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, limit, tid_),
+                                               stride);
+      steps = arith::MaxSIOp::create(b, loc, steps, zero_);
+      start = arith::AddIOp::create(b, loc, tid_, arith::MulIOp::create(b, loc, steps, stride));
     }
-    for (Operation &inner : loop.getBody()->without_terminator())
-      body.clone(inner, map);
-    barrierAfter(forOp);
+    auto rest = scf::ForOp::create(b, loc, start, total, numThreads_);
+    OpBuilder body = OpBuilder::atBlockBegin(rest.getBody());
+    emitBody(body, rest.getInductionVar());
+    barrierAfter(rest);
     loop.erase();
   }
 
@@ -389,8 +538,9 @@ private:
   }
 
   gpu::GPUFuncOp func_;
-  int64_t threads_;
-  Value tid_, numThreads_, zero_;
+  int64_t threads_, unroll_;
+  int64_t arenaBytes_ = 0;
+  Value tid_, numThreads_, zero_, arena_;
 };
 
 struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPass> {
@@ -401,6 +551,10 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
     MLIRContext *ctx = &getContext();
     if (numWarps < 1 || numWarps > 32) {
       module.emitError() << "num-warps must be 1..32, got " << static_cast<int64_t>(numWarps);
+      return signalPassFailure();
+    }
+    if (unroll < 1 || unroll > 16) {
+      module.emitError() << "unroll must be 1..16, got " << static_cast<int64_t>(unroll);
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> kernels, callees;
@@ -429,6 +583,7 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
     }
 
     int64_t threads = numWarps * 32;
+    SmallVector<std::pair<gpu::GPUFuncOp, int64_t>> arenas; // kernel, its arena's bytes
     for (func::FuncOp kernel : kernels) {
       FunctionType type = kernel.getFunctionType();
       unsigned n = type.getNumInputs();
@@ -481,14 +636,38 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
         return signalPassFailure();
       }
       kernel.erase();
-      if (failed(BlockMapper(func, threads).run()))
+      BlockMapper mapper(func, threads, unroll);
+      if (failed(mapper.run()))
         return signalPassFailure();
+      arenas.push_back({func, mapper.arenaBytes()});
     }
     // gpu.all_reduce as warp shuffles and shared memory.
     RewritePatternSet patterns(ctx);
     populateGpuAllReducePatterns(patterns);
     if (failed(applyPatternsGreedily(gpuModule, std::move(patterns))))
       return signalPassFailure();
+    // Each kernel's arena in the launch metadata; the arena and the static buffers (broadcast
+    // scalars, the reductions' scratch) within what a block may use.
+    SmallVector<NamedAttribute> sizes;
+    if (auto old = module->getAttrOfType<DictionaryAttr>(tessel::kDynamicSharedBytesAttr))
+      sizes.append(old.begin(), old.end());
+    for (auto [func, arena] : arenas) {
+      int64_t total = arena;
+      for (BlockArgument buffer : func.getWorkgroupAttributions()) {
+        auto type = cast<MemRefType>(buffer.getType());
+        total += type.getNumElements() *
+                 int64_t(DataLayout::closest(func).getTypeSize(type.getElementType()).getFixedValue());
+      }
+      if (maxSharedBytes > 0 && total > maxSharedBytes) {
+        func.emitError() << "the kernel needs " << total
+                         << " bytes of shared memory; a block of this GPU has "
+                         << static_cast<int64_t>(maxSharedBytes)
+                         << " (smaller tiles or fewer of them)";
+        return signalPassFailure();
+      }
+      sizes.push_back(NamedAttribute(func.getNameAttr(), IntegerAttr::get(IntegerType::get(ctx, 64), arena)));
+    }
+    module->setAttr(tessel::kDynamicSharedBytesAttr, DictionaryAttr::get(ctx, sizes));
   }
 };
 

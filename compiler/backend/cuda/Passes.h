@@ -21,9 +21,14 @@ namespace tessel {
 #define GEN_PASS_REGISTRATION
 #include "compiler/backend/cuda/Passes.h.inc"
 
+/// The module attribute in which tessel-cuda-map-programs records each kernel's dynamic
+/// shared-memory bytes ({kernel = bytes}): the launch metadata's shared_bytes.
+inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr = "tessel.dynamic_shared_bytes";
+
 /// The cuda pipeline from the structured lowering's output to a gpu.module of NVVM/LLVM
-/// dialect kernels with bare-pointer entries (textual, as tessel-opt runs it).
-std::string cudaPipeline(int64_t numWarps);
+/// dialect kernels with bare-pointer entries (textual, as tessel-opt runs it). `unroll`:
+/// iterations of a distributed loop per thread at once; `maxSharedBytes`: what a block may use.
+std::string cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes);
 
 } // namespace tessel
 

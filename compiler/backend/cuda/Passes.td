@@ -15,17 +15,27 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
   let description = [{
     Each public kernel (func.func with the structured lowering's six trailing program-id and
     grid arguments) moves into a gpu.module as a gpu.func kernel: the program ids become
-    gpu.block_id, the grid sizes gpu.grid_dim. Its tile buffers (memref.alloc) become
-    workgroup (shared) memory. The block's work is spread over num-warps * 32 threads: every
-    outermost scf.parallel loop is distributed cyclically over the threads (the innermost
-    dimension fastest, so neighbouring threads touch neighbouring elements) and followed by a
-    barrier; any other op that writes memory runs on thread 0 (its results are broadcast
-    through shared memory) and is followed by a barrier; everything else is computed by every
-    thread alike, so control flow stays uniform. Private functions the kernels call move into
-    the gpu.module as device functions, run by one thread with private tile buffers.
+    gpu.block_id, the grid sizes gpu.grid_dim. Its tile buffers (memref.alloc) become views
+    of one dynamic shared-memory arena (gpu.dynamic_shared_memory), whose size per kernel the
+    pass records in the module attribute `tessel.dynamic_shared_bytes` (the launch metadata);
+    an arena larger than max-shared-bytes is an error. The block's work is spread over
+    num-warps * 32 threads: every outermost scf.parallel loop is distributed cyclically over
+    the threads (the innermost dimension fastest, so neighbouring threads touch neighbouring
+    elements; `unroll` iterations per thread in flight at once) and followed by a barrier; a
+    sequential loop around a parallel one whose iterations touch disjoint elements (a
+    reduction over the outer dimension of a tile) is interchanged first, so the threads run
+    it without a barrier per step; any other op that writes memory runs on thread 0 (its
+    results are broadcast through shared memory) and is followed by a barrier; everything
+    else is computed by every thread alike, so control flow stays uniform. Private functions
+    the kernels call move into the gpu.module as device functions, run by one thread with
+    private tile buffers.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,
+    Option<"unroll", "unroll", "int64_t", "4",
+           "iterations of a distributed loop each thread runs at once (1..16)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "0",
+           "shared memory a block may use (0: no limit)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];

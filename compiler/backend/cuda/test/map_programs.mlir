@@ -1,22 +1,28 @@
 // One program = one CUDA block (MapPrograms.cpp): the kernel becomes a gpu.func without its
-// six grid arguments (block ids and grid sizes instead), its tile buffer lives in shared
-// memory, the parallel loop is spread over the block's threads (start at the thread id, step
-// the block size) between barriers, and the scalar store runs on thread 0. A reduction of a
-// tile into a scalar buffer is shared by the threads and finished with warp shuffles.
+// six grid arguments (block ids and grid sizes instead), its tile buffer is a view of the
+// dynamic shared-memory arena (its size in the module's launch metadata), the parallel loop is
+// spread over the block's threads (start at the thread id, step the block size) between
+// barriers, and the scalar store runs on thread 0. A reduction of a tile into a scalar buffer
+// is shared by the threads and finished with warp shuffles.
 // RUN: tessel-opt %s --split-input-file --tessel-cuda-map-programs='num-warps=2' | FileCheck %s
 // RUN: not tessel-opt %s --tessel-cuda-map-programs='num-warps=0' 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: num-warps must be 1..32, got 0
+// RUN: not tessel-opt %s --tessel-cuda-map-programs='unroll=0' 2>&1 | FileCheck %s --check-prefix=BAD-UNROLL
+// BAD-UNROLL: unroll must be 1..16, got 0
+// RUN: not tessel-opt %s --split-input-file --tessel-cuda-map-programs='max-shared-bytes=1024' 2>&1 | FileCheck %s --check-prefix=TOO-BIG
+// TOO-BIG: error: the kernel needs 8448 bytes of shared memory; a block of this GPU has 1024
 
-// CHECK: module attributes {gpu.container_module}
+// CHECK: module attributes {gpu.container_module, tessel.dynamic_shared_bytes = {scale = 256 : i64}}
 // CHECK: gpu.module @tessel_kernels
 // CHECK-LABEL: gpu.func @scale(
 // CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<f32>, %{{.*}}: f32)
-// CHECK-SAME: workgroup(%[[TILE:.*]] : memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK-SAME: kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[THREADS:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[ARENA:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[TILE:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.memory_space_cast %[[TILE]]
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %[[THREADS]]
@@ -73,6 +79,101 @@ module {
       %m = arith.maxnumf %acc, %v : f32
       memref.store %m, %out[] : memref<f32>
     }
+    return
+  }
+}
+
+// -----
+
+// A column sum of a 32x64 tile: the loop over rows around the parallel loop over columns is
+// interchanged (each column is one thread's, no barrier per row), and the copy of the tile
+// (2048 elements over 64 threads) runs 4 elements per thread at a time: a main loop of 4
+// bodies stepping 256, then the rest one at a time.
+// CHECK-LABEL: gpu.func @col_sum(
+// CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
+// CHECK-DAG: %[[STEP4:.*]] = arith.constant 256 : index
+// CHECK: scf.for %[[BASE:.*]] = %[[TID]] to %{{.*}} step %[[STEP4]] {
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<?x64xf32>
+// CHECK: }
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: memref.load %{{.*}} : memref<?x64xf32>
+// CHECK: }
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}} : memref<64xf32>
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.for %[[COL:.*]] = %[[TID]] to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<32x64xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+module {
+  func.func public @col_sum(%x: memref<?x64xf32>, %out: memref<64xf32>, %rows: index,
+                            %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                            %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %zero = arith.constant 0.0 : f32
+    %tile = memref.alloc() : memref<32x64xf32>
+    %acc = memref.alloc() : memref<64xf32>
+    scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c64) step (%c1, %c1) {
+      %v = memref.load %x[%i, %j] : memref<?x64xf32>
+      memref.store %v, %tile[%i, %j] : memref<32x64xf32>
+      scf.reduce
+    }
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      memref.store %zero, %acc[%j] : memref<64xf32>
+      scf.reduce
+    }
+    scf.for %i = %c0 to %c32 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+        %v = memref.load %tile[%i, %j] : memref<32x64xf32>
+        %a = memref.load %acc[%j] : memref<64xf32>
+        %s = arith.addf %a, %v : f32
+        memref.store %s, %acc[%j] : memref<64xf32>
+        scf.reduce
+      }
+    }
+    scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+      %a = memref.load %acc[%j] : memref<64xf32>
+      memref.store %a, %out[%j] : memref<64xf32>
+      scf.reduce
+    }
+    return
+  }
+}
+
+// -----
+
+// Not interchanged: each step reads the element its neighbour column wrote in the step
+// before (acc[j] and acc[j + 1]), so the steps need the barrier between them.
+// CHECK-LABEL: gpu.func @shift(
+// CHECK: scf.for %[[STEP:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.for
+// CHECK: gpu.barrier
+module {
+  func.func public @shift(%out: memref<65xf32>,
+                          %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                          %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %acc = memref.alloc() : memref<65xf32>
+    scf.for %i = %c0 to %c32 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c64) step (%c1) {
+        %j1 = arith.addi %j, %c1 : index
+        %a = memref.load %acc[%j1] : memref<65xf32>
+        memref.store %a, %acc[%j] : memref<65xf32>
+        scf.reduce
+      }
+    }
+    memref.copy %acc, %out : memref<65xf32> to memref<65xf32>
     return
   }
 }
