@@ -79,6 +79,66 @@ bool containsParallelLoop(Operation *op) {
   return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
+/// A constant that `v` is never below, where its definition shows one (as for the bound above).
+std::optional<int64_t> constantLowerBound(Value v, int depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return std::nullopt;
+  if (isa<arith::MaxSIOp>(def)) {
+    std::optional<int64_t> a = constantLowerBound(def->getOperand(0), depth + 1);
+    std::optional<int64_t> b = constantLowerBound(def->getOperand(1), depth + 1);
+    if (a && b)
+      return std::max(*a, *b);
+    return a ? a : b;
+  }
+  if (isa<arith::MinSIOp>(def)) {
+    std::optional<int64_t> a = constantLowerBound(def->getOperand(0), depth + 1);
+    std::optional<int64_t> b = constantLowerBound(def->getOperand(1), depth + 1);
+    if (a && b)
+      return std::min(*a, *b);
+    return std::nullopt;
+  }
+  if (isa<arith::IndexCastOp>(def))
+    return constantLowerBound(def->getOperand(0), depth + 1);
+  return std::nullopt;
+}
+
+/// A constant that `v` never exceeds, where its definition shows one: a constant, or min / max /
+/// differences / casts of values that have bounds (the masked sizes of a tile: max(min(n - i,
+/// BLOCK), 0), and BLOCK minus such a size).
+std::optional<int64_t> constantUpperBound(Value v, int depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return c;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return std::nullopt;
+  if (isa<arith::MinSIOp>(def)) {
+    std::optional<int64_t> a = constantUpperBound(def->getOperand(0), depth + 1);
+    std::optional<int64_t> b = constantUpperBound(def->getOperand(1), depth + 1);
+    if (a && b)
+      return std::min(*a, *b);
+    return a ? a : b;
+  }
+  if (isa<arith::MaxSIOp>(def)) {
+    std::optional<int64_t> a = constantUpperBound(def->getOperand(0), depth + 1);
+    std::optional<int64_t> b = constantUpperBound(def->getOperand(1), depth + 1);
+    if (a && b)
+      return std::max(*a, *b);
+    return std::nullopt;
+  }
+  if (isa<arith::IndexCastOp>(def))
+    return constantUpperBound(def->getOperand(0), depth + 1);
+  if (isa<arith::SubIOp>(def)) {
+    std::optional<int64_t> a = constantUpperBound(def->getOperand(0), depth + 1);
+    std::optional<int64_t> b = constantLowerBound(def->getOperand(1), depth + 1);
+    if (a && b)
+      return *a - *b;
+  }
+  return std::nullopt;
+}
+
 /// The buffer a memref value views: through subviews, casts and reinterpretations.
 Value viewedBuffer(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -433,24 +493,38 @@ private:
   }
 
   /// for i in [tid, total) step numThreads: the body at the delinearized indices, `unroll_`
-  /// iterations at a time (i, i + numThreads, ...) and the rest one at a time.
+  /// iterations at a time (i, i + numThreads, ...) and the rest one at a time. A dimension
+  /// whose trip count is dynamic but bounded by a constant (a masked tile: min(rows left,
+  /// BLOCK)) is iterated over its bound, the body guarded by the dynamic count: constant
+  /// divisors in the delinearization, and every thread's share known when compiling.
   void distribute(scf::ParallelOp loop) {
     barrierBefore(loop);
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    SmallVector<Value> trips;
+    SmallVector<Value> trips, guards; // per dimension: the iterated count, the dynamic one
     Value total = arith::ConstantIndexOp::create(b, loc, 1);
     for (auto [lb, ub, step] :
          llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
       Value span = b.createOrFold<arith::SubIOp>(loc, ub, lb);
       Value n = b.createOrFold<arith::CeilDivSIOp>(loc, span, step);
       n = b.createOrFold<arith::MaxSIOp>(loc, n, zero_);
+      Value guard;
+      std::optional<int64_t> lbValue = getConstantIntValue(lb);
+      std::optional<int64_t> stepValue = getConstantIntValue(step);
+      std::optional<int64_t> ubBound = constantUpperBound(ub);
+      if (!getConstantIntValue(n) && lbValue && stepValue && *stepValue > 0 && ubBound) {
+        guard = n;
+        n = arith::ConstantIndexOp::create(
+            b, loc, std::max<int64_t>(0, llvm::divideCeil(*ubBound - *lbValue, *stepValue)));
+      }
       trips.push_back(n);
+      guards.push_back(guard);
       total = b.createOrFold<arith::MulIOp>(loc, total, n);
     }
     // The loop body at linear iteration `linear`.
     auto emitBody = [&](OpBuilder &body, Value linear) {
       IRMapping map;
+      Value inside;
       // Innermost dimension fastest.
       for (int d = int(trips.size()) - 1; d >= 0; --d) {
         Value index = linear;
@@ -458,12 +532,21 @@ private:
           index = arith::RemUIOp::create(body, loc, linear, trips[d]);
           linear = arith::DivUIOp::create(body, loc, linear, trips[d]);
         }
+        if (guards[d]) {
+          Value in = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::slt, index, guards[d]);
+          inside = inside ? arith::AndIOp::create(body, loc, inside, in).getResult() : in;
+        }
         Value scaled = arith::MulIOp::create(body, loc, index, loop.getStep()[d]);
         map.map(loop.getInductionVars()[d],
                 arith::AddIOp::create(body, loc, loop.getLowerBound()[d], scaled));
       }
+      OpBuilder at = body;
+      if (inside) {
+        auto ifOp = scf::IfOp::create(body, loc, inside, /*withElseRegion=*/false);
+        at.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      }
       for (Operation &inner : loop.getBody()->without_terminator())
-        body.clone(inner, map);
+        at.clone(inner, map);
     };
     int64_t unroll = unroll_;
     if (std::optional<int64_t> n = getConstantIntValue(total))

@@ -177,3 +177,37 @@ module {
     return
   }
 }
+
+// -----
+
+// A masked copy: the number of rows is dynamic (min(rows left, 32)) but never above 32, so the
+// threads iterate over the whole 32x64 tile with constant divisors, each body guarded by the
+// dynamic count (no division by a run-time value).
+// CHECK-LABEL: gpu.func @masked_copy(
+// CHECK-NOT: arith.divui %{{.*}}, %{{.*}} : index
+// CHECK: scf.for
+// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %c64 : index
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[ROW]], %{{.*}} : index
+// CHECK: scf.if %[[IN]] {
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.store
+module {
+  func.func public @masked_copy(%x: memref<?x64xf32>, %left: index,
+                                %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                                %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %tile = memref.alloc() : memref<32x64xf32>
+    %m = arith.minsi %left, %c32 : index
+    %rows = arith.maxsi %m, %c0 : index
+    scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c64) step (%c1, %c1) {
+      %v = memref.load %x[%i, %j] : memref<?x64xf32>
+      memref.store %v, %tile[%i, %j] : memref<32x64xf32>
+      scf.reduce
+    }
+    memref.copy %tile, %x : memref<32x64xf32> to memref<?x64xf32>
+    return
+  }
+}
