@@ -13,12 +13,15 @@
 
 #include "absl/status/status.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tessel::zoo {
@@ -105,6 +108,35 @@ inline absl::Status mismatch(const std::string &what, size_t i, double got, doub
   std::ostringstream s;
   s << what << "[" << i << "] = " << got << ", expected " << want;
   return absl::DataLossError(s.str());
+}
+
+/// The rows of a `rows`-row output whose reference a problem computes: all of them where that
+/// costs at most ~2^28 multiply-adds (`costPerRow` each), otherwise a random sample drawn
+/// from `gen` (fresh with the inputs) of about that cost, always with the first and last row
+/// of each group of `groupRows` (the edges masks guard). Checks of a sample also require every
+/// output element to have been written (the poison is NaN).
+inline std::vector<int64_t> referenceRows(int64_t rows, int64_t groupRows, double costPerRow,
+                                          std::mt19937_64 &gen) {
+  double cost = double(rows) * costPerRow;
+  uint64_t stride = uint64_t(std::max(1.0, std::ceil(cost / double(1 << 28))));
+  std::vector<int64_t> out;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t i = r % groupRows;
+    if (stride == 1 || i == 0 || i == groupRows - 1 || gen() % stride == 0)
+      out.push_back(r);
+  }
+  return out;
+}
+
+/// fn(begin, end) over [0, n), split across the host's threads (a reference's rows).
+inline void parallelRows(size_t n, const std::function<void(size_t, size_t)> &fn) {
+  size_t threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+  size_t chunk = (n + threads - 1) / threads;
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t * chunk < n; ++t)
+    pool.emplace_back(fn, t * chunk, std::min(n, (t + 1) * chunk));
+  for (std::thread &t : pool)
+    t.join();
 }
 
 /// Row-major f32 data of rows x cols in [-3, 3).

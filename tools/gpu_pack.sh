@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# tools/gpu_pack.sh OUT [CANDIDATES_DIR]
+# tools/gpu_pack.sh OUT [CANDIDATES_DIR...]
 #
 # Packs what a GPU host needs to run tessel's runtime-only binaries, which are built here:
 # tessel-bench and tessel-run (no LLVM, no compiler), the shared libraries they need that a
-# host with only the NVIDIA driver lacks (Abseil's), and optionally the candidates a
-# `sweep --target=cuda:... --build-only --out=CANDIDATES_DIR` built. Prints the command to run
-# on the GPU host. Build first: bazel build //autotune:tessel-bench //tools:tessel-run
+# host with only the NVIDIA driver lacks (Abseil's, unless they were linked statically), and
+# the candidates of any number of `sweep --target=cuda:... --build-only --out=DIR` runs, each
+# as OUT/<basename of DIR>/. Prints the command to run on the GPU host, which measures every
+# packed directory in turn (results in OUT/<name>/results.jsonl, copied back beside that
+# directory's candidates.jsonl for `sweep --ingest=DIR`). Build first:
+#   bazel build //autotune:tessel-bench //tools:tessel-run
 set -euo pipefail
-out="${1:?usage: tools/gpu_pack.sh OUT [CANDIDATES_DIR]}"
-candidates="${2:-}"
+out="${1:?usage: tools/gpu_pack.sh OUT [CANDIDATES_DIR...]}"
+shift
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/bazel-bin"
 for b in autotune/tessel-bench tools/tessel-run; do
   [[ -x "$bin/$b" ]] || { echo "gpu_pack: $bin/$b is not built (bazel build //autotune:tessel-bench //tools:tessel-run)" >&2; exit 1; }
+done
+names=()
+for dir in "$@"; do
+  [[ -f "$dir/run.sh" && -f "$dir/candidates.jsonl" ]] ||
+    { echo "gpu_pack: $dir is not the output of sweep --build-only (no run.sh / candidates.jsonl)" >&2; exit 1; }
+  name="$(basename "$dir")"
+  for n in "${names[@]+"${names[@]}"}"; do
+    [[ "$n" != "$name" ]] || { echo "gpu_pack: two candidate directories are named $name" >&2; exit 1; }
+  done
+  [[ "$name" != bin && "$name" != lib ]] || { echo "gpu_pack: a candidate directory may not be named $name" >&2; exit 1; }
+  names+=("$name")
 done
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
@@ -22,17 +36,24 @@ cp "$bin/autotune/tessel-bench" "$bin/tools/tessel-run" "$out/bin/"
 for b in "$out"/bin/*; do
   ldd "$b" | awk '/=> \// {print $3}' | grep -E 'libabsl_' || true
 done | sort -u | while read -r lib; do cp -L "$lib" "$out/lib/"; done
-if [[ -n "$candidates" ]]; then
-  mkdir -p "$out/candidates"
-  cp -r "$candidates"/candidates "$candidates"/candidates.jsonl "$candidates"/run.sh "$out/candidates/"
-  rm -f "$out/candidates/results.jsonl"
-fi
+for dir in "$@"; do
+  name="$(basename "$dir")"
+  mkdir -p "$out/$name"
+  cp -r "$dir"/candidates "$dir"/candidates.jsonl "$dir"/run.sh "$out/$name/"
+  rm -f "$out/$name/results.jsonl"
+done
 cat > "$out/run-on-gpu-host.sh" <<'SH'
 #!/bin/sh
-# Runs the packed candidates on this (GPU) host; results in candidates/results.jsonl.
+# Runs every packed candidate directory on this (GPU) host; results in <dir>/results.jsonl.
 here="$(cd "$(dirname "$0")" && pwd)"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-sh "$here/candidates/run.sh" "$here/bin/tessel-bench"
+for run in "$here"/*/run.sh; do
+  [ -f "$run" ] || continue
+  dir="$(dirname "$run")"
+  start=$(date +%s)
+  sh "$run" "$here/bin/tessel-bench"
+  echo "$(basename "$dir"): $(grep -c '"status"' "$dir/results.jsonl" 2>/dev/null || echo 0) results in $(( $(date +%s) - start )) s: $dir/results.jsonl"
+done
 SH
 chmod +x "$out/run-on-gpu-host.sh"
 du -sh "$out" | awk '{print "gpu_pack: " $1 " in " $2}'

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 namespace tessel::zoo {
 namespace {
@@ -14,23 +13,13 @@ public:
   AttentionProblem(const Shape &s, uint64_t seed)
       : z_(s.at("Z")), h_(s.at("H")), n_(s.at("N_CTX")), d_(s.at("D")), causal_(s.at("CAUSAL") != 0),
         q_("f16", z_ * h_ * n_ * d_), k_("f16", q_.size()), v_("f16", q_.size()),
-        o_("f16", q_.size()), want_(q_.size()) {
+        o_("f16", q_.size()) {
     std::mt19937_64 gen(seed);
     fillRandom(q_, gen);
     fillRandom(k_, gen);
     fillRandom(v_, gen);
-    // The reference in double, for every query row where that is cheap (up to ~2^28 products)
-    // and otherwise for a random sample of rows drawn afresh with the inputs, always with each
-    // head's first and last row (the masked edges); Check also requires every output element
-    // to have been written (the poison is NaN). The rows are spread over the host's threads.
-    int64_t rows = z_ * h_ * n_;
-    double work = double(rows) * n_ * d_ * (causal_ ? 1 : 2);
-    int64_t stride = std::max<int64_t>(1, int64_t(std::ceil(work / double(1 << 28))));
-    for (int64_t r = 0; r < rows; ++r) {
-      int64_t i = r % n_;
-      if (stride == 1 || i == 0 || i == n_ - 1 || gen() % uint64_t(stride) == 0)
-        checked_.push_back(r);
-    }
+    // The reference in double for the rows referenceRows picks, spread over the host's threads.
+    checked_ = referenceRows(z_ * h_ * n_, n_, double(n_) * d_ * (causal_ ? 1 : 2), gen);
     std::vector<float> q(q_.size()), k(q_.size()), v(q_.size());
     for (size_t i = 0; i < q.size(); ++i) {
       q[i] = q_.get(i);
@@ -39,7 +28,7 @@ public:
     }
     want_.assign(checked_.size() * d_, 0.0);
     double scale = 1.0 / std::sqrt(double(d_));
-    auto referenceRows = [&](size_t begin, size_t end) {
+    auto reference = [&](size_t begin, size_t end) {
       std::vector<double> p(n_), o(d_);
       for (size_t c = begin; c < end; ++c) {
         int64_t zh = checked_[c] / n_, i = checked_[c] % n_;
@@ -65,13 +54,7 @@ public:
           want_[c * d_ + d] = o[d] / sum;
       }
     };
-    size_t threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
-    size_t chunk = (checked_.size() + threads - 1) / threads;
-    std::vector<std::thread> pool;
-    for (size_t t = 0; t * chunk < checked_.size(); ++t)
-      pool.emplace_back(referenceRows, t * chunk, std::min(checked_.size(), (t + 1) * chunk));
-    for (std::thread &t : pool)
-      t.join();
+    parallelRows(checked_.size(), reference);
   }
 protected:
   std::vector<Arg> HostArgs() override {
