@@ -1,6 +1,7 @@
 //===- Bundle.cpp - tuned kernel bundles: open, verify, look up, load -*- C++ -*-===//
 
 #include "runtime/Bundle.h"
+#include "runtime/target/GpuArtifact.h"
 #include "runtime/Files.h"
 #include "runtime/Sha256.h"
 #include "runtime/target/JsonDepth.h"
@@ -134,14 +135,19 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
       return r.error("target.features", "expected an array of strings");
     bundle->target_.features.push_back(f.get<std::string>());
   }
-  if (*targetKind != host.kind || *arch != host.arch)
+  // A GPU bundle opened on the CPU host: its chip is checked against the GPU when an artifact
+  // is loaded (the device refuses code for another chip), since the host cannot know it.
+  bool gpuBundle = host.kind == TargetKind::Cpu && *targetKind != TargetKind::Cpu;
+  if (gpuBundle && *targetKind == TargetKind::Cuda && !PtxVersionFor(*arch).ok())
+    return r.error("target.arch", "'" + *arch + "' is not a CUDA chip tessel builds for");
+  if (!gpuBundle && (*targetKind != host.kind || *arch != host.arch))
     return absl::FailedPreconditionError(manifestPath + ": the bundle is for " +
                                          TargetKindName(*targetKind) + " " + *arch +
                                          ", this machine is " + TargetKindName(host.kind) + " " +
                                          host.arch + "; its artifacts cannot run here");
   std::set<std::string> have(host.features.begin(), host.features.end());
   std::string missing;
-  for (const std::string &f : bundle->target_.features)
+  for (const std::string &f : gpuBundle ? std::vector<std::string>() : bundle->target_.features)
     if (!have.count(f))
       missing += (missing.empty() ? "" : ", ") + f;
   if (!missing.empty())

@@ -84,7 +84,8 @@ struct BundleChoice {
 
 class Bundle {
 public:
-  /// Opens and verifies the bundle in `dir` for `host`.
+  /// Opens and verifies the bundle in `dir` for `host`. A GPU bundle opened for the CPU host
+  /// (the default) is verified against its GPU when an artifact is loaded on the device.
   static absl::StatusOr<std::unique_ptr<Bundle>> Open(const std::string &dir,
                                                       const Target &host = Target::Host());
   /// The entry of `kernel` tuned for `shape` (and `dtype` when not empty), else the one tuned

@@ -2,20 +2,21 @@
 # tools/gpu_pack.sh OUT [CANDIDATES_DIR...]
 #
 # Packs what a GPU host needs to run tessel's runtime-only binaries, which are built here:
-# tessel-bench and tessel-run (no LLVM, no compiler), the shared libraries they need that a
+# tessel-bench, tessel-run and the example bundle consumer (no LLVM, no compiler), the shared libraries they need that a
 # host with only the NVIDIA driver lacks (Abseil's, unless they were linked statically), and
 # the candidates of any number of `sweep --target=cuda:... --build-only --out=DIR` runs, each
 # as OUT/<basename of DIR>/. Prints the command to run on the GPU host, which measures every
 # packed directory in turn (results in OUT/<name>/results.jsonl, copied back beside that
 # directory's candidates.jsonl for `sweep --ingest=DIR`). Build first:
-#   bazel build //autotune:tessel-bench //tools:tessel-run
+#   bazel build //autotune:tessel-bench //tools:tessel-run //runtime/examples:bundle_consumer
 set -euo pipefail
 out="${1:?usage: tools/gpu_pack.sh OUT [CANDIDATES_DIR...]}"
 shift
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/bazel-bin"
-for b in autotune/tessel-bench tools/tessel-run; do
-  [[ -x "$bin/$b" ]] || { echo "gpu_pack: $bin/$b is not built (bazel build //autotune:tessel-bench //tools:tessel-run)" >&2; exit 1; }
+binaries=(autotune/tessel-bench tools/tessel-run runtime/examples/bundle_consumer)
+for b in "${binaries[@]}"; do
+  [[ -x "$bin/$b" ]] || { echo "gpu_pack: $bin/$b is not built (bazel build //autotune:tessel-bench //tools:tessel-run //runtime/examples:bundle_consumer)" >&2; exit 1; }
 done
 names=()
 for dir in "$@"; do
@@ -30,7 +31,7 @@ for dir in "$@"; do
 done
 rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
-cp "$bin/autotune/tessel-bench" "$bin/tools/tessel-run" "$out/bin/"
+for b in "${binaries[@]}"; do cp "$bin/$b" "$out/bin/"; done
 # The libraries a driver-only host lacks: Abseil (the C library, libstdc++, OpenBLAS and the
 # driver are there).
 for b in "$out"/bin/*; do

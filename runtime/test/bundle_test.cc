@@ -347,6 +347,34 @@ TEST(Bundle, BundleForAnotherTargetIsRefused) {
             std::string::npos);
 }
 
+TEST(Bundle, GpuBundleOpensOnTheCpuHostAndIsCheckedByItsDevice) {
+  // A cuda bundle on a machine whose host target is the CPU: the host cannot know the GPU's
+  // chip, so Open verifies schema and checksums and the device checks the chip at Load (the
+  // H100 run of the bundle consumer was refused as "for cuda sm_90, this machine is cpu"
+  // before). Loading it on the CPU device is refused.
+  std::string dir = makeBundle("gpu", [](std::string &m) {
+    std::string cpu = m.substr(m.find("{\"kind\": \"cpu\""));
+    cpu = cpu.substr(0, cpu.find('}') + 1);
+    replace(m, cpu, R"({"kind": "cuda", "arch": "sm_90", "features": []})");
+  });
+  auto bundle = Bundle::Open(dir);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ((*bundle)->target().str(), "cuda:sm_90");
+  auto device = tessel::runtime::Device::Create("cpu");
+  ASSERT_TRUE(device.ok());
+  auto module = (*bundle)->Load((*bundle)->entries()[0], **device);
+  ASSERT_FALSE(module.ok());
+  EXPECT_NE(std::string(module.status().message()).find("cuda device"), std::string::npos)
+      << module.status();
+  std::string unknown = makeBundle("gpu_unknown_chip", [](std::string &m) {
+    std::string cpu = m.substr(m.find("{\"kind\": \"cpu\""));
+    cpu = cpu.substr(0, cpu.find('}') + 1);
+    replace(m, cpu, R"({"kind": "cuda", "arch": "sm_75", "features": []})");
+  });
+  EXPECT_NE(openError(unknown).find("'sm_75' is not a CUDA chip tessel builds for"),
+            std::string::npos);
+}
+
 TEST(Bundle, TamperedArtifactIsRefused) {
   std::string dir = makeBundle("tampered");
   std::string bytes = read(dir + "/artifacts/vadd.so");

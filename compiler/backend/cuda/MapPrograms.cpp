@@ -16,8 +16,9 @@
 //     parallel iteration (a reduction over a tile's outer dimension) is interchanged first;
 //   - each thread runs `unroll` iterations of a distributed loop at once, so that many loads
 //     are in flight (a GPU hides memory latency with independent accesses);
-//   - tile buffers are views of one dynamic shared-memory arena, so a block may use more than
-//     the 48 KB of static shared memory.
+//   - tile buffers are static shared variables while they fit in 47 KB, and otherwise views
+//     of one dynamic shared-memory arena, so a block may use more than the 48 KB of static
+//     shared memory.
 // This is stage 1: correct for every kernel, parallel where linalg says so.
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +34,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -260,6 +262,17 @@ private:
   LogicalResult mapAllocs() {
     SmallVector<memref::AllocOp> allocs;
     func_.walk([&](memref::AllocOp a) { allocs.push_back(a); });
+    // Static shared memory (one variable per buffer) where the tiles fit in what a block gets
+    // without asking, 48 KB less room for the broadcast scalars and reduction scratch: LLVM
+    // knows distinct variables do not alias and keeps values in registers across their stores
+    // (views of one arena at offsets chosen per loop iteration defeat that: matmul ran 2x
+    // slower on the H100). Larger tiles take the dynamic arena.
+    int64_t tileBytes = 0;
+    for (memref::AllocOp alloc : allocs)
+      if (!alloc->getParentOfType<scf::ParallelOp>() && alloc.getType().hasStaticShape())
+        tileBytes += llvm::alignTo(bytesOf(alloc.getType()), 16) *
+                     (alloc->getParentOfType<scf::ForOp>() ? 2 : 1);
+    useArena_ = tileBytes > 47 * 1024;
     for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
       if (alloc->getParentOfType<scf::ParallelOp>()) {
@@ -272,13 +285,13 @@ private:
                                     "placed in shared memory on cuda yet";
       OpBuilder b(alloc);
       Location loc = alloc.getLoc();
-      Value shared = arenaBuffer(b, type, loc);
+      Value shared = tileBuffer(b, type, loc);
       Value cast = memref::MemorySpaceCastOp::create(b, loc, type, shared);
       if (auto loop = alloc->getParentOfType<scf::ForOp>()) {
         // A buffer allocated in a loop may be carried into the next iteration (a
         // loop-carried tile) while that iteration allocates again: consecutive iterations
         // take turns between two buffers.
-        Value other = arenaBuffer(b, type, loc);
+        Value other = tileBuffer(b, type, loc);
         Value otherCast = memref::MemorySpaceCastOp::create(b, loc, type, other);
         Value iteration = arith::DivSIOp::create(
             b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
@@ -298,12 +311,19 @@ private:
     return success();
   }
 
-  /// A view of `type`'s shape in shared memory at the arena's next 16-byte aligned offset.
-  Value arenaBuffer(OpBuilder &b, MemRefType type, Location loc) {
+  int64_t bytesOf(MemRefType type) {
     int64_t elementBytes =
         int64_t(DataLayout::closest(func_).getTypeSize(type.getElementType()).getFixedValue());
+    return type.getNumElements() * std::max<int64_t>(elementBytes, 1);
+  }
+
+  /// A shared buffer of `type`'s shape: a static variable, or a view of the arena at its next
+  /// 16-byte aligned offset.
+  Value tileBuffer(OpBuilder &b, MemRefType type, Location loc) {
+    if (!useArena_)
+      return workgroupBuffer(type.getShape(), type.getElementType(), loc);
     int64_t offset = llvm::alignTo(arenaBytes_, 16);
-    arenaBytes_ = offset + type.getNumElements() * std::max<int64_t>(elementBytes, 1);
+    arenaBytes_ = offset + bytesOf(type);
     auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
     auto viewType =
         MemRefType::get(type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(), space);
@@ -493,10 +513,11 @@ private:
   }
 
   /// for i in [tid, total) step numThreads: the body at the delinearized indices, `unroll_`
-  /// iterations at a time (i, i + numThreads, ...) and the rest one at a time. A dimension
-  /// whose trip count is dynamic but bounded by a constant (a masked tile: min(rows left,
-  /// BLOCK)) is iterated over its bound, the body guarded by the dynamic count: constant
-  /// divisors in the delinearization, and every thread's share known when compiling.
+  /// iterations at a time (i, i + numThreads, ...) and the rest one at a time. An inner
+  /// dimension (one the delinearization divides by) whose trip count is dynamic but bounded by
+  /// a constant (a masked tile: min(cols left, BLOCK)) is iterated over its bound, the body
+  /// guarded by the dynamic count: constant divisors instead of a run-time division per
+  /// element. The outermost dimension keeps its dynamic count (no division by it, no guard).
   void distribute(scf::ParallelOp loop) {
     barrierBefore(loop);
     OpBuilder b(loop);
@@ -512,7 +533,9 @@ private:
       std::optional<int64_t> lbValue = getConstantIntValue(lb);
       std::optional<int64_t> stepValue = getConstantIntValue(step);
       std::optional<int64_t> ubBound = constantUpperBound(ub);
-      if (!getConstantIntValue(n) && lbValue && stepValue && *stepValue > 0 && ubBound) {
+      bool divisor = !trips.empty(); // dimension d > 0
+      if (divisor && !getConstantIntValue(n) && lbValue && stepValue && *stepValue > 0 &&
+          ubBound) {
         guard = n;
         n = arith::ConstantIndexOp::create(
             b, loc, std::max<int64_t>(0, llvm::divideCeil(*ubBound - *lbValue, *stepValue)));
@@ -548,7 +571,12 @@ private:
       for (Operation &inner : loop.getBody()->without_terminator())
         at.clone(inner, map);
     };
-    int64_t unroll = unroll_;
+    // A body with a loop of its own (a dot product per element) has its own independent work;
+    // unrolled it only costs registers (matmul ran 2x slower on the H100).
+    bool nested = loop.getBody()
+                      ->walk([](LoopLikeOpInterface) { return WalkResult::interrupt(); })
+                      .wasInterrupted();
+    int64_t unroll = nested ? 1 : unroll_;
     if (std::optional<int64_t> n = getConstantIntValue(total))
       unroll = std::min<int64_t>(unroll, llvm::divideCeil(std::max<int64_t>(*n, 1), threads_));
     Value start = tid_;
@@ -623,6 +651,7 @@ private:
   gpu::GPUFuncOp func_;
   int64_t threads_, unroll_;
   int64_t arenaBytes_ = 0;
+  bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;
 };
 
@@ -738,8 +767,10 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       int64_t total = arena;
       for (BlockArgument buffer : func.getWorkgroupAttributions()) {
         auto type = cast<MemRefType>(buffer.getType());
-        total += type.getNumElements() *
-                 int64_t(DataLayout::closest(func).getTypeSize(type.getElementType()).getFixedValue());
+        total += llvm::alignTo(
+            type.getNumElements() *
+                int64_t(DataLayout::closest(func).getTypeSize(type.getElementType()).getFixedValue()),
+            16);
       }
       if (maxSharedBytes > 0 && total > maxSharedBytes) {
         func.emitError() << "the kernel needs " << total

@@ -15,10 +15,11 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
   let description = [{
     Each public kernel (func.func with the structured lowering's six trailing program-id and
     grid arguments) moves into a gpu.module as a gpu.func kernel: the program ids become
-    gpu.block_id, the grid sizes gpu.grid_dim. Its tile buffers (memref.alloc) become views
-    of one dynamic shared-memory arena (gpu.dynamic_shared_memory), whose size per kernel the
-    pass records in the module attribute `tessel.dynamic_shared_bytes` (the launch metadata);
-    an arena larger than max-shared-bytes is an error. The block's work is spread over
+    gpu.block_id, the grid sizes gpu.grid_dim. Its tile buffers (memref.alloc) become
+    workgroup (shared) variables while they fit in 47 KB together, and otherwise views of one
+    dynamic shared-memory arena (gpu.dynamic_shared_memory), whose size per kernel the pass
+    records in the module attribute `tessel.dynamic_shared_bytes` (the launch metadata);
+    shared memory beyond max-shared-bytes is an error. The block's work is spread over
     num-warps * 32 threads: every outermost scf.parallel loop is distributed cyclically over
     the threads (the innermost dimension fastest, so neighbouring threads touch neighbouring
     elements; `unroll` iterations per thread in flight at once) and followed by a barrier; a

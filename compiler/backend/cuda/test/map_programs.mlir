@@ -1,6 +1,6 @@
 // One program = one CUDA block (MapPrograms.cpp): the kernel becomes a gpu.func without its
-// six grid arguments (block ids and grid sizes instead), its tile buffer is a view of the
-// dynamic shared-memory arena (its size in the module's launch metadata), the parallel loop is
+// six grid arguments (block ids and grid sizes instead), its tile buffer is a shared variable
+// (a view of the dynamic arena when the tiles pass 47 KB: @big below), the parallel loop is
 // spread over the block's threads (start at the thread id, step the block size) between
 // barriers, and the scalar store runs on thread 0. A reduction of a tile into a scalar buffer
 // is shared by the threads and finished with warp shuffles.
@@ -12,17 +12,16 @@
 // RUN: not tessel-opt %s --split-input-file --tessel-cuda-map-programs='max-shared-bytes=1024' 2>&1 | FileCheck %s --check-prefix=TOO-BIG
 // TOO-BIG: error: the kernel needs 8448 bytes of shared memory; a block of this GPU has 1024
 
-// CHECK: module attributes {gpu.container_module, tessel.dynamic_shared_bytes = {scale = 256 : i64}}
+// CHECK: module attributes {gpu.container_module, tessel.dynamic_shared_bytes = {scale = 0 : i64}}
 // CHECK: gpu.module @tessel_kernels
 // CHECK-LABEL: gpu.func @scale(
 // CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<f32>, %{{.*}}: f32)
+// CHECK-SAME: workgroup(%[[TILE:.*]] : memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK-SAME: kernel
 // CHECK-SAME: known_block_size = array<i32: 64, 1, 1>
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[THREADS:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
-// CHECK: %[[ARENA:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
-// CHECK: %[[TILE:.*]] = memref.view %[[ARENA]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
 // CHECK: memref.memory_space_cast %[[TILE]]
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %[[TID]] to %{{.*}} step %[[THREADS]]
@@ -180,19 +179,20 @@ module {
 
 // -----
 
-// A masked copy: the number of rows is dynamic (min(rows left, 32)) but never above 32, so the
-// threads iterate over the whole 32x64 tile with constant divisors, each body guarded by the
-// dynamic count (no division by a run-time value).
+// A masked copy: the number of columns is dynamic (min(columns left, 64)) but never above 64,
+// so the threads delinearize over the whole row of 64 with a constant divisor, each body
+// guarded by the dynamic count (no division by a run-time value); the rows keep their count.
 // CHECK-LABEL: gpu.func @masked_copy(
 // CHECK-NOT: arith.divui %{{.*}}, %{{.*}} : index
 // CHECK: scf.for
-// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %c64 : index
-// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[ROW]], %{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c64 : index
+// CHECK: arith.divui %{{.*}}, %c64 : index
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[COL]], %{{.*}} : index
 // CHECK: scf.if %[[IN]] {
 // CHECK-NEXT: memref.load
 // CHECK-NEXT: memref.store
 module {
-  func.func public @masked_copy(%x: memref<?x64xf32>, %left: index,
+  func.func public @masked_copy(%x: memref<32x?xf32>, %left: index,
                                 %pid_x: i32, %pid_y: i32, %pid_z: i32,
                                 %gx: i32, %gy: i32, %gz: i32) {
     %c0 = arith.constant 0 : index
@@ -200,14 +200,38 @@ module {
     %c32 = arith.constant 32 : index
     %c64 = arith.constant 64 : index
     %tile = memref.alloc() : memref<32x64xf32>
-    %m = arith.minsi %left, %c32 : index
-    %rows = arith.maxsi %m, %c0 : index
-    scf.parallel (%i, %j) = (%c0, %c0) to (%rows, %c64) step (%c1, %c1) {
-      %v = memref.load %x[%i, %j] : memref<?x64xf32>
+    %m = arith.minsi %left, %c64 : index
+    %cols = arith.maxsi %m, %c0 : index
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c32, %cols) step (%c1, %c1) {
+      %v = memref.load %x[%i, %j] : memref<32x?xf32>
       memref.store %v, %tile[%i, %j] : memref<32x64xf32>
       scf.reduce
     }
-    memref.copy %tile, %x : memref<32x64xf32> to memref<?x64xf32>
+    memref.copy %tile, %x : memref<32x64xf32> to memref<32x?xf32>
+    return
+  }
+}
+
+// -----
+
+// Tiles of 64 KB: views of the dynamic arena at 16-byte aligned offsets, its size recorded.
+// CHECK: tessel.dynamic_shared_bytes = {big = 65548 : i64}
+// CHECK-LABEL: gpu.func @big(
+// CHECK-DAG: %[[AT0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[AT1:.*]] = arith.constant 65536 : index
+// CHECK-DAG: %[[ARENA:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[ARENA]][%[[AT0]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x128xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[ARENA]][%[[AT1]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3xf32, #gpu.address_space<workgroup>>
+module {
+  func.func public @big(%x: memref<128x128xf32>, %y: memref<3xf32>,
+                        %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                        %gx: i32, %gy: i32, %gz: i32) {
+    %tile = memref.alloc() : memref<128x128xf32>
+    %small = memref.alloc() : memref<3xf32>
+    memref.copy %x, %tile : memref<128x128xf32> to memref<128x128xf32>
+    memref.copy %y, %small : memref<3xf32> to memref<3xf32>
+    memref.copy %tile, %x : memref<128x128xf32> to memref<128x128xf32>
+    memref.copy %small, %y : memref<3xf32> to memref<3xf32>
     return
   }
 }
