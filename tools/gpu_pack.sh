@@ -7,8 +7,10 @@
 # the candidates of any number of `sweep --target=cuda:... --build-only --out=DIR` runs, each
 # as OUT/<basename of DIR>/. Prints the command to run on the GPU host, which measures every
 # packed directory in turn (results in OUT/<name>/results.jsonl, copied back beside that
-# directory's candidates.jsonl for `sweep --ingest=DIR`). Build first:
-#   bazel build //autotune:tessel-bench //tools:tessel-run //runtime/examples:bundle_consumer
+# directory's candidates.jsonl for `sweep --ingest=DIR`). Build first, Abseil linked
+# statically so that the GPU host needs only the driver, glibc, libstdc++ and OpenBLAS:
+#   bazel build --define=absl=static //autotune:tessel-bench //tools:tessel-run \
+#     //runtime/examples:bundle_consumer
 set -euo pipefail
 out="${1:?usage: tools/gpu_pack.sh OUT [CANDIDATES_DIR...]}"
 shift
