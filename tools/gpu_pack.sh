@@ -10,7 +10,7 @@
 # directory's candidates.jsonl for `sweep --ingest=DIR`). Build first, Abseil linked
 # statically so that the GPU host needs only the driver, glibc, libstdc++ and OpenBLAS:
 #   bazel build --define=absl=static //autotune:tessel-bench //tools:tessel-run \
-#     //runtime/examples:bundle_consumer
+#     //runtime/examples:bundle_consumer //compiler/backend/cuda/test:gpu_e2e_test
 set -euo pipefail
 out="${1:?usage: tools/gpu_pack.sh OUT [CANDIDATES_DIR...]}"
 shift
@@ -39,6 +39,14 @@ for b in "${binaries[@]}"; do cp "$bin/$b" "$out/bin/"; done
 for b in "$out"/bin/*; do
   ldd "$b" | awk '/=> \// {print $3}' | grep -E 'libabsl_' || true
 done | sort -u | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# The runtime-only GPU tests and the artifacts the build compiled for them, at the relative
+# paths they read (bazel build //compiler/backend/cuda/test:gpu_e2e_test first).
+test="$bin/compiler/backend/cuda/test/gpu_e2e_test"
+if [[ -x "$test" ]]; then
+  mkdir -p "$out/tests/compiler/backend/cuda/test"
+  cp "$test" "$out/tests/"
+  cp "$bin"/compiler/backend/cuda/test/*.artifact "$out/tests/compiler/backend/cuda/test/"
+fi
 for dir in "$@"; do
   name="$(basename "$dir")"
   mkdir -p "$out/$name"
@@ -47,9 +55,13 @@ for dir in "$@"; do
 done
 cat > "$out/run-on-gpu-host.sh" <<'SH'
 #!/bin/sh
-# Runs every packed candidate directory on this (GPU) host; results in <dir>/results.jsonl.
+# Runs the GPU tests, then every packed candidate directory on this (GPU) host; results in
+# <dir>/results.jsonl.
 here="$(cd "$(dirname "$0")" && pwd)"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -x "$here/tests/gpu_e2e_test" ]; then
+  (cd "$here/tests" && ./gpu_e2e_test) || echo "gpu_e2e_test FAILED"
+fi
 for run in "$here"/*/run.sh; do
   [ -f "$run" ] || continue
   dir="$(dirname "$run")"

@@ -33,6 +33,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -685,7 +686,29 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
     for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
       global->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
 
-    // Device functions: run by one thread (the caller's thread 0) with private buffers.
+    // Device functions: run by one thread (the caller's thread 0) with private buffers. PTX
+    // names are [A-Za-z0-9_$] (LLVM aborts on others), while Triton names noinline functions
+    // like "__main__.scale_add__fp32__(1,)cconstexpr_2_d_0_": the others become '_', made
+    // unique with a suffix.
+    SymbolTable symbols(module);
+    for (func::FuncOp callee : callees) {
+      std::string name = callee.getName().str();
+      bool renamed = false;
+      for (char &c : name)
+        if (!llvm::isAlnum(c) && c != '_' && c != '$') {
+          c = '_';
+          renamed = true;
+        }
+      if (renamed) {
+        std::string unique = name;
+        for (int i = 1; symbols.lookup(unique); ++i)
+          unique = name + "_" + std::to_string(i);
+        if (failed(symbols.rename(callee, StringAttr::get(ctx, unique)))) {
+          callee.emitError() << "cannot rename the device function to '" << unique << "'";
+          return signalPassFailure();
+        }
+      }
+    }
     for (func::FuncOp callee : callees) {
       callee->moveBefore(gpuModule.getBody(), gpuModule.getBody()->end());
       SmallVector<memref::AllocOp> allocs;

@@ -235,3 +235,24 @@ module {
     return
   }
 }
+
+// -----
+
+// A noinline device function named the way Triton names them: PTX names allow only
+// [A-Za-z0-9_$] (LLVM aborted on this one), so it is renamed, calls too.
+// CHECK: func.func private @__main___scale_add__fp32___1__(
+// CHECK-LABEL: gpu.func @axpy(
+// CHECK: func.call @__main___scale_add__fp32___1__(
+module {
+  func.func private @"__main__.scale_add__fp32__(1,)"(%x: f32) -> f32 {
+    %r = arith.addf %x, %x : f32
+    return %r : f32
+  }
+  func.func public @axpy(%out: memref<f32>, %a: f32,
+                         %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                         %gx: i32, %gy: i32, %gz: i32) {
+    %r = func.call @"__main__.scale_add__fp32__(1,)"(%a) : (f32) -> f32
+    memref.store %r, %out[] : memref<f32>
+    return
+  }
+}
