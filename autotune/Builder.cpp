@@ -2,6 +2,7 @@
 
 #include "autotune/Builder.h"
 
+#include "compiler/backend/Registry.h"
 #include "compiler/pipeline/Compiler.h"
 #include "runtime/CompileCache.h"
 #include "runtime/Files.h"
@@ -33,7 +34,12 @@ std::map<std::string, KernelSource> ReadZooSources() {
 }
 
 Builder::Builder(Target target, std::string cacheDirectory)
-    : target_(std::move(target)), cacheDirectory_(std::move(cacheDirectory)) {}
+    : target_(std::move(target)), cacheDirectory_(std::move(cacheDirectory)) {
+  // The backend's external tools (ptxas) are part of what an artifact was built with.
+  if (absl::StatusOr<const Backend *> backend = lookupBackend(target_.kind); backend.ok())
+    if (std::string identity = (*backend)->toolchainIdentity(); !identity.empty())
+      toolchain_ = "/" + identity;
+}
 
 Built Builder::Build(const Candidate &c, const KernelSource &source) const {
   auto start = std::chrono::steady_clock::now();
@@ -65,7 +71,7 @@ Built Builder::Build(const Candidate &c, const KernelSource &source) const {
     key.specialization += ";" + name + "=" + value;
   for (const auto &[name, value] : options.knobs)
     key.specialization += ";knob." + name + "=" + std::to_string(value);
-  key.target = CompileCacheTargetKey(target_);
+  key.target = CompileCacheTargetKey(target_) + toolchain_;
   key.compilerVersion = kCompilerVersion;
   // One cache object per build: its hit flag is per call, and builds run in parallel.
   runtime::CompileCache cache(cacheDirectory_);

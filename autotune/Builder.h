@@ -71,6 +71,7 @@ public:
 private:
   Target target_;
   std::string cacheDirectory_;
+  std::string toolchain_; ///< "/ptxas=..." for the cache key, or empty
 };
 
 } // namespace tessel::autotune

@@ -106,6 +106,10 @@ public:
   virtual absl::StatusOr<std::string> emit(mlir::ModuleOp module,
                                            const EmitRequest &request) const = 0;
 
+  /// What besides tessel itself determines this backend's artifacts (an external assembler's
+  /// version, ...), for the compile cache key: a new toolchain must not be served old output.
+  virtual std::string toolchainIdentity() const { return ""; }
+
   /// The artifact kind named `name`, or an error listing them.
   absl::StatusOr<ArtifactKind> findArtifactKind(const std::string &name) const;
 };

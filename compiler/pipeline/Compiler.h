@@ -20,7 +20,7 @@
 namespace tessel {
 
 /// The compiler's version, as compile cache keys, records and bundles name it.
-inline constexpr const char *kCompilerVersion = "tessel 0.2";
+inline constexpr const char *kCompilerVersion = "tessel 0.3";
 
 /// The stages every compile passes before its target's backend (--emit ttir, structured,
 /// linalg); any other --emit names one of the backend's artifact kinds (llvm, asm, obj, so,

@@ -9,10 +9,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "autotune/Builder.h"
+#include "compiler/backend/Registry.h"
 #include "runtime/Files.h"
 #include "runtime/target/GpuArtifact.h"
 
 #include "gtest/gtest.h"
+
+#include <unistd.h>
 
 namespace tessel {
 namespace {
@@ -46,6 +49,19 @@ TEST(ZooCuda, EveryKernelCompilesToPtx) {
     }
   }
   EXPECT_GE(compiled, 20);
+}
+
+TEST(ZooCuda, CacheKeyNamesThePtxas) {
+  // A cubin depends on the ptxas that assembled it: the compile cache keys on its version.
+  absl::StatusOr<const Backend *> cuda = lookupBackend(TargetKind::Cuda);
+  ASSERT_TRUE(cuda.ok()) << cuda.status();
+  std::string identity = (*cuda)->toolchainIdentity();
+  const char *cudaPath = getenv("CUDA_PATH");
+  std::string root = cudaPath && *cudaPath ? cudaPath : "/usr/local/cuda";
+  if (access((root + "/bin/ptxas").c_str(), X_OK) == 0)
+    EXPECT_TRUE(identity.rfind("ptxas=Build cuda_", 0) == 0) << identity;
+  else
+    EXPECT_EQ(identity, "ptxas=none");
 }
 
 } // namespace

@@ -51,6 +51,15 @@ public:
 
   Target describeTarget(const Target &target) const override { return target; }
 
+  /// The ptxas that builds cubins (the toolkit found as emit finds it), by its version line;
+  /// "ptxas=none" without a toolkit. Math needs no libdevice (NvvmMath.cpp), so none enters.
+  std::string toolchainIdentity() const override {
+    absl::StatusOr<std::string> toolkit = findCudaToolkit("");
+    if (!toolkit.ok() || toolkit->empty())
+      return "ptxas=none";
+    return "ptxas=" + ptxasVersion(*toolkit);
+  }
+
   absl::StatusOr<std::string> emit(ModuleOp module, const EmitRequest &request) const override {
     absl::StatusOr<ArtifactKind> kind = findArtifactKind(request.artifact);
     if (!kind.ok())

@@ -32,6 +32,10 @@ const Backend &cudaBackend();
 /// none.
 absl::StatusOr<std::string> findCudaToolkit(const std::string &requested);
 
+/// The last line of `ptxas --version` of the toolkit at `toolkit` (its build, e.g. "Build
+/// cuda_13.0.r13.0/compiler.36424714_0"), or "unknown" where it cannot be run.
+std::string ptxasVersion(const std::string &toolkit);
+
 /// Calls of libdevice functions NVPTX has instructions for (__nv_floorf, __nv_fmaxf,
 /// __nv_sqrtf, ...) as LLVM intrinsics; an error naming any other libdevice function left
 /// (NvvmMath.cpp).

@@ -130,6 +130,26 @@ absl::StatusOr<std::string> tessel::findCudaToolkit(const std::string &requested
   return std::string();
 }
 
+std::string tessel::ptxasVersion(const std::string &toolkit) {
+  llvm::SmallString<128> log;
+  if (llvm::sys::fs::createTemporaryFile("tessel-ptxas", "txt", log))
+    return "unknown";
+  auto cleanup = llvm::make_scope_exit([&] { llvm::sys::fs::remove(log); });
+  std::string ptxas = toolkit + "/bin/ptxas";
+  llvm::SmallVector<llvm::StringRef> args{ptxas, "--version"};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                llvm::StringRef(log)};
+  if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, /*SecondsToWait=*/30) != 0)
+    return "unknown";
+  auto text = llvm::MemoryBuffer::getFile(log);
+  if (!text)
+    return "unknown";
+  llvm::StringRef last = llvm::StringRef((*text)->getBuffer()).trim().rsplit('\n').second;
+  if (last.empty())
+    last = llvm::StringRef((*text)->getBuffer()).trim();
+  return last.str();
+}
+
 absl::StatusOr<std::string> tessel::assembleCubin(const std::string &toolkit,
                                                   const std::string &ptx,
                                                   const std::string &arch) {
