@@ -13,4 +13,5 @@ ZOO_KERNELS = [
     "col_sum",
     "layer_norm",
     "attention",
+    "vector_add",
 ]
