@@ -1,9 +1,9 @@
 //===- Bundle.cpp - tuned kernel bundles: open, verify, look up, load -*- C++ -*-===//
 
 #include "runtime/Bundle.h"
-#include "runtime/target/GpuArtifact.h"
 #include "runtime/Files.h"
 #include "runtime/Sha256.h"
+#include "runtime/target/GpuArtifact.h"
 #include "runtime/target/JsonDepth.h"
 
 #include "nlohmann/json.hpp"
@@ -147,8 +147,8 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
                                          host.arch + "; its artifacts cannot run here");
   std::set<std::string> have(host.features.begin(), host.features.end());
   std::string missing;
-  for (const std::string &f : gpuBundle ? std::vector<std::string>() : bundle->target_.features)
-    if (!have.count(f))
+  for (const std::string &f : bundle->target_.features)
+    if (!gpuBundle && !have.count(f))
       missing += (missing.empty() ? "" : ", ") + f;
   if (!missing.empty())
     return absl::FailedPreconditionError(manifestPath +

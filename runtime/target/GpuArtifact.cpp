@@ -13,27 +13,41 @@ constexpr const char *kFormat = "tessel-gpu-artifact";
 constexpr int kVersion = 1;
 } // namespace
 
-absl::StatusOr<std::string> PtxVersionFor(const std::string &arch) {
-  static const std::pair<const char *, const char *> kVersions[] = {
-      {"sm_80", "7.0"}, {"sm_86", "7.1"}, {"sm_89", "7.8"}, {"sm_90", "7.8"}, {"sm_90a", "8.0"}};
-  for (auto [chip, version] : kVersions)
-    if (arch == chip)
-      return std::string(version);
+namespace {
+/// What tessel knows of each chip it builds for: the PTX ISA version it emits, and the most
+/// shared memory a block may use (opt-in maximum, CUDA programming guide's compute capability
+/// table).
+struct Chip {
+  const char *arch, *ptxVersion;
+  int64_t maxSharedBytes;
+};
+constexpr Chip kChips[] = {{"sm_80", "7.0", 163 * 1024},
+                           {"sm_86", "7.1", 99 * 1024},
+                           {"sm_89", "7.8", 99 * 1024},
+                           {"sm_90", "7.8", 227 * 1024},
+                           {"sm_90a", "8.0", 227 * 1024}};
+
+absl::StatusOr<const Chip *> findChip(const std::string &arch) {
+  for (const Chip &chip : kChips)
+    if (arch == chip.arch)
+      return &chip;
   return absl::InvalidArgumentError("no PTX version for chip '" + arch +
                                     "' (tessel builds for sm_80, sm_86, sm_89, sm_90, sm_90a)");
 }
+} // namespace
+
+absl::StatusOr<std::string> PtxVersionFor(const std::string &arch) {
+  absl::StatusOr<const Chip *> chip = findChip(arch);
+  if (!chip.ok())
+    return chip.status();
+  return std::string((*chip)->ptxVersion);
+}
 
 absl::StatusOr<int64_t> MaxSharedBytesPerBlock(const std::string &arch) {
-  // The opt-in maximum per block (CUDA programming guide, compute capabilities table).
-  static const std::pair<const char *, int64_t> kBytes[] = {{"sm_80", 163 * 1024},
-                                                            {"sm_86", 99 * 1024},
-                                                            {"sm_89", 99 * 1024},
-                                                            {"sm_90", 227 * 1024},
-                                                            {"sm_90a", 227 * 1024}};
-  for (auto [chip, bytes] : kBytes)
-    if (arch == chip)
-      return bytes;
-  return absl::InvalidArgumentError("no shared-memory size for chip '" + arch + "'");
+  absl::StatusOr<const Chip *> chip = findChip(arch);
+  if (!chip.ok())
+    return chip.status();
+  return (*chip)->maxSharedBytes;
 }
 
 std::string SerializeGpuArtifact(const GpuArtifact &a) {

@@ -82,63 +82,33 @@ bool containsParallelLoop(Operation *op) {
   return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); }).wasInterrupted();
 }
 
-/// A constant that `v` is never below, where its definition shows one (as for the bound above).
-std::optional<int64_t> constantLowerBound(Value v, int depth = 0) {
+/// A constant bound of `v` (the largest value it takes when `upper`, else the smallest), where
+/// its definition shows one: a constant, or min / max / differences / casts of values with
+/// bounds (the masked sizes of a tile: max(min(n - i, BLOCK), 0), and BLOCK minus such a size).
+std::optional<int64_t> constantBound(Value v, bool upper, int depth = 0) {
   if (std::optional<int64_t> c = getConstantIntValue(v))
     return c;
   Operation *def = v.getDefiningOp();
   if (!def || depth > 16)
     return std::nullopt;
-  if (isa<arith::MaxSIOp>(def)) {
-    std::optional<int64_t> a = constantLowerBound(def->getOperand(0), depth + 1);
-    std::optional<int64_t> b = constantLowerBound(def->getOperand(1), depth + 1);
-    if (a && b)
-      return std::max(*a, *b);
-    return a ? a : b;
-  }
-  if (isa<arith::MinSIOp>(def)) {
-    std::optional<int64_t> a = constantLowerBound(def->getOperand(0), depth + 1);
-    std::optional<int64_t> b = constantLowerBound(def->getOperand(1), depth + 1);
-    if (a && b)
-      return std::min(*a, *b);
-    return std::nullopt;
-  }
+  auto operand = [&](int i, bool up) { return constantBound(def->getOperand(i), up, depth + 1); };
   if (isa<arith::IndexCastOp>(def))
-    return constantLowerBound(def->getOperand(0), depth + 1);
-  return std::nullopt;
-}
-
-/// A constant that `v` never exceeds, where its definition shows one: a constant, or min / max /
-/// differences / casts of values that have bounds (the masked sizes of a tile: max(min(n - i,
-/// BLOCK), 0), and BLOCK minus such a size).
-std::optional<int64_t> constantUpperBound(Value v, int depth = 0) {
-  if (std::optional<int64_t> c = getConstantIntValue(v))
-    return c;
-  Operation *def = v.getDefiningOp();
-  if (!def || depth > 16)
-    return std::nullopt;
-  if (isa<arith::MinSIOp>(def)) {
-    std::optional<int64_t> a = constantUpperBound(def->getOperand(0), depth + 1);
-    std::optional<int64_t> b = constantUpperBound(def->getOperand(1), depth + 1);
-    if (a && b)
-      return std::min(*a, *b);
-    return a ? a : b;
-  }
-  if (isa<arith::MaxSIOp>(def)) {
-    std::optional<int64_t> a = constantUpperBound(def->getOperand(0), depth + 1);
-    std::optional<int64_t> b = constantUpperBound(def->getOperand(1), depth + 1);
-    if (a && b)
-      return std::max(*a, *b);
-    return std::nullopt;
-  }
-  if (isa<arith::IndexCastOp>(def))
-    return constantUpperBound(def->getOperand(0), depth + 1);
+    return operand(0, upper);
   if (isa<arith::SubIOp>(def)) {
-    std::optional<int64_t> a = constantUpperBound(def->getOperand(0), depth + 1);
-    std::optional<int64_t> b = constantLowerBound(def->getOperand(1), depth + 1);
+    std::optional<int64_t> a = operand(0, upper), b = operand(1, !upper);
     if (a && b)
       return *a - *b;
+    return std::nullopt;
   }
+  bool isMin = isa<arith::MinSIOp>(def);
+  if (!isMin && !isa<arith::MaxSIOp>(def))
+    return std::nullopt;
+  std::optional<int64_t> a = operand(0, upper), b = operand(1, upper);
+  if (a && b)
+    return isMin ? std::min(*a, *b) : std::max(*a, *b);
+  // min(x, c) <= c and max(x, c) >= c whatever x is.
+  if (isMin == upper)
+    return a ? a : b;
   return std::nullopt;
 }
 
@@ -226,6 +196,13 @@ scf::ParallelOp interchangeAroundParallel(scf::ForOp loop) {
   return outer;
 }
 
+/// The bytes a static buffer of `type` takes (the data layout of `scope`'s module).
+int64_t sharedBytes(MemRefType type, Operation *scope) {
+  int64_t elementBytes =
+      int64_t(DataLayout::closest(scope).getTypeSize(type.getElementType()).getFixedValue());
+  return type.getNumElements() * std::max<int64_t>(elementBytes, 1);
+}
+
 class BlockMapper {
 public:
   BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll)
@@ -241,11 +218,6 @@ public:
     tid_ = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     numThreads_ = arith::ConstantIndexOp::create(b, loc, threads_);
     zero_ = arith::ConstantIndexOp::create(b, loc, 0);
-    auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
-    arena_ = gpu::DynamicSharedMemoryOp::create(
-        b, loc,
-        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
-                        space));
     SmallVector<scf::ForOp> loops;
     func_.walk([&](scf::ForOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>())
@@ -271,7 +243,7 @@ private:
     int64_t tileBytes = 0;
     for (memref::AllocOp alloc : allocs)
       if (!alloc->getParentOfType<scf::ParallelOp>() && alloc.getType().hasStaticShape())
-        tileBytes += llvm::alignTo(bytesOf(alloc.getType()), 16) *
+        tileBytes += llvm::alignTo(sharedBytes(alloc.getType(), func_), 16) *
                      (alloc->getParentOfType<scf::ForOp>() ? 2 : 1);
     useArena_ = tileBytes > 47 * 1024;
     for (memref::AllocOp alloc : allocs) {
@@ -312,20 +284,19 @@ private:
     return success();
   }
 
-  int64_t bytesOf(MemRefType type) {
-    int64_t elementBytes =
-        int64_t(DataLayout::closest(func_).getTypeSize(type.getElementType()).getFixedValue());
-    return type.getNumElements() * std::max<int64_t>(elementBytes, 1);
-  }
-
   /// A shared buffer of `type`'s shape: a static variable, or a view of the arena at its next
   /// 16-byte aligned offset.
   Value tileBuffer(OpBuilder &b, MemRefType type, Location loc) {
     if (!useArena_)
       return workgroupBuffer(type.getShape(), type.getElementType(), loc);
-    int64_t offset = llvm::alignTo(arenaBytes_, 16);
-    arenaBytes_ = offset + bytesOf(type);
     auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
+    if (!arena_)
+      arena_ = gpu::DynamicSharedMemoryOp::create(
+          b, loc,
+          MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
+                          space));
+    int64_t offset = llvm::alignTo(arenaBytes_, 16);
+    arenaBytes_ = offset + sharedBytes(type, func_);
     auto viewType =
         MemRefType::get(type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(), space);
     Value at = arith::ConstantIndexOp::create(b, loc, offset);
@@ -533,7 +504,7 @@ private:
       Value guard;
       std::optional<int64_t> lbValue = getConstantIntValue(lb);
       std::optional<int64_t> stepValue = getConstantIntValue(step);
-      std::optional<int64_t> ubBound = constantUpperBound(ub);
+      std::optional<int64_t> ubBound = constantBound(ub, /*upper=*/true);
       bool divisor = !trips.empty(); // dimension d > 0
       if (divisor && !getConstantIntValue(n) && lbValue && stepValue && *stepValue > 0 &&
           ubBound) {
@@ -788,13 +759,8 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       sizes.append(old.begin(), old.end());
     for (auto [func, arena] : arenas) {
       int64_t total = arena;
-      for (BlockArgument buffer : func.getWorkgroupAttributions()) {
-        auto type = cast<MemRefType>(buffer.getType());
-        total += llvm::alignTo(
-            type.getNumElements() *
-                int64_t(DataLayout::closest(func).getTypeSize(type.getElementType()).getFixedValue()),
-            16);
-      }
+      for (BlockArgument buffer : func.getWorkgroupAttributions())
+        total += llvm::alignTo(sharedBytes(cast<MemRefType>(buffer.getType()), func), 16);
       if (maxSharedBytes > 0 && total > maxSharedBytes) {
         func.emitError() << "the kernel needs " << total
                          << " bytes of shared memory; a block of this GPU has "
