@@ -6,6 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -42,8 +45,12 @@ absl::Status checkRange(size_t size, size_t bytes, size_t offset) {
 
 class HostBuffer : public Buffer {
 public:
-  HostBuffer(void *data, size_t size) : data_(data), size_(size) {}
-  ~HostBuffer() override { std::free(data_); }
+  HostBuffer(void *data, size_t size, bool owned = true)
+      : data_(data), size_(size), owned_(owned) {}
+  ~HostBuffer() override {
+    if (owned_)
+      std::free(data_);
+  }
   void *data() override { return data_; }
   size_t size() const override { return size_; }
   absl::Status CopyFromHost(const void *source, size_t bytes, size_t offset) override {
@@ -71,12 +78,42 @@ public:
 private:
   void *data_;
   size_t size_;
+  bool owned_;
+};
+
+/// A buffer of its own mapping between two inaccessible regions (DeviceOptions::guardBuffers).
+class GuardedHostBuffer : public HostBuffer {
+public:
+  static absl::StatusOr<std::unique_ptr<Buffer>> Create(size_t bytes) {
+    size_t page = size_t(sysconf(_SC_PAGESIZE));
+    size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+    size_t pages = (rounded + page - 1) / page * page;
+    size_t total = kGuardBeforeBytes + pages + kGuardAfterBytes;
+    void *base = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED)
+      return absl::ResourceExhaustedError(absl::StrCat("cannot map ", bytes, " bytes"));
+    char *first = static_cast<char *>(base) + kGuardBeforeBytes;
+    if (mprotect(first, pages, PROT_READ | PROT_WRITE) != 0) {
+      munmap(base, total);
+      return absl::ResourceExhaustedError(absl::StrCat("cannot map ", bytes, " bytes"));
+    }
+    char *data = first + pages - rounded;
+    std::memset(data + bytes, 0xFF, rounded - bytes);
+    return std::unique_ptr<Buffer>(new GuardedHostBuffer(base, total, data, bytes));
+  }
+  ~GuardedHostBuffer() override { munmap(base_, total_); }
+
+private:
+  GuardedHostBuffer(void *base, size_t total, void *data, size_t bytes)
+      : HostBuffer(data, bytes, /*owned=*/false), base_(base), total_(total) {}
+  void *base_;
+  size_t total_;
 };
 
 class CpuDevice : public Device {
 public:
   explicit CpuDevice(const DeviceOptions &options)
-      : pool_(options.threads), launch_(options.launch) {}
+      : pool_(options.threads), launch_(options.launch), guardBuffers_(options.guardBuffers) {}
   std::string kind() const override { return "cpu"; }
   std::string name() const override { return absl::StrCat("cpu (", pool_.size(), " threads)"); }
   std::map<std::string, std::string> Environment() const override {
@@ -84,6 +121,8 @@ public:
   }
 
   absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) override {
+    if (guardBuffers_)
+      return GuardedHostBuffer::Create(bytes);
     size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
     void *data = std::aligned_alloc(64, rounded);
     if (!data)
@@ -120,6 +159,7 @@ public:
 private:
   ThreadPool pool_;
   LaunchOptions launch_;
+  bool guardBuffers_;
   std::vector<char> flush_;
 };
 

@@ -43,7 +43,17 @@ struct DeviceOptions {
   unsigned threads = 0;
   /// CPU: how programs are split across threads.
   LaunchOptions launch;
+  /// CPU: each buffer's end (its size rounded up to 64 bytes; the bytes in between are 0xFF,
+  /// a NaN to floats) meets kGuardAfterBytes of inaccessible address space, with
+  /// kGuardBeforeBytes before its start, so that a kernel running past a buffer faults at
+  /// once instead of reading or writing other memory. For tools that run buffer sizes they
+  /// cannot check against a kernel (tessel-run); each buffer costs its own mapping.
+  bool guardBuffers = false;
 };
+
+/// The inaccessible address space around a guarded CPU buffer (DeviceOptions::guardBuffers).
+inline constexpr size_t kGuardBeforeBytes = size_t(64) << 10;
+inline constexpr size_t kGuardAfterBytes = size_t(16) << 20;
 
 /// Where kernels run. The only way applications and tools load artifacts and launch kernels:
 /// Load checks the artifact and returns an executable of the device's kind, Launch runs one of

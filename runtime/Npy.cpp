@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <fstream>
 #include <set>
 
@@ -205,7 +206,21 @@ absl::StatusOr<NpyArray> ReadNpy(const std::string &path) {
   for (int64_t d : array.shape)
     if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxNpyBytes)
       return bad("array too large (more than " + std::to_string(kMaxNpyBytes) + " bytes)");
-  array.data.resize(bytes);
+  // The data must be in the file: a header is never trusted with an allocation.
+  std::streamoff dataStart = in.tellg();
+  in.seekg(0, std::ios::end);
+  std::streamoff fileEnd = in.tellg();
+  if (dataStart < 0 || fileEnd < dataStart || !in.seekg(dataStart))
+    return bad("cannot tell the file's size");
+  if (bytes > fileEnd - dataStart)
+    return bad(absl::StrCat("the shape needs ", bytes, " bytes of data, the file holds ",
+                            fileEnd - dataStart));
+  try {
+    array.data.resize(bytes);
+  } catch (const std::bad_alloc &) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": cannot allocate ", bytes, " bytes for its data"));
+  }
   if (bytes && !in.read(reinterpret_cast<char *>(array.data.data()), bytes))
     return bad(absl::StrCat("expected ", bytes, " bytes of data"));
   return array;

@@ -21,7 +21,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -45,6 +49,107 @@ const char *kUsage =
     "  tessel-run cannot check that a buffer is as large as the kernel reads or writes: a\n"
     "  compiled kernel does not know its buffers' sizes, so give shapes that match the grid\n"
     "  and the scalars (a buffer too small is read or written out of bounds).\n";
+
+/// Faults while a kernel runs. The CPU device guards every buffer (DeviceOptions::
+/// guardBuffers), so a kernel that runs past one faults at once; the handler then names the
+/// nearest argument and exits 1. A fault at any other time is tessel-run's own and crashes as
+/// usual. Only async-signal-safe calls in the handler: write and _exit.
+namespace faults {
+
+struct Range {
+  uintptr_t begin = 0, end = 0;
+};
+constexpr int kMaxRanges = 256;
+Range ranges[kMaxRanges];
+int rangeCount = 0;
+volatile sig_atomic_t armed = 0;
+
+void say(const char *text) {
+  size_t n = 0;
+  while (text[n])
+    ++n;
+  ssize_t ignored = write(2, text, n);
+  (void)ignored;
+}
+
+void sayNumber(uint64_t v, bool hex = false) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = "0123456789abcdef"[v % (hex ? 16 : 10)];
+    v /= hex ? 16 : 10;
+  } while (v);
+  char text[28];
+  int k = 0;
+  if (hex)
+    text[k++] = '0', text[k++] = 'x';
+  while (n)
+    text[k++] = digits[--n];
+  text[k] = 0;
+  say(text);
+}
+
+void handler(int signal, siginfo_t *info, void *) {
+  if (!armed) {
+    // Not the kernel's: the default action, once the faulting instruction runs again.
+    std::signal(signal, SIG_DFL);
+    return;
+  }
+  uintptr_t address = reinterpret_cast<uintptr_t>(info->si_addr);
+  say("tessel-run: the kernel accessed memory outside its buffers (address ");
+  sayNumber(address, true);
+  int nearest = -1;
+  uintptr_t distance = 0;
+  bool after = true;
+  for (int i = 0; i < rangeCount; ++i) {
+    const Range &r = ranges[i];
+    if (address >= r.end && address - r.end < kGuardAfterBytes &&
+        (nearest < 0 || address - r.end < distance))
+      nearest = i, distance = address - r.end, after = true;
+    if (address < r.begin && r.begin - address <= kGuardBeforeBytes &&
+        (nearest < 0 || r.begin - address < distance))
+      nearest = i, distance = r.begin - address, after = false;
+  }
+  if (nearest >= 0 && after) {
+    say(", byte ");
+    sayNumber(address - ranges[nearest].begin);
+    say(" of argument #");
+    sayNumber(uint64_t(nearest));
+    say(", past the end of its ");
+    sayNumber(ranges[nearest].end - ranges[nearest].begin);
+    say(" bytes");
+  } else if (nearest >= 0) {
+    say(", ");
+    sayNumber(distance);
+    say(" bytes before the start of argument #");
+    sayNumber(uint64_t(nearest));
+  } else {
+    say(", near none of the argument buffers");
+  }
+  say("): a compiled kernel does not know its buffers' sizes; give shapes that match the grid "
+      "and the scalars\n");
+  _exit(1);
+}
+
+/// Remembers the buffers (argument index = position; scalars have empty ranges) and installs
+/// the handler for SIGSEGV and SIGBUS.
+void Arm(const std::vector<Range> &buffers) {
+  rangeCount = 0;
+  for (const Range &r : buffers)
+    if (rangeCount < kMaxRanges)
+      ranges[rangeCount++] = r;
+  struct sigaction action = {};
+  action.sa_sigaction = handler;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, nullptr);
+  sigaction(SIGBUS, &action, nullptr);
+  armed = 1;
+}
+
+void Disarm() { armed = 0; }
+
+} // namespace faults
 
 /// An argument's array on the host and its copy on the device.
 struct ArgumentArray {
@@ -108,6 +213,7 @@ int main(int argc, char **argv) {
 
   DeviceOptions deviceOptions;
   deviceOptions.threads = threads;
+  deviceOptions.guardBuffers = true;
   absl::StatusOr<std::unique_ptr<Device>> device = Device::Create(deviceKind, deviceOptions);
   if (!device.ok())
     return fail("--threads " + std::to_string(threads) + ", --device " + deviceKind + ": " +
@@ -218,10 +324,19 @@ int main(int argc, char **argv) {
     }
   }
 
-  if (absl::Status s = (*device)->Launch(*kernel, grid, args); !s.ok())
-    return fail(std::string(s.message()));
-  if (absl::Status s = (*device)->Synchronize(); !s.ok())
-    return fail(std::string(s.message()));
+  std::vector<faults::Range> ranges(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (buffers[i].device) {
+      ranges[i].begin = reinterpret_cast<uintptr_t>(buffers[i].device->data());
+      ranges[i].end = ranges[i].begin + buffers[i].device->size();
+    }
+  faults::Arm(ranges);
+  absl::Status launched = (*device)->Launch(*kernel, grid, args);
+  if (launched.ok())
+    launched = (*device)->Synchronize();
+  faults::Disarm();
+  if (!launched.ok())
+    return fail(std::string(launched.message()));
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (!buffers[i].writeBack)
       continue;

@@ -9,6 +9,7 @@
 #include "runtime/Device.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
+#include "runtime/Npy.h"
 
 #include "gtest/gtest.h"
 
@@ -132,6 +133,19 @@ TEST(Module, TruncatedSharedObject) {
   ASSERT_GT(bytes.size(), 1024u); // a real shared object, cut to a third below
   auto module = Module::Open(tmpFile("truncated.so", bytes.substr(0, bytes.size() / 3)));
   EXPECT_FALSE(module.ok());
+}
+
+TEST(Npy, AShapeLargerThanTheFileIsAnErrorNotAnAllocation) {
+  // 3 x 21474836485 int8 (64 GB, under the size limit) with 9 bytes of data: refused before
+  // anything that size is allocated.
+  std::string header = "{'descr': '|i1', 'fortran_order': False, 'shape': (3, 21474836485), }";
+  header.append(118 - header.size() - 1, ' ');
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8) + char(header.size()) + '\0' + header +
+                     std::string(9, '\x07');
+  absl::StatusOr<NpyArray> a = ReadNpy(tmpFile("huge-shape.npy", file));
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("the file holds 9"), std::string::npos) << a.status();
 }
 
 TEST(Signature, RejectsUnknownTypes) {

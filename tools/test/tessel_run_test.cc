@@ -179,6 +179,34 @@ TEST(TesselRun, HostileInputsAreRefused) {
   EXPECT_NE(help.find("cannot check"), std::string::npos) << help;
 }
 
+TEST(TesselRun, BuffersSmallerThanTheKernelReadsAreAnError) {
+  // 8-element buffers with an element count the kernel believes: it reads and writes past
+  // their ends, a little (the next page) or far (other programs, megabytes away). Either is a
+  // clear error naming the argument, never a crash or a silently wrong result.
+  std::string v = tmp("v8c.npy");
+  ASSERT_TRUE(tessel::runtime::WriteNpy(v, floats(std::vector<float>(8, 1))).ok());
+  struct Case {
+    std::string grid, count, message;
+  } cases[] = {
+      {"1", "1000", ", past the end of its 32 bytes"},
+      {"4000", "512000", "outside its buffers"},
+  };
+  for (const Case &c : cases) {
+    for (const char *threads : {"1", "2"}) {
+      std::string out;
+      EXPECT_EQ(run(vaddSo() + " --entry vadd --grid " + c.grid + " --threads " + threads +
+                        " --arg in:" + v + " --arg in:" + v +
+                        " --arg out:8:f32 --arg scalar:i32:" + c.count + " --out-dir " +
+                        std::string(getenv("TEST_TMPDIR")),
+                    out),
+                1)
+          << c.count << " elements:\n" << out;
+      EXPECT_NE(out.find(c.message), std::string::npos) << out;
+      EXPECT_NE(out.find("outside its buffers"), std::string::npos) << out;
+    }
+  }
+}
+
 TEST(TesselRun, OutputsNeverFollowAPlantedLink) {
   // Someone who can write to the output directory plants links where tessel-run writes: the
   // files they point to must stay untouched.
