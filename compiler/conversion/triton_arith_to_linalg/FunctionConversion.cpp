@@ -56,6 +56,17 @@ static ValueRange gridArguments(Operation *op) {
 }
 
 LogicalResult tessel::convertTritonFunctions(ModuleOp module) {
+  // Kernels are the module's own functions: one in a nested module (two top-level operations
+  // parse into an implicit module around them) would be left unconverted.
+  WalkResult nested = module.walk([&](tt::FuncOp func) {
+    if (func->getParentOp() == module.getOperation())
+      return WalkResult::advance();
+    func.emitError() << "kernels are functions at the top level of the module; '"
+                     << func.getName() << "' is in a nested " << func->getParentOp()->getName();
+    return WalkResult::interrupt();
+  });
+  if (nested.wasInterrupted())
+    return failure();
   for (auto func : llvm::make_early_inc_range(module.getOps<tt::FuncOp>()))
     convertFunction(func);
 
@@ -71,6 +82,8 @@ LogicalResult tessel::convertTritonFunctions(ModuleOp module) {
       ret.erase();
       continue;
     }
+    if (!op->getParentOfType<func::FuncOp>())
+      return op->emitError() << "'" << op->getName() << "' outside a function";
     ValueRange grid = gridArguments(op);
     if (auto pid = dyn_cast<tt::GetProgramIdOp>(op)) {
       pid.replaceAllUsesWith(grid[static_cast<unsigned>(pid.getAxis())]);
