@@ -82,6 +82,9 @@ enum class StmtKind {
 struct Stmt {
   StmtKind kind;
   SourceLocation loc;
+  /// Module-level constants only: the host function a constant is assigned in ("" at module
+  /// level, "test_add" in `def test_add(): BLOCK = 128`), visible to kernels nested there.
+  std::string scope;
   std::vector<ExprPtr> targets;
   ExprPtr value, annotation, message;
   std::string op;
@@ -96,7 +99,11 @@ struct Param {
 
 struct FunctionDef {
   std::string name;
+  /// The host functions and classes it is nested in, dotted ("" at module level): a kernel
+  /// in `def test_add():` has scope "test_add" and is named "test_add.kernel".
+  std::string scope;
   SourceLocation loc;
+  std::string qualifiedName() const { return scope.empty() ? name : scope + "." + name; }
   std::vector<ExprPtr> decorators;
   std::vector<Param> params;
   Block body;
@@ -124,11 +131,24 @@ struct Import {
   SourceLocation loc;
 };
 
+/// A name bound by host code that tessel does not evaluate (a host function or class, an
+/// assignment in a loop or a branch, a value outside the kernel language): named in the error
+/// when a kernel uses it.
+struct HostName {
+  std::string scope, name, what;
+  SourceLocation loc;
+  std::string qualifiedName() const { return scope.empty() ? name : scope + "." + name; }
+};
+
+/// A Python file: its kernels (@triton.jit functions, wherever they are defined), aggregate
+/// classes, imports, and the constants they may use; everything else in it is host code,
+/// read for its structure and skipped.
 struct Module {
   std::vector<Import> imports;
-  std::vector<StmtPtr> globals; ///< module-level assignments (constants)
-  std::vector<FunctionDef> functions;
-  std::vector<ClassDef> classes;
+  std::vector<StmtPtr> globals; ///< constants: straight-line assignments (Stmt::scope)
+  std::vector<FunctionDef> functions; ///< @triton.jit functions
+  std::vector<ClassDef> classes;      ///< @tl.aggregate classes
+  std::vector<HostName> hostNames;
 };
 
 } // namespace tessel::frontend

@@ -94,9 +94,11 @@ Generator::Generator(MLIRContext &context, const SourceFile &file, const Module 
 
 void Generator::indexModule(ModuleCtx &ctx) {
   for (const FunctionDef &fn : ctx.ast->functions) {
-    ctx.functions[fn.name] = &fn;
+    ctx.functions[fn.qualifiedName()] = &fn;
     fnModule_[&fn] = &ctx;
   }
+  for (const HostName &h : ctx.ast->hostNames)
+    ctx.hostNames.emplace(h.qualifiedName(), &h);
   for (const ClassDef &cls : ctx.ast->classes) {
     ctx.classes[cls.name] = &cls;
     for (const FunctionDef &m : cls.methods)
@@ -106,7 +108,13 @@ void Generator::indexModule(ModuleCtx &ctx) {
     if ((s->kind == StmtKind::Assign || s->kind == StmtKind::AnnAssign) && !s->targets.empty())
       for (const ExprPtr &t : s->targets)
         if (t->kind == ExprKind::Name)
-          ctx.globalDefs[t->name] = s.get();
+          ctx.globalDefs[s->scope.empty() ? t->name : s->scope + "." + t->name] = s.get();
+}
+
+std::string Generator::currentScope() const {
+  if (frames_.empty())
+    return "";
+  return frames_.back().fn ? frames_.back().fn->scope : frames_.back().scope;
 }
 
 ModuleCtx *Generator::currentModule() const {
@@ -826,8 +834,21 @@ V Generator::resolveNamespace(const std::string &path, const std::string &member
 
 V Generator::evalGlobal(const std::string &name, SourceLocation at) {
   ModuleCtx &ctx = *currentModule();
+  // Python's scoping for a kernel nested in host functions: the enclosing functions' names,
+  // innermost first, then the module's.
+  for (std::string scope = currentScope(); !scope.empty();) {
+    std::string key = scope + "." + name;
+    if (auto it = ctx.globals.find(key); it != ctx.globals.end())
+      return it->second;
+    if (ctx.hostNames.count(key) || ctx.globalDefs.count(key) || ctx.functions.count(key))
+      return evalScoped(ctx, key, name, at);
+    size_t dot = scope.rfind('.');
+    scope = dot == std::string::npos ? "" : scope.substr(0, dot);
+  }
   if (auto it = ctx.globals.find(name); it != ctx.globals.end())
     return it->second;
+  if (ctx.hostNames.count(name))
+    return evalScoped(ctx, name, name, at);
   for (const Import &imp : ctx.ast->imports) {
     if (imp.alias != name)
       continue;
@@ -850,16 +871,28 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
     ctx.globals[name] = v;
     return v;
   }
-  if (auto it = ctx.globalDefs.find(name); it != ctx.globalDefs.end()) {
-    std::string key = ctx.file->name() + ":" + name;
+  return evalScoped(ctx, name, name, at);
+}
+
+V Generator::evalScoped(ModuleCtx &ctx, const std::string &qualified, const std::string &name,
+                        SourceLocation at) {
+  if (auto it = ctx.hostNames.find(qualified); it != ctx.hostNames.end()) {
+    const HostName &h = *it->second;
+    error(at, "'" + name + "' is " + h.what + " (line " + std::to_string(h.loc.line) +
+                  "), which tessel does not run: a kernel uses @triton.jit functions, "
+                  "aggregates, imports and constants assigned in straight-line code");
+  }
+  if (auto it = ctx.globalDefs.find(qualified); it != ctx.globalDefs.end()) {
+    std::string key = ctx.file->name() + ":" + qualified;
     if (std::find(evaluatingGlobals_.begin(), evaluatingGlobals_.end(), key) !=
         evaluatingGlobals_.end())
       error(at, "the module constant '" + name + "' is defined in terms of itself");
     evaluatingGlobals_.push_back(key);
+    const Stmt &def = *it->second;
     Frame frame;
     frame.module = &ctx;
+    frame.scope = def.scope;
     frames_.push_back(std::move(frame));
-    const Stmt &def = *it->second;
     if (!def.value)
       error(def.loc, "the module constant '" + name + "' has no value");
     V v = eval(*def.value);
@@ -867,10 +900,10 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
     evaluatingGlobals_.pop_back();
     if (v->kind == Val::Tensor)
       error(def.loc, "module-level '" + name + "' must be a compile-time constant");
-    ctx.globals[name] = v;
+    ctx.globals[qualified] = v;
     return v;
   }
-  if (auto it = ctx.functions.find(name); it != ctx.functions.end()) {
+  if (auto it = ctx.functions.find(qualified); it != ctx.functions.end()) {
     V v = newVal(Val::Function);
     v->fn = it->second;
     return v;
@@ -2331,14 +2364,33 @@ static ExprPtr parseLiteral(const std::string &text) {
   return std::move(s.value);
 }
 
+const FunctionDef &Generator::findEntry(const std::string &entry) {
+  const ModuleCtx &main = modules_.front();
+  if (auto it = main.functions.find(entry); it != main.functions.end())
+    return *it->second;
+  // A kernel nested in host functions by its own name, when that name is unique.
+  std::vector<const FunctionDef *> named;
+  for (const auto &[qualified, fn] : main.functions)
+    if (fn->name == entry)
+      named.push_back(fn);
+  if (named.size() == 1)
+    return *named.front();
+  std::string known;
+  for (const auto &[qualified, fn] : main.functions)
+    if (named.empty() || fn->name == entry)
+      known += (known.empty() ? "" : ", ") + qualified;
+  if (named.empty())
+    error({1, 1}, "no @triton.jit function named '" + entry + "' in this file" +
+                      (known.empty() ? "" : " (it has " + known + ")"));
+  error(named.front()->loc, "several kernels are named '" + entry + "' (" + known +
+                                "): name one as --entry SCOPE.NAME");
+}
+
 OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
   debug_ = spec.debug;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc({1, 1}));
   moduleOp_ = *module;
-  auto fnIt = modules_.front().functions.find(spec.entry);
-  if (fnIt == modules_.front().functions.end())
-    error({1, 1}, "no function named '" + spec.entry + "' in this file");
-  const FunctionDef &fn = *fnIt->second;
+  const FunctionDef &fn = findEntry(spec.entry);
   bool noinline = false;
   if (!isJit(fn, &noinline))
     error(fn.loc, "'" + fn.name + "' is not decorated with @triton.jit");

@@ -31,7 +31,8 @@ struct ModuleCtx {
   std::string dir; ///< where its relative imports are looked up
   std::map<std::string, const FunctionDef *> functions;
   std::map<std::string, const ClassDef *> classes;
-  std::map<std::string, const struct Stmt *> globalDefs;
+  std::map<std::string, const struct Stmt *> globalDefs;  ///< by qualified name
+  std::map<std::string, const struct HostName *> hostNames; ///< by qualified name
   std::map<std::string, std::shared_ptr<struct Val>> globals;
 };
 
@@ -152,7 +153,11 @@ private:
     V returnValue;
     const FunctionDef *fn = nullptr;
     ModuleCtx *module = nullptr; ///< whose globals names resolve to (null: the kernel's file)
+    /// Without `fn`: the host scope a module constant is evaluated in (Stmt::scope).
+    std::string scope;
   };
+  /// The host scope names resolve in: the running function's (FunctionDef::scope).
+  std::string currentScope() const;
   ModuleCtx *currentModule() const;
   ModuleCtx *moduleOf(const FunctionDef &fn);
   ModuleCtx &loadModule(const std::string &dotted, SourceLocation at);
@@ -165,7 +170,14 @@ private:
   V evalSubscript(const Expr &e);
   V evalCompare(const Expr &e);
   V evalBoolOp(const Expr &e);
+  /// The kernel --entry names: a qualified name ("test_add.kernel", "kernel" at module
+  /// level), or the name of the only kernel called that.
+  const FunctionDef &findEntry(const std::string &entry);
   V evalGlobal(const std::string &name, SourceLocation at);
+  /// `name` as `qualified` (scope.name) of `ctx` names it: a constant, function or class, or
+  /// an error for a host name.
+  V evalScoped(ModuleCtx &ctx, const std::string &qualified, const std::string &name,
+               SourceLocation at);
   V resolveNamespace(const std::string &path, const std::string &member, SourceLocation at);
 
   void exec(const Block &block);

@@ -152,10 +152,17 @@ private:
   absl::Status lexToken() {
     SourceLocation start = here();
     char c = src[pos];
-    auto isIdentStart = [](char ch) { return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_'; };
-    auto isIdent = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+    auto isIdentStart = [](char ch) {
+      return std::isalpha(static_cast<unsigned char>(ch)) || ch == '_' ||
+             static_cast<unsigned char>(ch) >= 0x80;
+    };
+    auto isIdent = [&](char ch) {
+      return isIdentStart(ch) || std::isdigit(static_cast<unsigned char>(ch));
+    };
 
-    // String prefixes: r (raw) and b are read; f-strings are not supported.
+    // String prefixes: r (raw), b and u are read; f-strings are read whole (host code uses
+    // them; the parser refuses them inside kernels). Bytes of UTF-8 sequences are identifier
+    // characters, as Python's non-ASCII names are.
     if (isIdentStart(c)) {
       size_t end = pos;
       while (end < src.size() && isIdent(src[end]))
@@ -171,8 +178,11 @@ private:
           advance();
         return lexString(start, lower.find('r') != std::string::npos);
       }
-      if (stringNext && lower.find('f') != std::string::npos && lower.size() <= 2)
-        return error(start, "f-strings are not supported in kernels");
+      if (stringNext && (lower == "f" || lower == "rf" || lower == "fr")) {
+        while (pos < end)
+          advance();
+        return lexFString(start, lower.size() == 2);
+      }
       while (pos < end)
         advance();
       push(TokenKind::Name, word, start);
@@ -206,7 +216,7 @@ private:
     }
     if (c == '!')
       return error(start, "'!' is only valid in '!='");
-    if (c == '$' || c == '?' || c == '`' || static_cast<unsigned char>(c) >= 0x80)
+    if (c == '$' || c == '?' || c == '`')
       return error(start, std::string("invalid character '") + c + "' in kernel source");
     return error(start, std::string("invalid character '") + c + "'");
   }
@@ -262,10 +272,14 @@ private:
       if (!digitsOf(dec))
         return error(start, "exponent has no digits");
     }
+    bool imaginary = pos < src.size() && (src[pos] == 'j' || src[pos] == 'J');
+    if (imaginary)
+      advance();
     if (pos < src.size() && (std::isalpha(static_cast<unsigned char>(src[pos])) || src[pos] == '_'))
       return error(here(), "invalid character in number literal");
     std::string text = src.substr(begin, pos - begin);
-    push(isFloat ? TokenKind::Float : TokenKind::Integer, text, start);
+    push(isFloat || imaginary ? TokenKind::Float : TokenKind::Integer, text, start);
+    tokens.back().special = imaginary;
     return absl::OkStatus();
   }
 
@@ -317,6 +331,68 @@ private:
       advance();
     }
     push(TokenKind::String, value, start);
+    return absl::OkStatus();
+  }
+
+  /// An f-string after its prefix: the source between the quotes, with replacement fields
+  /// (`{expr!r:>{width}}`) skipped as a whole — brackets and strings nested in them included,
+  /// any quote allowed there as in Python 3.12 — so that a quote inside a field does not end
+  /// the literal. The text is not evaluated: f-strings are host code.
+  absl::Status lexFString(SourceLocation start, bool raw) {
+    char quote = src[pos];
+    bool triple = src.compare(pos, 3, std::string(3, quote)) == 0;
+    size_t quoteLength = triple ? 3 : 1;
+    for (size_t i = 0; i < quoteLength; ++i)
+      advance();
+    size_t begin = pos;
+    int fieldDepth = 0; // open '{' of replacement fields (and brackets inside them)
+    while (true) {
+      if (pos >= src.size())
+        return error(start, "unterminated f-string");
+      char c = src[pos];
+      if (c == '\n' && !triple && fieldDepth == 0)
+        return error(start, "unterminated f-string (end of line)");
+      if (fieldDepth == 0) {
+        if (c == quote && (!triple || src.compare(pos, 3, std::string(3, quote)) == 0))
+          break;
+        if (c == '\\' && !raw && pos + 1 < src.size()) {
+          advance();
+          advance();
+          continue;
+        }
+        if ((c == '{' || c == '}') && pos + 1 < src.size() && src[pos + 1] == c) {
+          advance();
+          advance();
+          continue;
+        }
+        if (c == '{')
+          ++fieldDepth;
+        advance();
+        continue;
+      }
+      if (c == '\'' || c == '"') {
+        // A string inside a replacement field: itself possibly an f-string.
+        SourceLocation at = here();
+        size_t tokensBefore = tokens.size();
+        absl::Status s = (pos > 0 && (src[pos - 1] == 'f' || src[pos - 1] == 'F'))
+                             ? lexFString(at, false)
+                             : lexString(at, false);
+        if (!s.ok())
+          return s;
+        tokens.resize(tokensBefore);
+        continue;
+      }
+      if (c == '{' || c == '(' || c == '[')
+        ++fieldDepth;
+      else if (c == '}' || c == ')' || c == ']')
+        --fieldDepth;
+      advance();
+    }
+    std::string text = src.substr(begin, pos - begin);
+    for (size_t i = 0; i < quoteLength; ++i)
+      advance();
+    push(TokenKind::String, text, start);
+    tokens.back().special = true;
     return absl::OkStatus();
   }
 

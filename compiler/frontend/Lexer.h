@@ -35,6 +35,9 @@ struct Token {
   TokenKind kind;
   std::string text;
   SourceLocation loc;
+  /// A String that is an f-string (text: its source between the quotes, unevaluated), or a
+  /// Float that is an imaginary literal (`2j`): host code only, refused inside kernels.
+  bool special = false;
 
   bool is(TokenKind k, const std::string &t) const { return kind == k && text == t; }
   bool isOperator(const std::string &t) const { return is(TokenKind::Operator, t); }

@@ -27,14 +27,9 @@ public:
 
   absl::StatusOr<Module> run() {
     Module module;
-    while (!at(TokenKind::EndOfFile)) {
-      if (at(TokenKind::Newline)) {
-        ++pos_;
-        continue;
-      }
-      if (!parseTopLevel(module))
+    while (!at(TokenKind::EndOfFile))
+      if (!parseHostStatement(module, "", HostBlock::Straight))
         return error_;
-    }
     return module;
   }
 
@@ -111,8 +106,221 @@ private:
     return fail(peek().loc, std::string("expected ") + what + ", found " + describe(peek()));
   }
 
-  // ---- top level -------------------------------------------------------------------------
-  /// `@expr NEWLINE` lines before a def or class.
+  // ---- host code -------------------------------------------------------------------------
+  // A kernel file is a Python module: kernels (@triton.jit functions, at module level or
+  // nested in host functions and classes), aggregate classes, imports and constants, among
+  // host code of any kind. Host code is read for its structure only — logical lines and the
+  // blocks under them, which the lexer delimits for every Python statement — so that no
+  // construct of it stops a kernel from compiling; kernels are parsed in full.
+
+  /// How a block of host code binds names. Straight: the module's or a host function's body,
+  /// whose straight-line assignments are constants kernels defined there may use.
+  /// Conditional: a branch, loop, `with` or `try` body; what it assigns is host-only (its
+  /// value depends on how the host code ran). Class: a class body (its names are not visible
+  /// to functions defined in it, as in Python).
+  enum class HostBlock { Straight, Conditional, Class };
+
+  struct Saved {
+    size_t pos;
+    int depth, exprDepth;
+  };
+  Saved save() const { return {pos_, depth_, exprDepth_}; }
+  /// Back to `s`, forgetting the error of an attempt that failed.
+  void restore(const Saved &s) {
+    pos_ = s.pos;
+    depth_ = s.depth;
+    exprDepth_ = s.exprDepth;
+    error_ = absl::OkStatus();
+  }
+
+  static std::string qualify(const std::string &scope, const std::string &name) {
+    return scope.empty() ? name : scope + "." + name;
+  }
+
+  /// The rest of the logical line, its NEWLINE included.
+  void skipLine() {
+    while (!at(TokenKind::Newline) && !at(TokenKind::EndOfFile))
+      ++pos_;
+    if (at(TokenKind::Newline))
+      ++pos_;
+  }
+
+  /// The name a decorator calls or is: `jit` for @triton.jit and @triton.jit(...).
+  static std::string decoratorName(const Expr &d) {
+    const Expr *callee = d.kind == ExprKind::Call ? d.operands[0].get() : &d;
+    return callee->kind == ExprKind::Attribute || callee->kind == ExprKind::Name ? callee->name
+                                                                                 : "";
+  }
+  static bool hasDecorator(const std::vector<ExprPtr> &decorators,
+                           std::initializer_list<const char *> names) {
+    for (const ExprPtr &d : decorators)
+      for (const char *n : names)
+        if (decoratorName(*d) == n)
+          return true;
+    return false;
+  }
+
+  /// `@expr NEWLINE` lines. A decorator outside the expression language (a lambda in
+  /// @triton.heuristics, a comprehension in @triton.autotune's configs) keeps its dotted
+  /// name, called without arguments: all that the kernel's code generation reads of it.
+  void parseHostDecorators(std::vector<ExprPtr> &decorators) {
+    while (atOp("@")) {
+      Saved s = save();
+      ++pos_;
+      ExprPtr d = parseExpr();
+      if (d && at(TokenKind::Newline)) {
+        ++pos_;
+        decorators.push_back(std::move(d));
+        continue;
+      }
+      restore(s);
+      ++pos_;
+      ExprPtr name;
+      while (at(TokenKind::Name) && !peek().isKeyword()) {
+        ExprPtr part = makeExpr(name ? ExprKind::Attribute : ExprKind::Name, peek().loc);
+        part->name = next().text;
+        if (name)
+          part->operands.push_back(std::move(name));
+        name = std::move(part);
+        if (!acceptOp("."))
+          break;
+      }
+      if (name && atOp("(")) {
+        ExprPtr call = makeExpr(ExprKind::Call, name->loc);
+        call->operands.push_back(std::move(name));
+        name = std::move(call);
+      }
+      skipLine();
+      if (name)
+        decorators.push_back(std::move(name));
+    }
+  }
+
+  /// The names a skipped line assigns (`a = ...`, `a, b = ...`, `a: T = ...`, `a += ...`),
+  /// recorded as host names of `scope`.
+  void recordHostAssignment(Module &module, const std::string &scope) {
+    std::vector<const Token *> names;
+    size_t i = pos_;
+    while (tokens_[i].kind == TokenKind::Name && !tokens_[i].isKeyword()) {
+      names.push_back(&tokens_[i]);
+      const Token &after = tokens_[i + 1];
+      if (after.isOperator(",") && tokens_[i + 2].kind == TokenKind::Name) {
+        i += 2;
+        continue;
+      }
+      static const std::set<std::string> kBinding = {"=",  ":",  "+=", "-=",  "*=",  "/=",
+                                                     "//=", "%=", "**=", ">>=", "<<=", "&=",
+                                                     "|=", "^=", "@="};
+      if (after.kind != TokenKind::Operator || !kBinding.count(after.text))
+        return;
+      break;
+    }
+    for (const Token *t : names)
+      module.hostNames.push_back({scope, t->text, "assigned by host code", t->loc});
+  }
+
+  /// One statement of host code (with the block under it).
+  bool parseHostStatement(Module &module, const std::string &scope, HostBlock block) {
+    if (at(TokenKind::Newline)) {
+      ++pos_;
+      return true;
+    }
+    if (at(TokenKind::Indent))
+      return fail(peek().loc, "unexpected indent");
+    if (atKeyword("import") || atKeyword("from")) {
+      if (scope.empty() && block == HostBlock::Straight) {
+        Saved s = save();
+        size_t before = module.imports.size();
+        if (parseImport(module))
+          return true;
+        if (!error_.ok() && error_.message().find("import *") != std::string::npos)
+          return false;
+        restore(s);
+        module.imports.resize(before);
+      }
+      skipLine();
+      return true;
+    }
+    std::vector<ExprPtr> decorators;
+    parseHostDecorators(decorators);
+    bool isAsync = atKeyword("async");
+    if (atKeyword("def") || (isAsync && peek(1).is(TokenKind::Name, "def"))) {
+      if (!isAsync && hasDecorator(decorators, {"jit"})) {
+        FunctionDef fn;
+        fn.decorators = std::move(decorators);
+        fn.scope = scope;
+        if (!parseFunction(fn))
+          return false;
+        module.functions.push_back(std::move(fn));
+        return true;
+      }
+      const Token &name = peek(isAsync ? 2 : 1);
+      module.hostNames.push_back({scope, name.text, "a host function", name.loc});
+      return skipHostBlock(module, qualify(scope, name.text), HostBlock::Straight);
+    }
+    if (atKeyword("class")) {
+      const Token &name = peek(1);
+      if (scope.empty() && hasDecorator(decorators, {"aggregate", "_aggregate"})) {
+        ClassDef cls;
+        cls.decorators = std::move(decorators);
+        if (!parseClass(cls))
+          return false;
+        module.classes.push_back(std::move(cls));
+        return true;
+      }
+      module.hostNames.push_back({scope, name.text, "a host class", name.loc});
+      return skipHostBlock(module, qualify(scope, name.text), HostBlock::Class);
+    }
+    static const char *const kCompound[] = {"if",   "elif",    "else",  "for",  "while",
+                                            "try",  "except",  "finally", "with", "async",
+                                            "match", "case"};
+    for (const char *word : kCompound)
+      if (atKeyword(word) && !(peek(1).kind == TokenKind::Operator &&
+                               (peek(1).text == "=" || peek(1).text == "." ||
+                                peek(1).text == "(" || peek(1).text == "[")) )
+        return skipHostBlock(module, scope,
+                             block == HostBlock::Class ? HostBlock::Class
+                                                       : HostBlock::Conditional);
+    if (block == HostBlock::Straight) {
+      Saved s = save();
+      StmtPtr stmt = parseStatement();
+      if (stmt) {
+        bool constant = stmt->kind == StmtKind::Assign || stmt->kind == StmtKind::AnnAssign;
+        for (const ExprPtr &t : stmt->targets)
+          constant = constant && t->kind == ExprKind::Name;
+        if (constant) {
+          stmt->scope = scope;
+          module.globals.push_back(std::move(stmt));
+          return true;
+        }
+      }
+      restore(s);
+    }
+    if (block != HostBlock::Class)
+      recordHostAssignment(module, scope);
+    return skipHostBlock(module, scope,
+                         block == HostBlock::Class ? HostBlock::Class : HostBlock::Conditional);
+  }
+
+  /// A line of host code and the indented block under it, if any (its statements read with
+  /// parseHostStatement in `scope`, binding names as `block` says).
+  bool skipHostBlock(Module &module, const std::string &scope, HostBlock block) {
+    skipLine();
+    if (!at(TokenKind::Indent))
+      return true;
+    if (++depth_ > kMaxDepth)
+      return fail(peek().loc, "blocks are nested too deeply");
+    ++pos_;
+    while (!at(TokenKind::Dedent) && !at(TokenKind::EndOfFile))
+      if (!parseHostStatement(module, scope, block))
+        return false;
+    if (at(TokenKind::Dedent))
+      ++pos_;
+    --depth_;
+    return true;
+  }
+
+  /// `@expr NEWLINE` lines before a method or field of an aggregate class.
   bool parseDecorators(std::vector<ExprPtr> &decorators) {
     while (atOp("@")) {
       ++pos_;
@@ -130,36 +338,6 @@ private:
     if (!parseFunction(fn))
       return false;
     into.push_back(std::move(fn));
-    return true;
-  }
-
-  bool parseTopLevel(Module &module) {
-    if (atKeyword("import") || atKeyword("from"))
-      return parseImport(module);
-    std::vector<ExprPtr> decorators;
-    if (!parseDecorators(decorators))
-      return false;
-    if (atKeyword("def"))
-      return parseDecoratedFunction(decorators, module.functions);
-    if (atKeyword("class")) {
-      ClassDef cls;
-      cls.decorators = std::move(decorators);
-      if (!parseClass(cls))
-        return false;
-      module.classes.push_back(std::move(cls));
-      return true;
-    }
-    if (!decorators.empty())
-      return fail(peek().loc, "a decorator must be followed by 'def' or 'class'");
-    StmtPtr stmt = parseStatement();
-    if (!stmt)
-      return false;
-    if (stmt->kind != StmtKind::Assign && stmt->kind != StmtKind::AnnAssign &&
-        stmt->kind != StmtKind::Pass &&
-        !(stmt->kind == StmtKind::Expr && stmt->value->kind == ExprKind::String))
-      return fail(stmt->loc, "only imports, constants, functions and classes may appear at "
-                             "module level");
-    module.globals.push_back(std::move(stmt));
     return true;
   }
 
@@ -208,8 +386,13 @@ private:
       Import imp;
       imp.loc = peek().loc;
       imp.module = from;
-      if (acceptOp("*"))
+      if (acceptOp("*")) {
+        if (from != "triton" && from.rfind("triton.", 0) != 0) { // host code's business
+          skipLine();
+          return true;
+        }
         return fail(loc, "'from " + from + " import *' is not supported: import names");
+      }
       if (!expectName(imp.name, "a name to import"))
         return false;
       imp.alias = imp.name;
@@ -924,6 +1107,10 @@ private:
       return e;
     }
     case TokenKind::Float: {
+      if (t.special) {
+        fail(loc, "complex numbers are not supported in kernels");
+        return nullptr;
+      }
       std::string digits;
       for (char c : t.text)
         if (c != '_')
@@ -935,8 +1122,13 @@ private:
     }
     case TokenKind::String: {
       auto e = makeExpr(ExprKind::String, loc);
-      while (at(TokenKind::String)) // implicit concatenation
+      while (at(TokenKind::String)) { // implicit concatenation
+        if (peek().special) {
+          fail(peek().loc, "f-strings are not supported in kernels");
+          return nullptr;
+        }
         e->name += next().text;
+      }
       return e;
     }
     case TokenKind::Name: {

@@ -238,5 +238,8 @@ absl::StatusOr<std::string> tessel::compilePython(const std::string &source,
     return ttir.status();
   CompileOptions recorded = options;
   recorded.constexprs = spec.constexprs;
+  // A kernel nested in host code ("test_add.kernel") is the function named by its last part.
+  if (size_t dot = options.entry.rfind('.'); dot != std::string::npos)
+    recorded.entry = options.entry.substr(dot + 1);
   return compileTTIR(*ttir, filename, recorded);
 }

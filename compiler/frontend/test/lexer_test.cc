@@ -147,7 +147,8 @@ TEST(Lexer, ErrorsCarryFileLineColumnAndCaret) {
             std::string::npos);
   EXPECT_NE(lexError("x = 1 $ 2\n").find("kernel.py:1:7: error: invalid character '$'"),
             std::string::npos);
-  EXPECT_NE(lexError("s = f'{x}'\n").find("f-strings are not supported"), std::string::npos);
+  EXPECT_NE(lexError("s = f'{x\n").find("kernel.py:1:5: error: unterminated f-string"),
+            std::string::npos);
   EXPECT_NE(lexError("x = 0x\n").find("invalid hexadecimal literal"), std::string::npos);
   EXPECT_NE(lexError("x = 1e\n").find("exponent has no digits"), std::string::npos);
   EXPECT_NE(lexError("x = 12abc\n").find("invalid character in number literal"),
@@ -155,6 +156,22 @@ TEST(Lexer, ErrorsCarryFileLineColumnAndCaret) {
   EXPECT_NE(lexError("x = 1 \\ 2\n").find("unexpected character after line continuation"),
             std::string::npos);
   EXPECT_NE(lexError(")\n").find("unmatched ')'"), std::string::npos);
+}
+
+TEST(Lexer, HostCodeTokens) {
+  // f-strings are one token each, whatever their replacement fields hold (quotes of either
+  // kind, nested fields, brackets, other f-strings); imaginary numbers and non-ASCII names.
+  std::vector<Token> tokens = lex(R"py(s = f'{d["k"]:>{w}} {{x}}' + rf"\d{f'{a}'}" + F'''{(1,
+2)}'''
+z = 2j + 1.5J
+π = 3
+)py");
+  EXPECT_EQ(render(tokens), R"(s = '{d["k"]:>{w}} {{x}}' + '\d{f'{a}'}' + '{(1,
+2)}' NL z = 2j + 1.5J NL π = 3 NL EOF)");
+  int special = 0;
+  for (const Token &t : tokens)
+    special += t.special;
+  EXPECT_EQ(special, 5); // three f-strings, two imaginary numbers
 }
 
 TEST(Lexer, NeverCrashesOnTruncatedSources) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace {
@@ -26,9 +27,12 @@ struct Loaded {
   std::unique_ptr<tessel::runtime::Kernel> kernel;
 };
 
-Loaded compile(const std::string &entry, std::map<std::string, std::string> constexprs,
-               const std::string &signature) {
-  std::ifstream in("compiler/frontend/test/kernels/frontend_kernels.py");
+/// The kernel `entry` of `file` (in compiler/frontend/test/kernels) compiled for the CPU.
+absl::StatusOr<std::string> compileFrom(const std::string &file, const std::string &entry,
+                                        std::map<std::string, std::string> constexprs,
+                                        const std::string &signature) {
+  std::string path = "compiler/frontend/test/kernels/" + file;
+  std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   tessel::frontend::KernelSpec spec;
@@ -37,9 +41,12 @@ Loaded compile(const std::string &entry, std::map<std::string, std::string> cons
   tessel::CompileOptions options;
   options.entry = entry;
   options.outputPath = std::string(getenv("TEST_TMPDIR")) + "/" + entry + ".so";
-  absl::StatusOr<std::string> so =
-      tessel::compilePython(text.str(), "compiler/frontend/test/kernels/frontend_kernels.py", spec,
-                            options);
+  return tessel::compilePython(text.str(), path, spec, options);
+}
+
+Loaded compile(const std::string &entry, std::map<std::string, std::string> constexprs,
+               const std::string &signature, const std::string &file = "frontend_kernels.py") {
+  absl::StatusOr<std::string> so = compileFrom(file, entry, std::move(constexprs), signature);
   EXPECT_TRUE(so.ok()) << so.status();
   Loaded l;
   if (!so.ok())
@@ -48,7 +55,8 @@ Loaded compile(const std::string &entry, std::map<std::string, std::string> cons
   EXPECT_TRUE(module.ok()) << module.status();
   if (!module.ok())
     return l;
-  auto kernel = (*module)->GetKernel(entry);
+  // A nested kernel ("test_add.kernel") is the function of its own name.
+  auto kernel = (*module)->GetKernel(entry.substr(entry.rfind('.') + 1));
   EXPECT_TRUE(kernel.ok()) << kernel.status();
   l.module = *std::move(module);
   if (kernel.ok())
@@ -274,6 +282,58 @@ TEST_P(PyEndToEnd, FunctionsImportedFromAnotherFile) {
     float sign = sum > 0 ? 1.f : -1.f;
     for (int i = b * 64; i < std::min(n, b * 64 + 64); ++i)
       ASSERT_NEAR(out[i], std::min(x[i] + 0.5f, 1.0f) * sign, 1e-6f) << i;
+  }
+}
+
+TEST_P(PyEndToEnd, KernelFilesWithHostCode) {
+  // host_code.py: kernels among host code of every kind (f-strings, lambdas, comprehensions,
+  // try/with/match/async, decorators with arguments, classes), some nested in test functions.
+  tessel::runtime::ThreadPool pool(GetParam());
+  struct Case {
+    std::string entry;
+    std::function<float(float)> want;
+  } cases[] = {
+      {"scaled_add_kernel", nullptr},                                    // 3x + y + 7
+      {"test_square.kernel", [](float x) { return x * x * 2; }},        // FACTOR of the test
+      {"TestCube.test_cube.kernel", [](float x) { return x * x * x; }}, // qualified
+      {"negate_kernel", [](float x) { return -(x + 1); }},              // unique name
+  };
+  for (const Case &c : cases) {
+    bool add = !c.want;
+    Loaded k = compile(c.entry, {{"BLOCK", "64"}}, add ? "*fp32,*fp32,*fp32,i32" : "*fp32,*fp32,i32",
+                       "host_code.py");
+    ASSERT_TRUE(k.kernel) << c.entry;
+    int n = 100 + int(rng()() % 200), blocks = (n + 63) / 64;
+    std::vector<float> x = randomFloats(n), y = randomFloats(n), out(n, NAN);
+    std::vector<tessel::runtime::Arg> args = {x.data()};
+    if (add)
+      args.push_back(y.data());
+    args.push_back(out.data());
+    args.push_back(n);
+    ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1}, args, pool).ok()) << c.entry;
+    for (int i = 0; i < n; ++i) {
+      float want = add ? 3 * x[i] + y[i] + 7 : c.want(x[i]);
+      ASSERT_NEAR(out[i], want, 1e-5f * (1 + std::fabs(want))) << c.entry << " " << i;
+    }
+  }
+}
+
+TEST(PyErrors, HostCodeNamesAreErrorsInKernels) {
+  struct Case {
+    std::string entry, message;
+  } cases[] = {
+      {"kernel", "several kernels are named 'kernel' (TestCube.test_cube.kernel, "
+                 "test_square.kernel): name one as --entry SCOPE.NAME"},
+      {"run", "no @triton.jit function named 'run' in this file"},
+      {"uses_host_value_kernel",
+       "host_code.py:77:23: error: 'BLOCK_DEFAULT' is assigned by host code (line 32), which "
+       "tessel does not run"},
+  };
+  for (const Case &c : cases) {
+    absl::StatusOr<std::string> so = compileFrom("host_code.py", c.entry, {}, "*i32");
+    ASSERT_FALSE(so.ok()) << c.entry;
+    EXPECT_NE(so.status().message().find(c.message), std::string::npos)
+        << "expected '" << c.message << "' in:\n" << so.status().message();
   }
 }
 
