@@ -5,6 +5,7 @@
 //                [--matmul-tile M,N,K] [--vector-width W] [--unroll U] [--prefetch D]
 //                --emit ttir|structured|linalg|<backend artifact kind> -o OUT
 // tessel-compile --target T --list-knobs      the backend's knobs and artifact kinds
+// tessel-compile FILE.py --list-kernels        the file's kernels: what --entry names
 //
 // --matmul-tile, --vector-width, --unroll and --prefetch are the cpu knobs tile_m/n/k,
 // vector_width, unroll and prefetch under their older names.
@@ -12,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/Registry.h"
+#include "compiler/frontend/Parser.h"
 #include "compiler/pipeline/Compiler.h"
 
 #include "absl/strings/numbers.h"
@@ -28,6 +30,9 @@ static cl::opt<std::string> entry("entry", cl::desc("kernel to compile"));
 static cl::opt<std::string> target("target",
                                    cl::desc("cpu[:<llvm-cpu>], cuda[:sm_NN[a]] or rocm:gfxNNN"),
                                    cl::init("cpu"));
+static cl::opt<bool> listKernels(
+    "list-kernels",
+    cl::desc("print the @triton.jit functions of a .py file (what --entry names), then exit"));
 static cl::opt<bool> listKnobs("list-knobs",
                                cl::desc("print the target's knobs and artifact kinds, then exit"));
 static cl::list<std::string> knobArgs("knob", cl::desc("NAME=VALUE: a backend knob"));
@@ -83,8 +88,45 @@ int main(int argc, char **argv) {
       llvm::outs() << "  " << a.name << "  " << a.doc << "\n";
     return 0;
   }
+  if (listKernels) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(input);
+    if (!file)
+      return fail("cannot read " + input + ": " + file.getError().message());
+    tessel::frontend::SourceFile source(input, (*file)->getBuffer().str());
+    absl::StatusOr<tessel::frontend::Module> module = tessel::frontend::Parse(source);
+    if (!module.ok())
+      return fail(std::string(module.status().message()));
+    // One line each: NAME(PARAM, ..., BLOCK: constexpr = 64) at line L.
+    for (const tessel::frontend::FunctionDef &fn : module->functions) {
+      llvm::outs() << fn.qualifiedName() << "(";
+      for (size_t i = 0; i < fn.params.size(); ++i) {
+        const tessel::frontend::Param &p = fn.params[i];
+        llvm::outs() << (i ? ", " : "") << p.name;
+        if (p.annotation && p.annotation->name == "constexpr")
+          llvm::outs() << ": constexpr";
+        if (const tessel::frontend::Expr *d = p.defaultValue.get()) {
+          using K = tessel::frontend::ExprKind;
+          llvm::outs() << " = ";
+          if (d->kind == K::Int)
+            llvm::outs() << d->intValue;
+          else if (d->kind == K::Float)
+            llvm::outs() << d->floatValue;
+          else if (d->kind == K::Bool)
+            llvm::outs() << (d->intValue ? "True" : "False");
+          else if (d->kind == K::None)
+            llvm::outs() << "None";
+          else if (d->kind == K::String)
+            llvm::outs() << "'" << d->name << "'";
+          else
+            llvm::outs() << "...";
+        }
+      }
+      llvm::outs() << ") at line " << fn.loc.line << "\n";
+    }
+    return 0;
+  }
   if (input.empty() || entry.empty() || output.empty())
-    return fail("an input file, --entry and -o are required (or --list-knobs)");
+    return fail("an input file, --entry and -o are required (or --list-knobs, --list-kernels)");
   options.entry = entry;
   if (!features.empty()) {
     llvm::SmallVector<llvm::StringRef> flags;
