@@ -14,12 +14,6 @@ using namespace mlir;
 namespace tessel::frontend {
 namespace {
 
-ArrayRef<int64_t> shapeOf(Value v) {
-  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-    return t.getShape();
-  return {};
-}
-Type elementOf(Value v) { return getElementTypeOrSelf(v.getType()); }
 
 /// Matches a call's arguments to parameter names (Python rules: positional first, then
 /// keywords; unknown keywords and missing required parameters are errors).
@@ -1238,6 +1232,15 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     return makeNone();
   }
 
+  if (V v = callRandomBuiltin(name, args))
+    return v;
+  if (name == "gdc_wait" || name == "gdc_launch_dependents") {
+    // Programmatic dependent launch (tl.extra.cuda.*): tessel's launches on one device run
+    // in order, each after the previous one finished, so there is nothing to wait for or
+    // to release early.
+    Params p(*this, args, name, {});
+    return makeNone();
+  }
   error(at, "'tl." + name + "' is not supported by the frontend yet");
 }
 

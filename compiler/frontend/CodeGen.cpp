@@ -287,16 +287,6 @@ V Generator::toTensor(const V &v, SourceLocation at) {
   }
 }
 
-static ArrayRef<int64_t> shapeOf(Value v) {
-  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
-    return t.getShape();
-  return {};
-}
-static Type withElement(Type type, Type elem) {
-  if (auto t = dyn_cast<RankedTensorType>(type))
-    return RankedTensorType::get(t.getShape(), elem);
-  return elem;
-}
 
 V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, bool bitcast) {
   V v = toTensor(vIn, at);

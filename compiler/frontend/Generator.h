@@ -8,6 +8,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <array>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -35,6 +36,20 @@ struct ModuleCtx {
   std::map<std::string, const struct HostName *> hostNames; ///< by qualified name
   std::map<std::string, std::shared_ptr<struct Val>> globals;
 };
+
+/// The shape of a tensor value (empty for a scalar), its element type, and its type with
+/// another element type.
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  if (auto t = mlir::dyn_cast<mlir::RankedTensorType>(v.getType()))
+    return t.getShape();
+  return {};
+}
+inline mlir::Type elementOf(mlir::Value v) { return mlir::getElementTypeOrSelf(v.getType()); }
+inline mlir::Type withElement(mlir::Type type, mlir::Type elem) {
+  if (auto t = mlir::dyn_cast<mlir::RankedTensorType>(type))
+    return mlir::RankedTensorType::get(t.getShape(), elem);
+  return elem;
+}
 
 struct Val;
 using V = std::shared_ptr<Val>;
@@ -141,6 +156,18 @@ public:
                           bool *isUnsigned = nullptr);
 
   V callBuiltin(const std::string &name, CallArgs &args);
+  /// The random-number family (BuiltinsRandom.cpp): tl.umulhi, tl.philox, tl.randint(4x),
+  /// tl.rand(4x), tl.randn(4x) and their helpers; null for other names.
+  V callRandomBuiltin(const std::string &name, CallArgs &args);
+  /// The high half of the full product of two unsigned integers of one type.
+  V umulhi(V x, V y, SourceLocation at);
+  /// `rounds` rounds of Philox on `counter` (four words of 32 or 64 bits) keyed by `seed`:
+  /// a tuple of four unsigned tensors.
+  V philox(V seed, std::array<V, 4> counter, int rounds, SourceLocation at);
+  /// Random bits to a float in [0, 1) as Triton maps them.
+  V uniformFromBits(V x, SourceLocation at);
+  /// The Box-Muller pair of two uniform floats.
+  V normalPair(V u1, V u2, SourceLocation at);
   V callFunction(const FunctionDef &fn, CallArgs &args, V self = nullptr);
   /// Calls a value (function, builtin, method) with evaluated arguments.
   V callValue(const V &callee, CallArgs &args);

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -315,6 +316,102 @@ TEST_P(PyEndToEnd, KernelFilesWithHostCode) {
       float want = add ? 3 * x[i] + y[i] + 7 : c.want(x[i]);
       ASSERT_NEAR(out[i], want, 1e-5f * (1 + std::fabs(want))) << c.entry << " " << i;
     }
+  }
+}
+
+// ---- Philox, written here from the algorithm's definition (Salmon et al., SC'11) --------
+
+template <typename W> W mulhi(W a, W b) {
+  if constexpr (sizeof(W) == 4)
+    return W((uint64_t(a) * b) >> 32);
+  else
+    return W((unsigned __int128)a * b >> 64);
+}
+
+/// Philox-4xW with `rounds` rounds; the multipliers and Weyl increments of 32- or 64-bit words.
+template <typename W> std::array<W, 4> philoxReference(std::array<W, 4> c, std::array<W, 2> k,
+                                                       int rounds = 10) {
+  const bool w32 = sizeof(W) == 4;
+  const W m0 = w32 ? W(0xD2511F53u) : W(0xD2E7470EE14C6C93ull);
+  const W m1 = w32 ? W(0xCD9E8D57u) : W(0xCA5A826395121157ull);
+  const W weyl0 = w32 ? W(0x9E3779B9u) : W(0x9E3779B97F4A7C15ull);
+  const W weyl1 = w32 ? W(0xBB67AE85u) : W(0xBB67AE8584CAA73Bull);
+  for (int r = 0; r < rounds; ++r) {
+    if (r > 0)
+      k = {W(k[0] + weyl0), W(k[1] + weyl1)};
+    W hi0 = mulhi(m0, c[0]), lo0 = W(m0 * c[0]), hi1 = mulhi(m1, c[2]), lo1 = W(m1 * c[2]);
+    c = {W(hi1 ^ c[1] ^ k[0]), lo1, W(hi0 ^ c[3] ^ k[1]), lo0};
+  }
+  return c;
+}
+
+/// Triton's map of 32 random bits to [0, 1): signed, folded onto [0, 2^31), times a scale.
+float uniformReference(uint32_t bits) {
+  int32_t s = int32_t(bits);
+  int32_t folded = s < 0 ? int32_t(uint32_t(-int64_t(s)) - 1) : s;
+  return float(folded) * 4.6566127342e-10f;
+}
+
+TEST(Philox, ReferenceMatchesThePublishedKnownAnswers) {
+  // Random123's known-answer vectors for Philox-4x32-10 and Philox-4x64-10.
+  using A32 = std::array<uint32_t, 4>;
+  using A64 = std::array<uint64_t, 4>;
+  EXPECT_EQ(philoxReference<uint32_t>({0, 0, 0, 0}, {0, 0}),
+            (A32{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(philoxReference<uint32_t>({~0u, ~0u, ~0u, ~0u}, {~0u, ~0u}),
+            (A32{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(philoxReference<uint32_t>({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+                                      {0xa4093822, 0x299f31d0}),
+            (A32{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+  EXPECT_EQ(philoxReference<uint64_t>({0, 0, 0, 0}, {0, 0}),
+            (A64{0x16554d9eca36314cull, 0xdb20fe9d672d0fdcull, 0xd7e772cee186176bull,
+                 0x7e68b68aec7ba23bull}));
+}
+
+TEST_P(PyEndToEnd, PhiloxRandomNumbersAreTritons) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("philox_kernel", {{"BLOCK", "64"}}, "*i32,*i64,*fp32,*i32,i64,i32");
+  ASSERT_TRUE(k.kernel);
+  int n = 100 + int(rng()() % 200), blocks = (n + 63) / 64;
+  int64_t seed = int64_t(rng()()) << 32 | rng()();
+  std::vector<int32_t> bits(5 * n, 0x5A5A5A5A), hi(2 * n, 0x5A5A5A5A);
+  std::vector<int64_t> wide(4 * n, 0x5A5A5A5A5A5A5A5A);
+  std::vector<float> floats(10 * n, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1},
+                                      {bits.data(), wide.data(), floats.data(), hi.data(), seed, n},
+                                      pool)
+                  .ok());
+  std::array<uint32_t, 2> key = {uint32_t(seed), uint32_t(uint64_t(seed) >> 32)};
+  for (int i = 0; i < n; ++i) {
+    std::array<uint32_t, 4> w = philoxReference<uint32_t>({uint32_t(i), 0, 0, 0}, key);
+    for (int j = 0; j < 4; ++j)
+      ASSERT_EQ(uint32_t(bits[5 * i + j]), w[j]) << "offset " << i << " word " << j;
+    ASSERT_EQ(uint32_t(bits[5 * i + 4]), w[0]) << "randint at " << i;
+    std::array<uint64_t, 4> w64 =
+        philoxReference<uint64_t>({uint64_t(i), 0, 0, 0}, {uint64_t(seed), 0});
+    for (int j = 0; j < 4; ++j)
+      ASSERT_EQ(uint64_t(wide[4 * i + j]), w64[j]) << "64-bit offset " << i << " word " << j;
+    float u[4];
+    for (int j = 0; j < 4; ++j)
+      u[j] = uniformReference(w[j]);
+    const float *f = &floats[10 * i];
+    ASSERT_EQ(f[0], u[0]) << "rand at " << i; // bit for bit
+    for (int j = 0; j < 4; ++j)
+      ASSERT_EQ(f[2 + j], u[j]) << "rand4x at " << i;
+    for (int pair = 0; pair < 2; ++pair) {
+      double u1 = std::max(1.0e-7f, u[2 * pair]), th = 6.283185307179586 * u[2 * pair + 1];
+      double r = std::sqrt(-2.0 * std::log(u1));
+      // Box-Muller in float: the CPU's log, sin and cos are within a few ulps of libm's.
+      double tol = 2e-5 * (1 + r);
+      ASSERT_NEAR(f[6 + 2 * pair], r * std::cos(th), tol) << "randn4x at " << i;
+      ASSERT_NEAR(f[7 + 2 * pair], r * std::sin(th), tol) << "randn4x at " << i;
+      if (pair == 0)
+        ASSERT_NEAR(f[1], r * std::cos(th), tol) << "randn at " << i;
+    }
+    ASSERT_EQ(uint32_t(hi[2 * i]), mulhi(w[0], w[1])) << "umulhi at " << i;
+    std::array<uint32_t, 4> r7 =
+        philoxReference<uint32_t>({uint32_t(i), uint32_t(i + 1), 0, 0}, key, 7);
+    ASSERT_EQ(uint32_t(hi[2 * i + 1]), r7[0]) << "7-round philox at " << i;
   }
 }
 

@@ -233,3 +233,38 @@ def cat_kernel(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
     a = tl.load(a_ptr + tl.arange(0, N))
     b = tl.load(b_ptr + tl.arange(0, N))
     tl.store(out_ptr + tl.arange(0, 2 * N), tl.cat(a, b, can_reorder=True))
+
+
+@triton.jit
+def philox_kernel(bits_ptr, wide_ptr, floats_ptr, hi_ptr, seed, n, BLOCK: tl.constexpr):
+    # Per offset: randint4x's four words and randint (bits, 5 each); randint4x on 64-bit
+    # offsets (wide, 4 each); rand, randn, rand4x and randn4x (floats, 10 each); and
+    # umulhi of two words, and 7-round philox on them (hi, 2 each).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    a, b, c, d = tl.randint4x(seed, offs)
+    tl.store(bits_ptr + offs * 5, a.to(tl.int32, bitcast=True), mask=m)
+    tl.store(bits_ptr + offs * 5 + 1, b.to(tl.int32, bitcast=True), mask=m)
+    tl.store(bits_ptr + offs * 5 + 2, c.to(tl.int32, bitcast=True), mask=m)
+    tl.store(bits_ptr + offs * 5 + 3, d.to(tl.int32, bitcast=True), mask=m)
+    tl.store(bits_ptr + offs * 5 + 4, tl.randint(seed, offs).to(tl.int32, bitcast=True), mask=m)
+    w0, w1, w2, w3 = tl.randint4x(seed, offs.to(tl.int64))
+    tl.store(wide_ptr + offs * 4, w0.to(tl.int64, bitcast=True), mask=m)
+    tl.store(wide_ptr + offs * 4 + 1, w1.to(tl.int64, bitcast=True), mask=m)
+    tl.store(wide_ptr + offs * 4 + 2, w2.to(tl.int64, bitcast=True), mask=m)
+    tl.store(wide_ptr + offs * 4 + 3, w3.to(tl.int64, bitcast=True), mask=m)
+    tl.store(floats_ptr + offs * 10, tl.rand(seed, offs), mask=m)
+    tl.store(floats_ptr + offs * 10 + 1, tl.randn(seed, offs), mask=m)
+    u1, u2, u3, u4 = tl.rand4x(seed, offs)
+    tl.store(floats_ptr + offs * 10 + 2, u1, mask=m)
+    tl.store(floats_ptr + offs * 10 + 3, u2, mask=m)
+    tl.store(floats_ptr + offs * 10 + 4, u3, mask=m)
+    tl.store(floats_ptr + offs * 10 + 5, u4, mask=m)
+    n1, n2, n3, n4 = tl.randn4x(seed, offs)
+    tl.store(floats_ptr + offs * 10 + 6, n1, mask=m)
+    tl.store(floats_ptr + offs * 10 + 7, n2, mask=m)
+    tl.store(floats_ptr + offs * 10 + 8, n3, mask=m)
+    tl.store(floats_ptr + offs * 10 + 9, n4, mask=m)
+    tl.store(hi_ptr + offs * 2, tl.umulhi(a, b).to(tl.int32, bitcast=True), mask=m)
+    r0, _, _, _ = tl.philox(seed, offs, offs + 1, 0, 0, n_rounds=7)
+    tl.store(hi_ptr + offs * 2 + 1, r0.to(tl.int32, bitcast=True), mask=m)

@@ -1,0 +1,215 @@
+//===- BuiltinsRandom.cpp - tl.umulhi and Triton's Philox random numbers -*- C++ -*-===//
+//
+// tl.randint / randint4x / rand / rand4x / randn / randn4x / philox and their helpers, as
+// Triton defines them: Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as
+// 1, 2, 3", SC'11) keyed by the seed (low and high 32 bits) with counter (offset, 0, 0, 0);
+// 64-bit offsets use Philox-4x64 keyed by the seed alone. Integers come out unsigned; a
+// uniform float is the integer, read as signed and folded onto [0, 2^31), times a scale just
+// below 2^-31 (2^-63 for 64 bits); a normal is the first of a Box-Muller pair. Same seed and
+// offsets, same bits as Triton.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace mlir;
+
+namespace tessel::frontend {
+namespace {
+
+/// Philox's multipliers and key increments for words of 32 and 64 bits.
+struct PhiloxConstants {
+  uint64_t roundA, roundB, keyA, keyB;
+};
+constexpr PhiloxConstants kPhilox32 = {0xD2511F53u, 0xCD9E8D57u, 0x9E3779B9u, 0xBB67AE85u};
+constexpr PhiloxConstants kPhilox64 = {0xD2E7470EE14C6C93ull, 0xCA5A826395121157ull,
+                                       0x9E3779B97F4A7C15ull, 0xBB67AE8584CAA73Bull};
+
+constexpr int kDefaultRounds = 10;
+
+} // namespace
+
+/// An unsigned integer constant of `width` bits (exact for 64-bit values).
+static V unsignedConstant(Generator &g, unsigned width, uint64_t value, SourceLocation at) {
+  OpBuilder &b = g.builder();
+  Type t = b.getIntegerType(width);
+  Value c = arith::ConstantOp::create(b, g.loc(at), IntegerAttr::get(t, APInt(width, value)));
+  return makeTensor(c, /*isUnsigned=*/true);
+}
+
+V Generator::umulhi(V x, V y, SourceLocation at) {
+  // A constexpr operand takes the other's type; both must then be integers of one width.
+  if (x->isConstexpr() && !y->isConstexpr())
+    x = cast(x, elementOf(toTensor(y, at)->value), y->isUnsigned, at);
+  if (y->isConstexpr() && !x->isConstexpr())
+    y = cast(y, elementOf(toTensor(x, at)->value), x->isUnsigned, at);
+  V a = toTensor(x, at), c = toTensor(y, at);
+  auto ta = dyn_cast<IntegerType>(elementOf(a->value));
+  auto tc = dyn_cast<IntegerType>(elementOf(c->value));
+  if (!ta || !tc || ta != tc)
+    error(at, "tl.umulhi takes two integers of one type, got " + describe(a) + " and " +
+                  describe(c));
+  auto [l, r] = broadcastPair(a, c, at);
+  unsigned width = ta.getWidth();
+  Type wide = b_.getIntegerType(2 * width);
+  Location where = loc(at);
+  auto widen = [&](Value v) {
+    return arith::ExtUIOp::create(b_, where, withElement(v.getType(), wide), v).getResult();
+  };
+  Value product = arith::MulIOp::create(b_, where, widen(l->value), widen(r->value));
+  Value shift = constant(wide, width, shapeOf(product));
+  Value high = arith::ShRUIOp::create(b_, where, product, shift);
+  return makeTensor(arith::TruncIOp::create(b_, where, l->value.getType(), high), x->isUnsigned);
+}
+
+V Generator::philox(V seed, std::array<V, 4> counter, int rounds, SourceLocation at) {
+  V c0 = toTensor(counter[0], at);
+  auto counterType = dyn_cast<IntegerType>(elementOf(c0->value));
+  if (!counterType || (counterType.getWidth() != 32 && counterType.getWidth() != 64))
+    error(at, "Philox counters (the offsets) are 32- or 64-bit integers, got " + describe(c0));
+  V s = toTensor(seed, at);
+  if (!isa<IntegerType>(elementOf(s->value)) || !shapeOf(s->value).empty())
+    error(at, "the random seed must be an integer scalar, got " + describe(s));
+  if (rounds <= 0)
+    error(at, "n_rounds must be positive, got " + std::to_string(rounds));
+  unsigned width = counterType.getWidth();
+  Type word = b_.getIntegerType(width);
+  V seed64 = cast(s, b_.getI64Type(), /*toUnsigned=*/true, at);
+  V k0, k1;
+  if (width == 32) {
+    k0 = cast(seed64, word, true, at);
+    k1 = cast(binary(">>", seed64, unsignedConstant(*this, 64, 32, at), at), word, true, at);
+  } else {
+    k0 = seed64;
+    k1 = unsignedConstant(*this, 64, 0, at);
+  }
+  std::array<V, 4> c;
+  for (int i = 0; i < 4; ++i)
+    c[i] = cast(counter[i], word, /*toUnsigned=*/true, at, /*bitcast=*/true);
+  const PhiloxConstants &p = width == 32 ? kPhilox32 : kPhilox64;
+  V roundA = unsignedConstant(*this, width, p.roundA, at);
+  V roundB = unsignedConstant(*this, width, p.roundB, at);
+  V keyA = unsignedConstant(*this, width, p.keyA, at);
+  V keyB = unsignedConstant(*this, width, p.keyB, at);
+  for (int r = 0; r < rounds; ++r) {
+    // One round: two multiplications, their high halves mixed with the other words and the
+    // key, then the key bumped by the Weyl constants.
+    V hi0 = umulhi(roundA, c[0], at), lo0 = binary("*", roundA, c[0], at);
+    V hi1 = umulhi(roundB, c[2], at), lo1 = binary("*", roundB, c[2], at);
+    c = {binary("^", binary("^", hi1, c[1], at), k0, at), lo1,
+         binary("^", binary("^", hi0, c[3], at), k1, at), lo0};
+    k0 = binary("+", k0, keyA, at);
+    k1 = binary("+", k1, keyB, at);
+  }
+  for (V &v : c) // every word has the counters' shape, even where the key is a scalar
+    v = broadcastTo(v, shapeOf(toTensor(c0, at)->value), at);
+  return makeTuple({c[0], c[1], c[2], c[3]});
+}
+
+V Generator::uniformFromBits(V x, SourceLocation at) {
+  V bits = toTensor(x, at);
+  auto t = dyn_cast<IntegerType>(elementOf(bits->value));
+  if (!t || (t.getWidth() != 32 && t.getWidth() != 64))
+    error(at, "uint_to_uniform_float takes 32- or 64-bit integers, got " + describe(bits));
+  bool wide = t.getWidth() == 64;
+  // Signed, folded onto [0, 2^(n-1)) (x < 0: -x - 1), times the largest scale that keeps the
+  // product below 1 after rounding.
+  V s = cast(bits, t, /*toUnsigned=*/false, at, /*bitcast=*/true);
+  V zero = makeTensor(constant(t, 0, {}), false);
+  V negative = binary("<", s, zero, at);
+  V folded = binary("-", unary("-", s, at), makeTensor(constant(t, 1, {}), false), at);
+  CallArgs pick{{negative, folded, s}, {}, at};
+  V nonNegative = callBuiltin("where", pick);
+  return binary("*", nonNegative, makeFloat(wide ? 1.0842020432385337e-19 : 4.6566127342e-10),
+                at);
+}
+
+V Generator::normalPair(V u1, V u2, SourceLocation at) {
+  CallArgs floor{{makeFloat(1.0e-7), u1}, {}, at};
+  V u = callBuiltin("maximum", floor);
+  V theta = binary("*", makeFloat(6.283185307179586), u2, at);
+  CallArgs logArgs{{u}, {}, at};
+  V minusTwoLog = binary("*", makeFloat(-2.0), callBuiltin("log", logArgs), at);
+  CallArgs sqrtArgs{{minusTwoLog}, {}, at};
+  V radius = callBuiltin("sqrt", sqrtArgs);
+  CallArgs cosArgs{{theta}, {}, at}, sinArgs{{theta}, {}, at};
+  return makeTuple({binary("*", radius, callBuiltin("cos", cosArgs), at),
+                    binary("*", radius, callBuiltin("sin", sinArgs), at)});
+}
+
+V Generator::callRandomBuiltin(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  auto rounds = [&](const V &v) { return v ? int(requireInt(v, at, "n_rounds")) : kDefaultRounds; };
+  auto argument = [&](size_t k, const char *keyword) -> V {
+    if (k < args.positional.size())
+      return args.positional[k];
+    for (auto &kw : args.keywords)
+      if (kw.first == keyword)
+        return kw.second;
+    return nullptr;
+  };
+  auto expect = [&](std::initializer_list<const char *> names, size_t required) {
+    if (args.positional.size() > names.size())
+      error(at, "tl." + name + "() takes at most " + std::to_string(names.size()) +
+                    " arguments, " + std::to_string(args.positional.size()) + " given");
+    for (auto &kw : args.keywords)
+      if (std::none_of(names.begin(), names.end(), [&](const char *n) { return kw.first == n; }))
+        error(at, "tl." + name + "() got an unexpected keyword argument '" + kw.first + "'");
+    size_t k = 0;
+    for (const char *n : names)
+      if (k++ < required && !argument(k - 1, n))
+        error(at, "tl." + name + "() is missing the argument '" + std::string(n) + "'");
+  };
+  if (name == "umulhi") {
+    expect({"x", "y"}, 2);
+    return umulhi(argument(0, "x"), argument(1, "y"), at);
+  }
+  if (name == "philox") {
+    expect({"seed", "c0", "c1", "c2", "c3", "n_rounds"}, 5);
+    return philox(argument(0, "seed"),
+                  {argument(1, "c0"), argument(2, "c1"), argument(3, "c2"), argument(4, "c3")},
+                  rounds(argument(5, "n_rounds")), at);
+  }
+  if (name == "uint_to_uniform_float") {
+    expect({"x"}, 1);
+    return uniformFromBits(argument(0, "x"), at);
+  }
+  if (name == "pair_uniform_to_normal") {
+    expect({"u1", "u2"}, 2);
+    return normalPair(argument(0, "u1"), argument(1, "u2"), at);
+  }
+  static const std::set<std::string> seeded = {"randint", "randint4x", "rand",
+                                                "rand4x",  "randn",     "randn4x"};
+  if (!seeded.count(name))
+    return nullptr;
+  expect({"seed", "offset", "n_rounds"}, 2);
+  V offset = toTensor(argument(1, "offset"), at);
+  if (!isa<IntegerType>(elementOf(offset->value)))
+    error(at, "tl." + name + " takes integer offsets, got " + describe(offset));
+  V zero = binary("*", offset, makeInt(0), at);
+  V words = philox(argument(0, "seed"), {offset, zero, zero, zero},
+                   rounds(argument(2, "n_rounds")), at);
+  if (name == "randint")
+    return words->items[0];
+  if (name == "randint4x")
+    return words;
+  if (name == "rand")
+    return uniformFromBits(words->items[0], at);
+  std::vector<V> u;
+  for (const V &w : words->items)
+    u.push_back(uniformFromBits(w, at));
+  if (name == "rand4x")
+    return makeTuple(u);
+  V first = normalPair(u[0], u[1], at);
+  if (name == "randn")
+    return first->items[0];
+  V second = normalPair(u[2], u[3], at);
+  return makeTuple({first->items[0], first->items[1], second->items[0], second->items[1]});
+}
+
+} // namespace tessel::frontend
