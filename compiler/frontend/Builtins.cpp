@@ -940,20 +940,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     std::vector<V> ops = {p.tensor("x"), p.tensor("y")};
     if (isFma)
       ops.push_back(p.tensor("z"));
-    // The widest float among the operands (f32 when none is a float), one broadcast shape.
-    Type elem;
-    for (V &o : ops) {
-      Type e = elementOf(o->value);
-      if (isa<FloatType>(e) && (!elem || e.getIntOrFloatBitWidth() > elem.getIntOrFloatBitWidth()))
-        elem = e;
-    }
-    if (!elem)
-      elem = b_.getF32Type();
-    for (size_t k = 1; k < ops.size(); ++k)
-      std::tie(ops[0], ops[k]) = broadcastPair(ops[0], ops[k], at);
-    SmallVector<Value> vals;
-    for (V &o : ops)
-      vals.push_back(broadcastTo(cast(o, elem, false, at), shapeOf(ops[0]->value), at)->value);
+    SmallVector<Value> vals = floatOperands(ops, at);
     if (isFma)
       return makeTensor(math::FmaOp::create(b_, l, vals[0], vals[1], vals[2]));
     return makeTensor(math::PowFOp::create(b_, l, vals[0], vals[1]));
@@ -1233,6 +1220,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   }
 
   if (V v = callRandomBuiltin(name, args))
+    return v;
+  if (V v = callMathBuiltin(name, args))
     return v;
   if (name == "gdc_wait" || name == "gdc_launch_dependents") {
     // Programmatic dependent launch (tl.extra.cuda.*): tessel's launches on one device run

@@ -156,6 +156,12 @@ public:
                           bool *isUnsigned = nullptr);
 
   V callBuiltin(const std::string &name, CallArgs &args);
+  /// Math beyond the core set (BuiltinsMath.cpp): inverse and hyperbolic trigonometry,
+  /// cbrt, rounding, log10, atan2, copysign, hypot; null for other names.
+  V callMathBuiltin(const std::string &name, CallArgs &args);
+  /// `ops` as values of the widest float type among them (f32 when none is a float),
+  /// broadcast to one shape.
+  llvm::SmallVector<mlir::Value> floatOperands(std::vector<V> ops, SourceLocation at);
   /// The random-number family (BuiltinsRandom.cpp): tl.umulhi, tl.philox, tl.randint(4x),
   /// tl.rand(4x), tl.randn(4x) and their helpers; null for other names.
   V callRandomBuiltin(const std::string &name, CallArgs &args);

@@ -27,6 +27,9 @@ struct CpuApproximateMathPass : tessel::impl::CpuApproximateMathBase<CpuApproxim
     RewritePatternSet patterns(&getContext());
     if (fastExp)
       tessel::populateFastExpPatterns(patterns);
+    // Hyperbolic functions, tan and round become exp / sin / cos / floor first.
+    math::populateExpansionPatterns(patterns,
+                                    {"sinh", "cosh", "tan", "asinh", "acosh", "atanh", "round"});
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

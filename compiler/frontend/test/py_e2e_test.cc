@@ -415,6 +415,35 @@ TEST_P(PyEndToEnd, PhiloxRandomNumbersAreTritons) {
   }
 }
 
+TEST_P(PyEndToEnd, MathFunctions) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("math_kernel", {{"BLOCK", "64"}}, "*fp32,*fp32,*fp32,i32");
+  ASSERT_TRUE(k.kernel);
+  int n = 100 + int(rng()() % 200), blocks = (n + 63) / 64;
+  std::vector<float> x = tessel::test::randomFloats(n, -0.99f, 0.99f),
+                     y = tessel::test::randomFloats(n, 1.01f, 4.f), out(18 * n, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1},
+                                      {x.data(), y.data(), out.data(), n}, pool)
+                  .ok());
+  const char *names[] = {"asin",  "acos",  "atan", "atan2", "sinh", "cosh",   "tan",
+                         "asinh", "acosh", "atanh", "cbrt", "trunc", "roundf", "rint",
+                         "log10", "copysign", "hypot", "asinf"};
+  for (int i = 0; i < n; ++i) {
+    double a = x[i], b = y[i];
+    double want[18] = {std::asin(a),  std::acos(a),  std::atan(b),  std::atan2(a, -b),
+                       std::sinh(b),  std::cosh(a),  std::tan(a),   std::asinh(b),
+                       std::acosh(b), std::atanh(a), std::cbrt(float(a * 5)),
+                       std::trunc(float(b * -2.5)), std::round(float(a * 3)),
+                       std::nearbyint(float(b * 2)), std::log10(b), std::copysign(b, a),
+                       std::hypot(a, b), std::asin(a)};
+    for (int j = 0; j < 18; ++j) {
+      // Rounding is exact; the rest within a few float ulps of the double result.
+      double tol = j >= 11 && j <= 13 ? 0 : 4e-6 * (1 + std::fabs(want[j]));
+      ASSERT_NEAR(out[18 * i + j], want[j], tol) << names[j] << " at x=" << a << " y=" << b;
+    }
+  }
+}
+
 TEST(PyErrors, HostCodeNamesAreErrorsInKernels) {
   struct Case {
     std::string entry, message;

@@ -268,3 +268,31 @@ def philox_kernel(bits_ptr, wide_ptr, floats_ptr, hi_ptr, seed, n, BLOCK: tl.con
     tl.store(hi_ptr + offs * 2, tl.umulhi(a, b).to(tl.int32, bitcast=True), mask=m)
     r0, _, _, _ = tl.philox(seed, offs, offs + 1, 0, 0, n_rounds=7)
     tl.store(hi_ptr + offs * 2 + 1, r0.to(tl.int32, bitcast=True), mask=m)
+
+
+@triton.jit
+def math_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # x in (-1, 1), y in (1, 4): every function below in its domain; 18 results per element.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.5)
+    y = tl.load(y_ptr + offs, mask=m, other=2.0)
+    o = out_ptr + offs * 18
+    tl.store(o, tl.math.asin(x), mask=m)
+    tl.store(o + 1, tl.math.acos(x), mask=m)
+    tl.store(o + 2, tl.math.atan(y), mask=m)
+    tl.store(o + 3, tl.math.atan2(x, -y), mask=m)
+    tl.store(o + 4, tl.math.sinh(y), mask=m)
+    tl.store(o + 5, tl.math.cosh(x), mask=m)
+    tl.store(o + 6, tl.math.tan(x), mask=m)
+    tl.store(o + 7, tl.math.asinh(y), mask=m)
+    tl.store(o + 8, tl.math.acosh(y), mask=m)
+    tl.store(o + 9, tl.math.atanh(x), mask=m)
+    tl.store(o + 10, tl.math.cbrt(x * 5), mask=m)
+    tl.store(o + 11, tl.math.trunc(y * -2.5), mask=m)
+    tl.store(o + 12, tl.extra.cuda.libdevice.roundf(x * 3.0), mask=m)
+    tl.store(o + 13, tl.math.rint(y * 2.0), mask=m)
+    tl.store(o + 14, tl.math.log10(y), mask=m)
+    tl.store(o + 15, tl.math.copysign(y, x), mask=m)
+    tl.store(o + 16, tl.math.hypot(x, y), mask=m)
+    tl.store(o + 17, tl.extra.cuda.libdevice.asinf(x), mask=m)

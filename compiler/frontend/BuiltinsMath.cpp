@@ -1,0 +1,96 @@
+//===- BuiltinsMath.cpp - tl.math / libdevice functions beyond the core set -*- C++ -*-===//
+//
+// asin, acos, atan, atan2, sinh, cosh, tan, asinh, acosh, atanh, cbrt, trunc, round, rint /
+// nearbyint, log10, copysign and hypot (and libdevice's f-suffixed spellings), as math-dialect
+// ops. Integers compute in f32, as Triton's math functions do; the backends approximate the
+// transcendental ones with polynomials (cpu and cuda: tessel-cpu-approximate-math).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+using namespace mlir;
+
+namespace tessel::frontend {
+
+SmallVector<Value> Generator::floatOperands(std::vector<V> ops, SourceLocation at) {
+  Type elem;
+  for (V &o : ops) {
+    o = toTensor(o, at);
+    Type e = elementOf(o->value);
+    if (isa<FloatType>(e) && (!elem || e.getIntOrFloatBitWidth() > elem.getIntOrFloatBitWidth()))
+      elem = e;
+  }
+  if (!elem)
+    elem = b_.getF32Type();
+  for (size_t k = 1; k < ops.size(); ++k)
+    std::tie(ops[0], ops[k]) = broadcastPair(ops[0], ops[k], at);
+  SmallVector<Value> vals;
+  for (V &o : ops)
+    vals.push_back(broadcastTo(cast(o, elem, false, at), shapeOf(ops[0]->value), at)->value);
+  return vals;
+}
+
+V Generator::callMathBuiltin(const std::string &nameIn, CallArgs &args) {
+  std::string name = nameIn;
+  // libdevice spells the f32 versions with an f: asinf, atan2f, ...
+  static const std::set<std::string> withF = {
+      "asinf", "acosf", "atanf",  "atan2f", "sinhf",  "coshf", "tanf",  "asinhf", "acoshf",
+      "atanhf", "cbrtf", "truncf", "roundf", "rintf", "nearbyintf", "log10f", "copysignf",
+      "hypotf"};
+  if (withF.count(name))
+    name.pop_back();
+  SourceLocation at = args.loc;
+  Location l = loc(at);
+  static const std::map<std::string, std::function<Value(OpBuilder &, Location, Value)>> unary = {
+      {"asin", [](OpBuilder &b, Location l, Value v) { return math::AsinOp::create(b, l, v); }},
+      {"acos", [](OpBuilder &b, Location l, Value v) { return math::AcosOp::create(b, l, v); }},
+      {"atan", [](OpBuilder &b, Location l, Value v) { return math::AtanOp::create(b, l, v); }},
+      {"sinh", [](OpBuilder &b, Location l, Value v) { return math::SinhOp::create(b, l, v); }},
+      {"cosh", [](OpBuilder &b, Location l, Value v) { return math::CoshOp::create(b, l, v); }},
+      {"tan", [](OpBuilder &b, Location l, Value v) { return math::TanOp::create(b, l, v); }},
+      {"asinh", [](OpBuilder &b, Location l, Value v) { return math::AsinhOp::create(b, l, v); }},
+      {"acosh", [](OpBuilder &b, Location l, Value v) { return math::AcoshOp::create(b, l, v); }},
+      {"atanh", [](OpBuilder &b, Location l, Value v) { return math::AtanhOp::create(b, l, v); }},
+      {"cbrt", [](OpBuilder &b, Location l, Value v) { return math::CbrtOp::create(b, l, v); }},
+      {"trunc", [](OpBuilder &b, Location l, Value v) { return math::TruncOp::create(b, l, v); }},
+      {"round", [](OpBuilder &b, Location l, Value v) { return math::RoundOp::create(b, l, v); }},
+      {"rint",
+       [](OpBuilder &b, Location l, Value v) { return math::RoundEvenOp::create(b, l, v); }},
+      {"nearbyint",
+       [](OpBuilder &b, Location l, Value v) { return math::RoundEvenOp::create(b, l, v); }},
+  };
+  if (auto it = unary.find(name); it != unary.end() || name == "log10") {
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      error(at, name + "() takes one argument, x");
+    Value x = floatOperands({args.positional[0]}, at)[0];
+    if (name == "log10") {
+      // log(x) / ln(10), in the argument's type.
+      Value ln = math::LogOp::create(b_, l, x);
+      return makeTensor(arith::MulFOp::create(
+          b_, l, ln, constant(elementOf(x), 0.43429448190325182765, shapeOf(x))));
+    }
+    return makeTensor(it->second(b_, l, x));
+  }
+  if (name == "atan2" || name == "copysign" || name == "hypot") {
+    if (args.positional.size() != 2 || !args.keywords.empty())
+      error(at, name + "() takes two arguments");
+    SmallVector<Value> v = floatOperands({args.positional[0], args.positional[1]}, at);
+    if (name == "atan2")
+      return makeTensor(math::Atan2Op::create(b_, l, v[0], v[1]));
+    if (name == "copysign")
+      return makeTensor(math::CopySignOp::create(b_, l, v[0], v[1]));
+    Value sum = math::FmaOp::create(b_, l, v[0], v[0], arith::MulFOp::create(b_, l, v[1], v[1]));
+    return makeTensor(math::SqrtOp::create(b_, l, sum));
+  }
+  return nullptr;
+}
+
+} // namespace tessel::frontend
