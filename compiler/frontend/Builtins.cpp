@@ -1,5 +1,6 @@
 //===- Builtins.cpp - tl.* functions and tensor methods as tt/arith/math ops -*- C++ -*-===//
 
+#include "compiler/frontend/BuiltinParams.h"
 #include "compiler/frontend/Generator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,58 +15,6 @@ using namespace mlir;
 namespace tessel::frontend {
 namespace {
 
-
-/// Matches a call's arguments to parameter names (Python rules: positional first, then
-/// keywords; unknown keywords and missing required parameters are errors).
-class Params {
-public:
-  Params(Generator &g, CallArgs &args, const std::string &fn,
-         std::vector<std::pair<std::string, bool>> params) // name, required
-      : g_(g), args_(args), fn_(fn) {
-    if (args.positional.size() > params.size())
-      g.error(args.loc, fn + "() takes at most " + std::to_string(params.size()) +
-                            " arguments, " + std::to_string(args.positional.size()) + " given");
-    for (size_t k = 0; k < params.size(); ++k) {
-      names_.push_back(params[k].first);
-      values_.push_back(k < args.positional.size() ? args.positional[k] : nullptr);
-    }
-    for (auto &kw : args.keywords) {
-      auto it = std::find(names_.begin(), names_.end(), kw.first);
-      if (it == names_.end())
-        g.error(args.loc, fn + "() got an unexpected keyword argument '" + kw.first + "'");
-      size_t k = it - names_.begin();
-      if (values_[k])
-        g.error(args.loc, fn + "() got two values for '" + kw.first + "'");
-      values_[k] = kw.second;
-    }
-    for (size_t k = 0; k < params.size(); ++k)
-      if (params[k].second && !values_[k])
-        g.error(args.loc, fn + "() is missing the argument '" + params[k].first + "'");
-  }
-  /// The argument, or null when not given.
-  V get(const std::string &name) const {
-    auto it = std::find(names_.begin(), names_.end(), name);
-    return it == names_.end() ? nullptr : values_[it - names_.begin()];
-  }
-  /// The argument, or null when not given or None.
-  V opt(const std::string &name) const {
-    V v = get(name);
-    return v && v->kind != Val::None ? v : nullptr;
-  }
-  V tensor(const std::string &name) const {
-    V v = get(name);
-    if (!v || v->kind == Val::None)
-      g_.error(args_.loc, fn_ + "() needs '" + name + "'");
-    return g_.toTensor(v, args_.loc);
-  }
-
-private:
-  Generator &g_;
-  CallArgs &args_;
-  std::string fn_;
-  std::vector<std::string> names_;
-  std::vector<V> values_;
-};
 
 /// A tuple (or list) of constexpr ints, or a single int.
 std::vector<int64_t> intList(Generator &g, const V &v, SourceLocation at, const std::string &what) {
@@ -101,6 +50,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
       name = it->second;
   }
   bool isMethod = name.rfind("method.", 0) == 0;
+  if (isMethod && args.positional.front()->kind == Val::Descriptor)
+    return callDescriptorBuiltin(name, args);
   if (isMethod) {
     name = name.substr(7);
     V self = args.positional.front();
@@ -1220,6 +1171,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   }
 
   if (V v = callRandomBuiltin(name, args))
+    return v;
+  if (V v = callDescriptorBuiltin(name, args))
     return v;
   if (V v = callMathBuiltin(name, args))
     return v;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/frontend/BuiltinParams.h"
 #include "compiler/frontend/Generator.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -144,56 +145,38 @@ V Generator::normalPair(V u1, V u2, SourceLocation at) {
 
 V Generator::callRandomBuiltin(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  auto rounds = [&](const V &v) { return v ? int(requireInt(v, at, "n_rounds")) : kDefaultRounds; };
-  auto argument = [&](size_t k, const char *keyword) -> V {
-    if (k < args.positional.size())
-      return args.positional[k];
-    for (auto &kw : args.keywords)
-      if (kw.first == keyword)
-        return kw.second;
-    return nullptr;
+  auto rounds = [&](const V &v) {
+    return v && v->kind != Val::None ? int(requireInt(v, at, "n_rounds")) : kDefaultRounds;
   };
-  auto expect = [&](std::initializer_list<const char *> names, size_t required) {
-    if (args.positional.size() > names.size())
-      error(at, "tl." + name + "() takes at most " + std::to_string(names.size()) +
-                    " arguments, " + std::to_string(args.positional.size()) + " given");
-    for (auto &kw : args.keywords)
-      if (std::none_of(names.begin(), names.end(), [&](const char *n) { return kw.first == n; }))
-        error(at, "tl." + name + "() got an unexpected keyword argument '" + kw.first + "'");
-    size_t k = 0;
-    for (const char *n : names)
-      if (k++ < required && !argument(k - 1, n))
-        error(at, "tl." + name + "() is missing the argument '" + std::string(n) + "'");
-  };
+  std::string fn = "tl." + name;
   if (name == "umulhi") {
-    expect({"x", "y"}, 2);
-    return umulhi(argument(0, "x"), argument(1, "y"), at);
+    Params p(*this, args, fn, {{"x", true}, {"y", true}});
+    return umulhi(p.get("x"), p.get("y"), at);
   }
   if (name == "philox") {
-    expect({"seed", "c0", "c1", "c2", "c3", "n_rounds"}, 5);
-    return philox(argument(0, "seed"),
-                  {argument(1, "c0"), argument(2, "c1"), argument(3, "c2"), argument(4, "c3")},
-                  rounds(argument(5, "n_rounds")), at);
+    Params p(*this, args, fn, {{"seed", true}, {"c0", true}, {"c1", true}, {"c2", true},
+                               {"c3", true}, {"n_rounds", false}});
+    return philox(p.get("seed"), {p.get("c0"), p.get("c1"), p.get("c2"), p.get("c3")},
+                  rounds(p.get("n_rounds")), at);
   }
   if (name == "uint_to_uniform_float") {
-    expect({"x"}, 1);
-    return uniformFromBits(argument(0, "x"), at);
+    Params p(*this, args, fn, {{"x", true}});
+    return uniformFromBits(p.get("x"), at);
   }
   if (name == "pair_uniform_to_normal") {
-    expect({"u1", "u2"}, 2);
-    return normalPair(argument(0, "u1"), argument(1, "u2"), at);
+    Params p(*this, args, fn, {{"u1", true}, {"u2", true}});
+    return normalPair(p.get("u1"), p.get("u2"), at);
   }
   static const std::set<std::string> seeded = {"randint", "randint4x", "rand",
                                                 "rand4x",  "randn",     "randn4x"};
   if (!seeded.count(name))
     return nullptr;
-  expect({"seed", "offset", "n_rounds"}, 2);
-  V offset = toTensor(argument(1, "offset"), at);
+  Params p(*this, args, fn, {{"seed", true}, {"offset", true}, {"n_rounds", false}});
+  V offset = toTensor(p.get("offset"), at);
   if (!isa<IntegerType>(elementOf(offset->value)))
     error(at, "tl." + name + " takes integer offsets, got " + describe(offset));
   V zero = binary("*", offset, makeInt(0), at);
-  V words = philox(argument(0, "seed"), {offset, zero, zero, zero},
-                   rounds(argument(2, "n_rounds")), at);
+  V words = philox(p.get("seed"), {offset, zero, zero, zero}, rounds(p.get("n_rounds")), at);
   if (name == "randint")
     return words->items[0];
   if (name == "randint4x")

@@ -219,6 +219,8 @@ std::string Generator::describe(const V &v) const {
     return "an instance of '" + v->obj->cls->name + "'";
   case Val::Class:
     return "the class '" + v->cls->name + "'";
+  case Val::Descriptor:
+    return "a tensor descriptor";
   }
   return "a value";
 }
@@ -999,6 +1001,18 @@ V Generator::evalAttribute(const Expr &e) {
                                 "' is read before it is set"
                           : "'" + base->obj->cls->name + "' has no field or method '" + member + "'");
   }
+  case Val::Descriptor: {
+    static const std::map<std::string, size_t> parts = {
+        {"base", 0}, {"shape", 1}, {"strides", 2}, {"block_shape", 3}};
+    if (auto it = parts.find(member); it != parts.end())
+      return base->items[it->second];
+    if (member == "dtype")
+      return makeDtype(mlir::cast<tt::PointerType>(base->items[0]->value.getType()).getPointeeType(),
+                       base->items[0]->isUnsigned);
+    if (member == "load" || member == "store")
+      return makeMethod(base, member);
+    break;
+  }
   default:
     break;
   }
@@ -1384,7 +1398,8 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
     if (!isConstexprParam && v->isNumber())
       v = toTensor(v, at);
     if (v->kind == Val::Tuple || v->kind == Val::Function || v->kind == Val::Builtin ||
-        v->kind == Val::Namespace || v->kind == Val::Method || v->kind == Val::Class)
+        v->kind == Val::Namespace || v->kind == Val::Method || v->kind == Val::Class ||
+        v->kind == Val::Descriptor)
       error(at, "the noinline function '" + fn.name + "' cannot take " + describe(v) +
                     " (parameter '" + p.name + "')");
     if (v->kind == Val::Aggregate) {

@@ -85,6 +85,9 @@ struct Val {
     Slice,     ///< `:` in a subscript
     Aggregate, ///< an aggregate object `obj`
     Class,     ///< an aggregate class `cls` (calling it constructs an object)
+    /// A tensor descriptor (tl.make_tensor_descriptor): `items` are the base pointer and the
+    /// shape, strides and block_shape tuples; `s` the padding of out-of-bounds loads.
+    Descriptor,
   };
   Kind kind;
   mlir::Value value;
@@ -162,6 +165,10 @@ public:
   /// `ops` as values of the widest float type among them (f32 when none is a float),
   /// broadcast to one shape.
   llvm::SmallVector<mlir::Value> floatOperands(std::vector<V> ops, SourceLocation at);
+  /// Tensor descriptors (BuiltinsDescriptor.cpp): tl.make_tensor_descriptor, desc.load /
+  /// desc.store and tl.load_tensor_descriptor / tl.store_tensor_descriptor, as block-pointer
+  /// loads and stores checked against the shape on every dimension; null for other names.
+  V callDescriptorBuiltin(const std::string &name, CallArgs &args);
   /// The random-number family (BuiltinsRandom.cpp): tl.umulhi, tl.philox, tl.randint(4x),
   /// tl.rand(4x), tl.randn(4x) and their helpers; null for other names.
   V callRandomBuiltin(const std::string &name, CallArgs &args);

@@ -444,6 +444,27 @@ TEST_P(PyEndToEnd, MathFunctions) {
   }
 }
 
+TEST_P(PyEndToEnd, TensorDescriptors) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("descriptor_kernel", {{"BM", "16"}, {"BN", "32"}}, "*fp32,*fp32,*fp32,i32,i32");
+  ASSERT_TRUE(k.kernel);
+  int rows = 1 + int(rng()() % 60), cols = 1 + int(rng()() % 90);
+  int gm = (rows + 15) / 16, gn = (cols + 31) / 32, width = gn * 32;
+  std::vector<float> x = randomFloats(size_t(rows) * cols), out(x.size(), NAN),
+                     tiles(size_t(gm) * 16 * width, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {gm, gn, 1},
+                                      {x.data(), out.data(), tiles.data(), rows, cols}, pool)
+                  .ok());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      ASSERT_EQ(out[size_t(r) * cols + c], 2 * x[size_t(r) * cols + c] + 1) << r << "," << c;
+  for (int r = 0; r < gm * 16; ++r)
+    for (int c = 0; c < width; ++c) {
+      float want = r < rows && c < cols ? x[size_t(r) * cols + c] : 0.0f; // zero padding
+      ASSERT_EQ(tiles[size_t(r) * width + c], want) << "tile at " << r << "," << c;
+    }
+}
+
 TEST(PyErrors, HostCodeNamesAreErrorsInKernels) {
   struct Case {
     std::string entry, message;

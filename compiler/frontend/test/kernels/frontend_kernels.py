@@ -296,3 +296,20 @@ def math_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(o + 15, tl.math.copysign(y, x), mask=m)
     tl.store(o + 16, tl.math.hypot(x, y), mask=m)
     tl.store(o + 17, tl.extra.cuda.libdevice.asinf(x), mask=m)
+
+
+@triton.jit
+def descriptor_kernel(x_ptr, out_ptr, tiles_ptr, rows, cols, BM: tl.constexpr, BN: tl.constexpr):
+    # out = 2 x + 1 through tensor descriptors (blocks at the edges cut to rows x cols); every
+    # block as loaded, padding included, into tiles (a grid of whole blocks).
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    src = tl.make_tensor_descriptor(x_ptr, shape=[rows, cols], strides=[cols, 1],
+                                    block_shape=[BM, BN])
+    dst = tl.make_tensor_descriptor(base=out_ptr, shape=(rows, cols), strides=(cols, 1),
+                                    block_shape=(BM, BN))
+    block = src.load([pm * BM, pn * BN])
+    tl.store_tensor_descriptor(dst, [pm * BM, pn * BN], block * 2 + 1)
+    r = pm * BM + tl.arange(0, BM)[:, None]
+    c = pn * BN + tl.arange(0, BN)[None, :]
+    again = tl.load_tensor_descriptor(src, [pm * BM, pn * BN])
+    tl.store(tiles_ptr + r * (tl.num_programs(1) * BN) + c, again)

@@ -1,0 +1,104 @@
+//===- BuiltinsDescriptor.cpp - tensor descriptors as checked block pointers -*- C++ -*-===//
+//
+// tl.make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero")
+// describes a strided tensor in memory and the block one load or store moves. desc.load(offs)
+// reads the block at `offs` with everything outside `shape` padded (zero, or NaN with
+// padding_option="nan"); desc.store(offs, value) writes the part inside `shape`. Both become
+// a block pointer (tt.make_tensor_ptr, row-major order) and a tt.load / tt.store checked on
+// every dimension: the structured lowering's masked block accesses. The GPU's TMA engine is
+// one way to run them; the semantics do not depend on it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/BuiltinParams.h"
+#include "compiler/frontend/Generator.h"
+
+#include <algorithm>
+
+namespace tessel::frontend {
+
+namespace {
+
+/// A list or tuple argument as a tuple of its items.
+V asTuple(Generator &g, const V &v, SourceLocation at, const std::string &what) {
+  if (!v || v->kind != Val::Tuple)
+    g.error(at, what + " must be a list or tuple");
+  return v;
+}
+
+} // namespace
+
+V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
+  std::string name = nameIn;
+  if (name.rfind("method.", 0) == 0)
+    name = name.substr(7);
+  SourceLocation at = args.loc;
+  if (name == "make_tensor_descriptor") {
+    Params p(*this, args, "tl.make_tensor_descriptor",
+             {{"base", true}, {"shape", true}, {"strides", true}, {"block_shape", true},
+              {"padding_option", false}});
+    V base = toTensor(p.get("base"), at);
+    if (!mlir::isa<tt::PointerType>(base->value.getType()))
+      error(at, "make_tensor_descriptor's base must be a scalar pointer, got " + describe(base));
+    V shape = asTuple(*this, p.get("shape"), at, "make_tensor_descriptor's shape");
+    V strides = asTuple(*this, p.get("strides"), at, "make_tensor_descriptor's strides");
+    V block = asTuple(*this, p.get("block_shape"), at,
+                      "make_tensor_descriptor's block_shape");
+    size_t rank = block->items.size();
+    if (rank == 0 || shape->items.size() != rank || strides->items.size() != rank)
+      error(at, "make_tensor_descriptor's shape, strides and block_shape need one length (at "
+                "least 1), got " + std::to_string(shape->items.size()) + ", " +
+                    std::to_string(strides->items.size()) + " and " + std::to_string(rank));
+    for (const V &b : block->items)
+      requireInt(b, at, "a block_shape entry");
+    std::string padding = "zero";
+    if (V pad = p.opt("padding_option")) {
+      if (pad->kind != Val::Str || (pad->s != "zero" && pad->s != "nan"))
+        error(at, "padding_option must be \"zero\" or \"nan\"");
+      padding = pad->s;
+    }
+    V d = makeTuple({base, shape, strides, block});
+    d->kind = Val::Descriptor;
+    d->s = padding;
+    return d;
+  }
+
+  bool load = name == "load" || name == "load_tensor_descriptor";
+  bool store = name == "store" || name == "store_tensor_descriptor";
+  if (!load && !store)
+    return nullptr;
+  std::string fn = name.find("tensor_descriptor") != std::string::npos ? "tl." + name
+                                                                         : "desc." + name;
+  std::vector<std::pair<std::string, bool>> params = {{"desc", true}, {"offsets", true}};
+  if (store)
+    params.push_back({"value", true});
+  Params p(*this, args, fn, params);
+  V desc = p.get("desc");
+  if (desc->kind != Val::Descriptor)
+    error(at, fn + " needs a tensor descriptor, got " + describe(desc));
+  V offsets = asTuple(*this, p.get("offsets"), at, fn + "'s offsets");
+  size_t rank = desc->items[3]->items.size();
+  if (offsets->items.size() != rank)
+    error(at, fn + " takes " + std::to_string(rank) + " offsets (one per dimension), got " +
+                  std::to_string(offsets->items.size()));
+  std::vector<V> order, check;
+  for (size_t k = 0; k < rank; ++k) {
+    order.push_back(makeInt(int64_t(rank - 1 - k)));
+    check.push_back(makeInt(int64_t(k)));
+  }
+  CallArgs make{{desc->items[0], desc->items[1], desc->items[2], offsets, desc->items[3],
+                 makeTuple(order)},
+                {},
+                at};
+  V blockPtr = callBuiltin("make_block_ptr", make);
+  if (load) {
+    CallArgs l{{blockPtr},
+               {{"boundary_check", makeTuple(check)}, {"padding_option", makeStr(desc->s)}},
+               at};
+    return callBuiltin("load", l);
+  }
+  CallArgs s{{blockPtr, p.get("value")}, {{"boundary_check", makeTuple(check)}}, at};
+  return callBuiltin("store", s);
+}
+
+} // namespace tessel::frontend
