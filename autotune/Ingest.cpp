@@ -140,7 +140,10 @@ absl::StatusOr<Ingested> IngestRunnerResults(const std::string &dir,
     if (r.status == "crash" && r.error.empty())
       r.error = "tessel-bench failed on the runner (see its output there)";
     const json env = json::parse(r.environmentJson, nullptr, false);
-    r.host = env.is_object() ? env.value("gpu", env.value("host_cpu", "runner")) : "runner";
+    r.host = "runner";
+    for (const char *key : {"host_cpu", "gpu"}) // the GPU's name where the runner gave one
+      if (env.is_object() && env.contains(key) && env[key].is_string())
+        r.host = env[key].get<std::string>();
     // A record that does not validate (a hand-edited results file) is an error, not a record.
     absl::StatusOr<Record> checked = FromJsonLine(ToJsonLine(r));
     if (!checked.ok())
@@ -150,8 +153,9 @@ absl::StatusOr<Ingested> IngestRunnerResults(const std::string &dir,
     out.records.push_back(r);
   }
   for (const auto &[group, j] : baselineOf)
-    if (j.value("status", "") == "ok" && j.value("median_seconds", 0.0) > 0)
-      out.baselineSeconds[group] = j.value("median_seconds", 0.0);
+    if (j["status"] == "ok" && j.contains("median_seconds") && j["median_seconds"].is_number() &&
+        j["median_seconds"].get<double>() > 0)
+      out.baselineSeconds[group] = j["median_seconds"].get<double>();
   if (!haveTarget)
     return absl::InvalidArgumentError(dir + "/candidates.jsonl lists no candidate");
   return out;

@@ -186,8 +186,10 @@ std::string buildInfoMismatch(const std::string &info, const zoo::Kernel &kernel
   if (b.is_discarded() || !b.is_object() || !b.contains("constexprs") ||
       !b["constexprs"].is_object() || !b.contains("knobs") || !b["knobs"].is_object())
     return "the artifact's build info is not valid";
-  if (b.value("entry", "") != kernel.entry)
-    return "built for entry '" + b.value("entry", "") + "', not " + kernel.entry;
+  if (!b.contains("entry") || !b["entry"].is_string())
+    return "the artifact's build info is not valid";
+  if (b["entry"] != kernel.entry)
+    return "built for entry '" + b["entry"].get<std::string>() + "', not " + kernel.entry;
   std::map<std::string, std::string> recorded;
   for (auto it = b["constexprs"].begin(); it != b["constexprs"].end(); ++it)
     recorded[it.key()] = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();

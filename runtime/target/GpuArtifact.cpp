@@ -77,7 +77,7 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
   };
   if (j.is_discarded() || !j.is_object())
     return bad("not a JSON object");
-  if (j.value("format", "") != kFormat)
+  if (!j.contains("format") || !j["format"].is_string() || j["format"] != kFormat)
     return bad("\"format\" is not \"" + std::string(kFormat) + "\"");
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kVersion)
     return bad("version is not " + std::to_string(kVersion));

@@ -229,6 +229,18 @@ TEST(Errors, ManyElifBranchesAreAnErrorNotADeepRecursion) {
   EXPECT_EQ(errorOf(small), "");
 }
 
+TEST(Errors, StarImportsFromTritonAreErrorsOthersAreHostCode) {
+  SourceFile host("k.py", "from os.path import *\nfrom . import sibling\nimport triton\n");
+  EXPECT_TRUE(Parse(host).ok()) << Parse(host).status();
+  SourceFile star("k.py", "import triton\nfrom triton.language import *\n");
+  absl::StatusOr<Module> m = Parse(star);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("k.py:2:1: error: 'from triton.language import *' is not "
+                                      "supported: import names"),
+            std::string::npos)
+      << m.status();
+}
+
 TEST(Errors, NoneComparesEqualToNone) {
   EXPECT_EQ(errorOf("def k(p, n, X: tl.constexpr = None):\n    tl.static_assert(X == None)\n"
                     "    tl.static_assert(not (X != None))\n    tl.static_assert(None == X)\n"),

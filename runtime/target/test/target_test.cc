@@ -16,6 +16,16 @@ TEST(GpuArtifact, DeeplyNestedJsonIsRefused) {
   EXPECT_NE(a.status().message().find("nested"), std::string::npos) << a.status();
 }
 
+TEST(GpuArtifact, FieldsOfTheWrongTypeAreErrorsNotExceptions) {
+  // The fuzz test found "format": [...] escaping as nlohmann's type_error.
+  for (const char *text : {"{\"format\": [\"sse2\"], \"version\": 1}",
+                           "{\"format\": 7}", "{\"format\": null, \"arch\": \"sm_90\"}"}) {
+    absl::StatusOr<GpuArtifact> a = ParseGpuArtifact(text);
+    ASSERT_FALSE(a.ok()) << text;
+    EXPECT_NE(a.status().message().find("\"format\""), std::string::npos) << a.status();
+  }
+}
+
 TEST(Target, ParsesAndPrintsEveryForm) {
   struct Case {
     const char *text;
