@@ -768,6 +768,43 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     return makeTensor(tt::GatherOp::create(b_, l, type, src->value, index->value, uint32_t(axis)),
                       src->isUnsigned);
   }
+  if (name == "flip") {
+    // Triton's standard library: reverse along `dim` (the last by default). A gather of the
+    // reversed index along that dimension.
+    Params p(*this, args, "flip", {{"x", true}, {"dim", false}});
+    V x = p.tensor("x");
+    ArrayRef<int64_t> shape = shapeOf(x->value);
+    int64_t rank = int64_t(shape.size());
+    if (rank == 0)
+      error(at, "tl.flip needs a tensor, got " + describe(x));
+    int64_t dim = p.opt("dim") ? requireInt(p.get("dim"), at, "dim") : rank - 1;
+    if (dim < 0)
+      dim += rank;
+    if (dim < 0 || dim >= rank)
+      error(at, "tl.flip: dim " + std::to_string(dim) + " is out of range for rank " +
+                    std::to_string(rank));
+    int64_t n = shape[dim];
+    CallArgs range{{makeInt(0), makeInt(n)}, {}, at};
+    V reversed = binary("-", makeInt(n - 1), callBuiltin("arange", range), at);
+    for (int64_t d = 0; d < rank; ++d) // index shaped 1 x .. x n x .. x 1, then broadcast
+      if (d != dim) {
+        CallArgs expand{{reversed, makeInt(d)}, {}, at};
+        reversed = callBuiltin("expand_dims", expand);
+      }
+    V index = broadcastTo(reversed, shape, at);
+    CallArgs gather{{x, index, makeInt(dim)}, {}, at};
+    return callBuiltin("gather", gather);
+  }
+  if (name == "assume") {
+    // A fact for the optimizer; the structured lowering does not use it.
+    Params p(*this, args, "assume", {{"cond", true}});
+    V c = p.get("cond");
+    if (c->kind == Val::Tensor && !elementOf(c->value).isInteger(1))
+      error(at, "tl.assume needs a boolean condition, got " + describe(c));
+    if (c->kind == Val::Bool && !c->i)
+      error(at, "tl.assume(False): the condition is false at compile time");
+    return makeNone();
+  }
   if (name == "histogram") {
     Params p(*this, args, "histogram", {{"input", true}, {"num_bins", true}, {"mask", false}});
     V x = p.tensor("input");

@@ -465,6 +465,21 @@ TEST_P(PyEndToEnd, TensorDescriptors) {
     }
 }
 
+TEST_P(PyEndToEnd, Flip) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("flip_kernel", {{"R", "4"}, {"C", "16"}}, "*fp32,*fp32,i32");
+  ASSERT_TRUE(k.kernel);
+  std::vector<float> x = randomFloats(64), out(2 * 64 + 16, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {x.data(), out.data(), 1}, pool).ok());
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 16; ++c) {
+      ASSERT_EQ(out[r * 16 + c], x[(3 - r) * 16 + c]) << "rows flipped at " << r << "," << c;
+      ASSERT_EQ(out[64 + r * 16 + c], x[r * 16 + 15 - c]) << "columns flipped at " << r << "," << c;
+    }
+  for (int c = 0; c < 16; ++c)
+    ASSERT_EQ(out[128 + c], x[15 - c]) << "1-D flip at " << c;
+}
+
 TEST(PyErrors, HostCodeNamesAreErrorsInKernels) {
   struct Case {
     std::string entry, message;

@@ -313,3 +313,17 @@ def descriptor_kernel(x_ptr, out_ptr, tiles_ptr, rows, cols, BM: tl.constexpr, B
     c = pn * BN + tl.arange(0, BN)[None, :]
     again = tl.load_tensor_descriptor(src, [pm * BM, pn * BN])
     tl.store(tiles_ptr + r * (tl.num_programs(1) * BN) + c, again)
+
+
+@triton.jit
+def flip_kernel(x_ptr, out_ptr, n, R: tl.constexpr, C: tl.constexpr):
+    # out[0]: x (R x C) flipped along rows, out[1]: along columns (the default, last dim),
+    # out[2]: the first row's values flipped as a 1-D tensor.
+    tl.assume(n > 0)
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + r * C + c)
+    tl.store(out_ptr + r * C + c, tl.flip(x, 0))
+    tl.store(out_ptr + R * C + r * C + c, tl.flip(x))
+    row = tl.load(x_ptr + tl.arange(0, C))
+    tl.store(out_ptr + 2 * R * C + tl.arange(0, C), tl.flip(row, dim=-1))
