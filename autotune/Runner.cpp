@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <set>
+#include <type_traits>
 
 namespace tessel::autotune {
 
@@ -131,18 +132,38 @@ absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {
   return MeasurementFromJson(j);
 }
 
+/// `j[key]` when it is there and of type T, else `otherwise` (a field of the wrong type in a
+/// runner's output reads as missing; nlohmann's value() would throw).
+template <typename T>
+static T fieldOr(const nlohmann::json &j, const char *key, T otherwise) {
+  if (!j.is_object() || !j.contains(key))
+    return otherwise;
+  const nlohmann::json &v = j[key];
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string())
+      return otherwise;
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!v.is_number_integer())
+      return otherwise;
+  } else {
+    if (!v.is_number())
+      return otherwise;
+  }
+  return v.get<T>();
+}
+
 Measurement MeasurementFromJson(const nlohmann::json &j) {
   Measurement m;
-  m.status = j.value("status", "crash");
+  m.status = fieldOr<std::string>(j, "status", "crash");
   static const std::set<std::string> known = {"ok", "mismatch", "timeout", "crash"};
   if (!known.count(m.status))
     m.status = "crash";
-  m.error = j.value("error", "");
-  m.medianSeconds = j.value("median_seconds", 0.0);
-  m.minSeconds = j.value("min_seconds", 0.0);
-  m.maxSeconds = j.value("max_seconds", 0.0);
-  m.repetitions = j.value("repetitions", int64_t(0));
-  m.artifactSha256 = j.value("artifact_sha256", "");
+  m.error = fieldOr<std::string>(j, "error", "");
+  m.medianSeconds = fieldOr(j, "median_seconds", 0.0);
+  m.minSeconds = fieldOr(j, "min_seconds", 0.0);
+  m.maxSeconds = fieldOr(j, "max_seconds", 0.0);
+  m.repetitions = fieldOr(j, "repetitions", int64_t(0));
+  m.artifactSha256 = fieldOr<std::string>(j, "artifact_sha256", "");
   if (j.contains("samples_seconds") && j["samples_seconds"].is_array())
     for (const nlohmann::json &s : j["samples_seconds"])
       if (s.is_number())

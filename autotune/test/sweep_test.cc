@@ -181,6 +181,23 @@ TEST(Sweep, BuildOnlyRunnerAndIngest) {
   ASSERT_EQ(run("autotune/sweep --ingest=" + dir, log), 0) << log;
   EXPECT_NE(log.find("(3 built candidates had no result)"), std::string::npos) << log;
   EXPECT_EQ(run("autotune/sweep --ingest=" + dir + "/nothing", log), 2);
+  // Fields of the wrong type (a damaged or hand-edited results file): an error or a crash
+  // record, never an exception escaping (each of these threw nlohmann's type_error).
+  for (auto [from, to] : {std::pair<std::string, std::string>{"\"status\":\"ok\"", "\"status\":5"},
+                          {"\"median_seconds\":", "\"median_seconds\":[1],\"x\":"},
+                          {"\"host_cpu\":", "\"host_cpu\":[],\"y\":"}}) {
+    std::string damaged = results0;
+    for (size_t at = damaged.find(from); at != std::string::npos;
+         at = damaged.find(from, at + to.size()))
+      damaged.replace(at, from.size(), to);
+    ASSERT_NE(damaged, results0) << from;
+    std::ofstream(dir + "/results.jsonl", std::ios::trunc) << damaged;
+    log.clear();
+    int rc = run("autotune/sweep --ingest=" + dir, log);
+    EXPECT_TRUE(rc == 0 || rc == 1 || rc == 2) << from << " -> " << to << ": exit " << rc << "\n"
+                                               << log;
+    EXPECT_EQ(log.find("terminate called"), std::string::npos) << log;
+  }
 }
 
 std::set<std::string> keysOf(const std::string &path);
