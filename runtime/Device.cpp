@@ -98,6 +98,8 @@ public:
       return absl::ResourceExhaustedError(absl::StrCat("cannot map ", bytes, " bytes"));
     }
     char *data = first + pages - rounded;
+    // The rest of the pages, before the buffer and after its end: poison (0xFF, a NaN).
+    std::memset(first, 0xFF, pages - rounded);
     std::memset(data + bytes, 0xFF, rounded - bytes);
     return std::unique_ptr<Buffer>(new GuardedHostBuffer(base, total, data, bytes));
   }

@@ -44,9 +44,10 @@ struct DeviceOptions {
   /// CPU: how programs are split across threads.
   LaunchOptions launch;
   /// CPU: each buffer's end (its size rounded up to 64 bytes; the bytes in between are 0xFF,
-  /// a NaN to floats) meets kGuardAfterBytes of inaccessible address space, with
-  /// kGuardBeforeBytes before its start, so that a kernel running past a buffer faults at
-  /// once instead of reading or writing other memory. For tools that run buffer sizes they
+  /// a NaN to floats) meets kGuardAfterBytes of inaccessible address space; its first page
+  /// (0xFF up to the buffer's start) follows kGuardBeforeBytes of it. A kernel running past a
+  /// buffer's end faults at once; one reading before its start reads poison within that page
+  /// and faults beyond it, instead of reading or writing other memory. For tools that run buffer sizes they
   /// cannot check against a kernel (tessel-run); each buffer costs its own mapping.
   bool guardBuffers = false;
 };

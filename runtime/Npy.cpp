@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -207,22 +208,43 @@ absl::StatusOr<NpyArray> ReadNpy(const std::string &path) {
     if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxNpyBytes)
       return bad("array too large (more than " + std::to_string(kMaxNpyBytes) + " bytes)");
   // The data must be in the file: a header is never trusted with an allocation.
-  std::streamoff dataStart = in.tellg();
-  in.seekg(0, std::ios::end);
-  std::streamoff fileEnd = in.tellg();
-  if (dataStart < 0 || fileEnd < dataStart || !in.seekg(dataStart))
-    return bad("cannot tell the file's size");
-  if (bytes > fileEnd - dataStart)
-    return bad(absl::StrCat("the shape needs ", bytes, " bytes of data, the file holds ",
-                            fileEnd - dataStart));
-  try {
-    array.data.resize(bytes);
-  } catch (const std::bad_alloc &) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat(path, ": cannot allocate ", bytes, " bytes for its data"));
+  std::streamoff dataStart = in.tellg(), fileEnd = -1;
+  if (dataStart >= 0 && in.seekg(0, std::ios::end)) {
+    fileEnd = in.tellg();
+    if (!in.seekg(dataStart))
+      return bad("cannot read the file back after measuring it");
   }
-  if (bytes && !in.read(reinterpret_cast<char *>(array.data.data()), bytes))
-    return bad(absl::StrCat("expected ", bytes, " bytes of data"));
+  in.clear();
+  if (fileEnd >= dataStart && dataStart >= 0) {
+    if (bytes > fileEnd - dataStart)
+      return bad(absl::StrCat("the shape needs ", bytes, " bytes of data, the file holds ",
+                              fileEnd - dataStart));
+    try {
+      array.data.resize(bytes);
+    } catch (const std::bad_alloc &) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, ": cannot allocate ", bytes, " bytes for its data"));
+    }
+    if (bytes && !in.read(reinterpret_cast<char *>(array.data.data()), bytes))
+      return bad(absl::StrCat("expected ", bytes, " bytes of data"));
+    return array;
+  }
+  // A stream that cannot be measured (a pipe): read in chunks, allocating only what arrived.
+  constexpr int64_t kChunk = int64_t(64) << 20;
+  while (int64_t(array.data.size()) < bytes) {
+    size_t have = array.data.size();
+    size_t n = size_t(std::min<int64_t>(kChunk, bytes - int64_t(have)));
+    try {
+      array.data.resize(have + n);
+    } catch (const std::bad_alloc &) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, ": cannot allocate ", bytes, " bytes for its data"));
+    }
+    in.read(reinterpret_cast<char *>(array.data.data()) + have, std::streamsize(n));
+    if (size_t(in.gcount()) != n)
+      return bad(absl::StrCat("the shape needs ", bytes, " bytes of data, the stream ended after ",
+                              have + size_t(in.gcount())));
+  }
   return array;
 }
 

@@ -62,6 +62,7 @@ struct Range {
 constexpr int kMaxRanges = 256;
 Range ranges[kMaxRanges];
 int rangeCount = 0;
+uintptr_t pageBytes = 4096; ///< the gap a buffer's first page leaves before it, at most
 volatile sig_atomic_t armed = 0;
 
 void say(const char *text) {
@@ -103,10 +104,12 @@ void handler(int signal, siginfo_t *info, void *) {
   bool after = true;
   for (int i = 0; i < rangeCount; ++i) {
     const Range &r = ranges[i];
+    if (r.begin == r.end) // a scalar argument
+      continue;
     if (address >= r.end && address - r.end < kGuardAfterBytes &&
         (nearest < 0 || address - r.end < distance))
       nearest = i, distance = address - r.end, after = true;
-    if (address < r.begin && r.begin - address <= kGuardBeforeBytes &&
+    if (address < r.begin && r.begin - address <= kGuardBeforeBytes + pageBytes &&
         (nearest < 0 || r.begin - address < distance))
       nearest = i, distance = r.begin - address, after = false;
   }
@@ -135,6 +138,7 @@ void handler(int signal, siginfo_t *info, void *) {
 /// the handler for SIGSEGV and SIGBUS.
 void Arm(const std::vector<Range> &buffers) {
   rangeCount = 0;
+  pageBytes = uintptr_t(sysconf(_SC_PAGESIZE));
   for (const Range &r : buffers)
     if (rangeCount < kMaxRanges)
       ranges[rangeCount++] = r;

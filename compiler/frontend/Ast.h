@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,9 @@ struct Module {
   std::vector<FunctionDef> functions; ///< @triton.jit functions
   std::vector<ClassDef> classes;      ///< @tl.aggregate classes
   std::vector<HostName> hostNames;
+  /// Scopes that are class bodies ("TestCube"): functions defined in a class do not see its
+  /// names, so name lookup skips them.
+  std::set<std::string> classScopes;
 };
 
 } // namespace tessel::frontend

@@ -87,8 +87,19 @@ V Generator::callMathBuiltin(const std::string &nameIn, CallArgs &args) {
       return makeTensor(math::Atan2Op::create(b_, l, v[0], v[1]));
     if (name == "copysign")
       return makeTensor(math::CopySignOp::create(b_, l, v[0], v[1]));
-    Value sum = math::FmaOp::create(b_, l, v[0], v[0], arith::MulFOp::create(b_, l, v[1], v[1]));
-    return makeTensor(math::SqrtOp::create(b_, l, sum));
+    // hypot = big * sqrt(1 + (small / big)^2): no overflow or underflow in the squares;
+    // 0 when both are 0.
+    Value ax = math::AbsFOp::create(b_, l, v[0]), ay = math::AbsFOp::create(b_, l, v[1]);
+    Value big = arith::MaximumFOp::create(b_, l, ax, ay);
+    Value small = arith::MinimumFOp::create(b_, l, ax, ay);
+    Type elem = elementOf(big);
+    Value zero = constant(elem, 0, shapeOf(big)), one = constant(elem, 1, shapeOf(big));
+    Value isZero = arith::CmpFOp::create(b_, l, arith::CmpFPredicate::OEQ, big, zero);
+    Value safeBig = arith::SelectOp::create(b_, l, isZero, one, big);
+    Value ratio = arith::DivFOp::create(b_, l, small, safeBig);
+    Value root = math::SqrtOp::create(b_, l, math::FmaOp::create(b_, l, ratio, ratio, one));
+    Value h = arith::MulFOp::create(b_, l, big, root);
+    return makeTensor(arith::SelectOp::create(b_, l, isZero, zero, h));
   }
   return nullptr;
 }

@@ -830,9 +830,12 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
   // innermost first, then the module's.
   for (std::string scope = currentScope(); !scope.empty();) {
     std::string key = scope + "." + name;
-    if (auto it = ctx.globals.find(key); it != ctx.globals.end())
+    if (ctx.ast->classScopes.count(scope))
+      key.clear(); // a class body's names are not visible to the functions in it
+    if (auto it = ctx.globals.find(key); !key.empty() && it != ctx.globals.end())
       return it->second;
-    if (ctx.hostNames.count(key) || ctx.globalDefs.count(key) || ctx.functions.count(key))
+    if (!key.empty() &&
+        (ctx.hostNames.count(key) || ctx.globalDefs.count(key) || ctx.functions.count(key)))
       return evalScoped(ctx, key, name, at);
     size_t dot = scope.rfind('.');
     scope = dot == std::string::npos ? "" : scope.substr(0, dot);

@@ -23,6 +23,10 @@ const char *const kOperators[] = {
     "&",   "|",   "^",   "~",   "<",  ">",  "=",  ".",  ",",  ":",  ";",  "@",  "(",  ")",
     "[",   "]",   "{",   "}"};
 
+/// f-strings inside f-strings' replacement fields, at most (Python allows any depth; deeper
+/// than this is refused rather than recursed into).
+constexpr int kMaxFStringNesting = 64;
+
 class Lexer {
 public:
   explicit Lexer(const SourceFile &file) : file(file), src(file.text()) {}
@@ -338,35 +342,48 @@ private:
   /// (`{expr!r:>{width}}`) skipped as a whole — brackets and strings nested in them included,
   /// any quote allowed there as in Python 3.12 — so that a quote inside a field does not end
   /// the literal. The text is not evaluated: f-strings are host code.
-  absl::Status lexFString(SourceLocation start, bool raw) {
+  absl::Status lexFString(SourceLocation start, bool raw, int nesting = 0) {
+    if (nesting > kMaxFStringNesting)
+      return error(start, "f-strings are nested too deeply");
     char quote = src[pos];
     bool triple = src.compare(pos, 3, std::string(3, quote)) == 0;
     size_t quoteLength = triple ? 3 : 1;
     for (size_t i = 0; i < quoteLength; ++i)
       advance();
     size_t begin = pos;
-    int fieldDepth = 0; // open '{' of replacement fields (and brackets inside them)
+    // Open brackets inside replacement fields: '{' of a field (`spec`: past its format
+    // spec's ':', where quotes are text), 'd' for a dict or set display, '(' and '['.
+    struct Open {
+      char bracket;
+      bool spec;
+    };
+    std::vector<Open> open;
     while (true) {
       if (pos >= src.size())
         return error(start, "unterminated f-string");
       char c = src[pos];
-      if (c == '\n' && !triple && fieldDepth == 0)
+      if (c == '\n' && !triple && open.empty())
         return error(start, "unterminated f-string (end of line)");
-      if (fieldDepth == 0) {
-        if (c == quote && (!triple || src.compare(pos, 3, std::string(3, quote)) == 0))
+      if (open.empty() || open.back().spec) {
+        // Literal text: of the f-string itself, or of a format spec.
+        if (open.empty() && c == quote &&
+            (!triple || src.compare(pos, 3, std::string(3, quote)) == 0))
           break;
         if (c == '\\' && !raw && pos + 1 < src.size()) {
           advance();
           advance();
           continue;
         }
-        if ((c == '{' || c == '}') && pos + 1 < src.size() && src[pos + 1] == c) {
+        if (open.empty() && (c == '{' || c == '}') && pos + 1 < src.size() &&
+            src[pos + 1] == c) {
           advance();
           advance();
           continue;
         }
         if (c == '{')
-          ++fieldDepth;
+          open.push_back({'{', false});
+        else if (c == '}' && !open.empty())
+          open.pop_back();
         advance();
         continue;
       }
@@ -375,17 +392,19 @@ private:
         SourceLocation at = here();
         size_t tokensBefore = tokens.size();
         absl::Status s = (pos > 0 && (src[pos - 1] == 'f' || src[pos - 1] == 'F'))
-                             ? lexFString(at, false)
+                             ? lexFString(at, false, nesting + 1)
                              : lexString(at, false);
         if (!s.ok())
           return s;
         tokens.resize(tokensBefore);
         continue;
       }
-      if (c == '{' || c == '(' || c == '[')
-        ++fieldDepth;
-      else if (c == '}' || c == ')' || c == ']')
-        --fieldDepth;
+      if (c == ':' && open.back().bracket == '{' && (pos + 1 >= src.size() || src[pos + 1] != '='))
+        open.back().spec = true; // the field's format spec starts
+      else if (c == '{' || c == '(' || c == '[') // '{' here opens a dict or set display
+        open.push_back({c == '{' ? 'd' : c, false});
+      else if ((c == '}' || c == ')' || c == ']'))
+        open.pop_back();
       advance();
     }
     std::string text = src.substr(begin, pos - begin);

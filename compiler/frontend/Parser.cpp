@@ -160,6 +160,30 @@ private:
     return false;
   }
 
+  /// Whether one of `decorators` is Triton's jit: `@triton.jit` (or through an alias of an
+  /// `import triton as X`), or `@jit` imported from a triton module. `@numba.jit` is not.
+  static bool hasTritonJit(const Module &module, const std::vector<ExprPtr> &decorators) {
+    for (const ExprPtr &d : decorators) {
+      const Expr *callee = d->kind == ExprKind::Call ? d->operands[0].get() : d.get();
+      if (callee->name != "jit")
+        continue;
+      if (callee->kind == ExprKind::Name) {
+        for (const Import &i : module.imports)
+          if (i.alias == "jit" && i.module.rfind("triton", 0) == 0)
+            return true;
+      } else if (callee->kind == ExprKind::Attribute &&
+                 callee->operands[0]->kind == ExprKind::Name) {
+        const std::string &base = callee->operands[0]->name;
+        if (base == "triton")
+          return true;
+        for (const Import &i : module.imports)
+          if (i.alias == base && i.name.empty() && i.module == "triton")
+            return true;
+      }
+    }
+    return false;
+  }
+
   /// `@expr NEWLINE` lines. A decorator outside the expression language (a lambda in
   /// @triton.heuristics, a comprehension in @triton.autotune's configs) keeps its dotted
   /// name, called without arguments: all that the kernel's code generation reads of it.
@@ -219,6 +243,48 @@ private:
       module.hostNames.push_back({scope, t->text, "assigned by host code", t->loc});
   }
 
+  /// The parameters of a host function whose '(' is at token `open`: host names of its
+  /// scope (a kernel nested there must not silently read a module constant of that name).
+  void recordParameters(Module &module, const std::string &scope, size_t open) {
+    if (open >= tokens_.size() || !tokens_[open].isOperator("("))
+      return;
+    int depth = 0;
+    for (size_t i = open; i < tokens_.size() && tokens_[i].kind != TokenKind::Newline; ++i) {
+      const Token &t = tokens_[i];
+      if (t.isOperator("(") || t.isOperator("[") || t.isOperator("{"))
+        ++depth;
+      else if (t.isOperator(")") || t.isOperator("]") || t.isOperator("}")) {
+        if (--depth == 0)
+          return;
+      } else if (depth == 1 && t.kind == TokenKind::Name && !t.isKeyword()) {
+        const Token &before = tokens_[i - 1];
+        if (before.isOperator("(") || before.isOperator(",") || before.isOperator("*") ||
+            before.isOperator("**"))
+          module.hostNames.push_back({scope, t.text, "a parameter of a host function", t.loc});
+      }
+    }
+  }
+
+  /// Names a compound statement's header binds: `for a, b in`, `with ... as a`,
+  /// `except E as a`; recorded as host names of `scope`.
+  void recordHeaderNames(Module &module, const std::string &scope) {
+    size_t i = pos_;
+    if (tokens_[i].is(TokenKind::Name, "async"))
+      ++i;
+    bool isFor = tokens_[i].is(TokenKind::Name, "for");
+    for (; tokens_[i].kind != TokenKind::Newline && tokens_[i].kind != TokenKind::EndOfFile;
+         ++i) {
+      const Token &t = tokens_[i];
+      if (isFor && t.is(TokenKind::Name, "in"))
+        isFor = false;
+      bool bound = (isFor && i > pos_ && t.kind == TokenKind::Name && !t.isKeyword()) ||
+                   (t.kind == TokenKind::Name && !t.isKeyword() &&
+                    tokens_[i - 1].is(TokenKind::Name, "as"));
+      if (bound)
+        module.hostNames.push_back({scope, t.text, "bound by host code", t.loc});
+    }
+  }
+
   /// One statement of host code (with the block under it).
   bool parseHostStatement(Module &module, const std::string &scope, HostBlock block) {
     if (at(TokenKind::Newline)) {
@@ -245,7 +311,7 @@ private:
     parseHostDecorators(decorators);
     bool isAsync = atKeyword("async");
     if (atKeyword("def") || (isAsync && peek(1).is(TokenKind::Name, "def"))) {
-      if (!isAsync && hasDecorator(decorators, {"jit"})) {
+      if (!isAsync && hasTritonJit(module, decorators)) {
         FunctionDef fn;
         fn.decorators = std::move(decorators);
         fn.scope = scope;
@@ -256,6 +322,7 @@ private:
       }
       const Token &name = peek(isAsync ? 2 : 1);
       module.hostNames.push_back({scope, name.text, "a host function", name.loc});
+      recordParameters(module, qualify(scope, name.text), pos_ + (isAsync ? 3 : 2));
       return skipHostBlock(module, qualify(scope, name.text), HostBlock::Straight);
     }
     if (atKeyword("class")) {
@@ -269,6 +336,7 @@ private:
         return true;
       }
       module.hostNames.push_back({scope, name.text, "a host class", name.loc});
+      module.classScopes.insert(qualify(scope, name.text));
       return skipHostBlock(module, qualify(scope, name.text), HostBlock::Class);
     }
     static const char *const kCompound[] = {"if",   "elif",    "else",  "for",  "while",
@@ -277,10 +345,13 @@ private:
     for (const char *word : kCompound)
       if (atKeyword(word) && !(peek(1).kind == TokenKind::Operator &&
                                (peek(1).text == "=" || peek(1).text == "." ||
-                                peek(1).text == "(" || peek(1).text == "[")) )
+                                peek(1).text == "(" || peek(1).text == "[")) ) {
+        if (block != HostBlock::Class)
+          recordHeaderNames(module, scope);
         return skipHostBlock(module, scope,
                              block == HostBlock::Class ? HostBlock::Class
                                                        : HostBlock::Conditional);
+      }
     if (block == HostBlock::Straight) {
       Saved s = save();
       StmtPtr stmt = parseStatement();

@@ -20,7 +20,10 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <thread>
 #include <tuple>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -146,6 +149,37 @@ TEST(Npy, AShapeLargerThanTheFileIsAnErrorNotAnAllocation) {
   absl::StatusOr<NpyArray> a = ReadNpy(tmpFile("huge-shape.npy", file));
   ASSERT_FALSE(a.ok());
   EXPECT_NE(a.status().message().find("the file holds 9"), std::string::npos) << a.status();
+}
+
+TEST(Npy, ReadsFromAPipeAndNoticesItEndingEarly) {
+  // A stream that cannot be measured (a FIFO, as `<(generate)` gives): read as it arrives.
+  NpyArray a;
+  a.dtype = "f32";
+  a.shape = {3, 5};
+  a.data.resize(60);
+  for (size_t i = 0; i < a.data.size(); ++i)
+    a.data[i] = char(i * 7);
+  std::string file = tmpFile("pipe-source.npy", "");
+  ASSERT_TRUE(WriteNpy(file, a).ok());
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (bool whole : {true, false}) {
+    std::string fifo = std::string(getenv("TEST_TMPDIR")) + (whole ? "/whole.fifo" : "/cut.fifo");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    std::thread writer([&] {
+      std::ofstream(fifo, std::ios::binary) << bytes.substr(0, whole ? bytes.size() : bytes.size() - 8);
+    });
+    absl::StatusOr<NpyArray> read = ReadNpy(fifo);
+    writer.join();
+    if (whole) {
+      ASSERT_TRUE(read.ok()) << read.status();
+      EXPECT_EQ(read->data, a.data);
+    } else {
+      ASSERT_FALSE(read.ok());
+      EXPECT_NE(read.status().message().find("the stream ended after 52"), std::string::npos)
+          << read.status();
+    }
+  }
 }
 
 TEST(Signature, RejectsUnknownTypes) {

@@ -174,6 +174,17 @@ z = 2j + 1.5J
   EXPECT_EQ(special, 5); // three f-strings, two imaginary numbers
 }
 
+TEST(Lexer, FStringFormatSpecsAndDepth) {
+  // Quotes in a format spec are text; a dict display in a field has its own ':'.
+  EXPECT_EQ(render(lex("s = f\"{x:'>10}\" + f'{ {\"a\": 1}[\"a\"]:>{w}}'\n")),
+            "s = '{x:'>10}' + '{ {\"a\": 1}[\"a\"]:>{w}}' NL EOF");
+  // f-strings nested in fields beyond 64 levels: an error, not a deep recursion.
+  std::string deep = "x = ";
+  for (int i = 0; i < 100000; ++i)
+    deep += "f\"{";
+  EXPECT_NE(lexError(deep + "\n").find("f-strings are nested too deeply"), std::string::npos);
+}
+
 TEST(Lexer, NeverCrashesOnTruncatedSources) {
   // Every prefix of a real kernel is either tokens or an error, never a crash.
   const std::string src =

@@ -421,25 +421,28 @@ TEST_P(PyEndToEnd, MathFunctions) {
   ASSERT_TRUE(k.kernel);
   int n = 100 + int(rng()() % 200), blocks = (n + 63) / 64;
   std::vector<float> x = tessel::test::randomFloats(n, -0.99f, 0.99f),
-                     y = tessel::test::randomFloats(n, 1.01f, 4.f), out(18 * n, NAN);
+                     y = tessel::test::randomFloats(n, 1.01f, 4.f), out(20 * n, NAN);
   ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1},
                                       {x.data(), y.data(), out.data(), n}, pool)
                   .ok());
   const char *names[] = {"asin",  "acos",  "atan", "atan2", "sinh", "cosh",   "tan",
                          "asinh", "acosh", "atanh", "cbrt", "trunc", "roundf", "rint",
-                         "log10", "copysign", "hypot", "asinf"};
+                         "log10", "copysign", "hypot", "asinf", "hypot(1e30)", "hypot(1e-30)"};
   for (int i = 0; i < n; ++i) {
     double a = x[i], b = y[i];
-    double want[18] = {std::asin(a),  std::acos(a),  std::atan(b),  std::atan2(a, -b),
+    double want[20] = {std::asin(a),  std::acos(a),  std::atan(b),  std::atan2(a, -b),
                        std::sinh(b),  std::cosh(a),  std::tan(a),   std::asinh(b),
                        std::acosh(b), std::atanh(a), std::cbrt(float(a * 5)),
                        std::trunc(float(b * -2.5)), std::round(float(a * 3)),
                        std::nearbyint(float(b * 2)), std::log10(b), std::copysign(b, a),
-                       std::hypot(a, b), std::asin(a)};
-    for (int j = 0; j < 18; ++j) {
+                       std::hypot(a, b), std::asin(a), std::hypot(a * 1e30, b * 1e30),
+                       std::hypot(a * 1e-30, b * 1e-30)};
+    for (int j = 0; j < 20; ++j) {
       // Rounding is exact; the rest within a few float ulps of the double result.
-      double tol = j >= 11 && j <= 13 ? 0 : 4e-6 * (1 + std::fabs(want[j]));
-      ASSERT_NEAR(out[18 * i + j], want[j], tol) << names[j] << " at x=" << a << " y=" << b;
+      double tol = j >= 11 && j <= 13 ? 0
+                   : j == 19           ? 4e-6 * std::fabs(want[j]) // relative, near 1e-30
+                                       : 4e-6 * (1 + std::fabs(want[j]));
+      ASSERT_NEAR(out[20 * i + j], want[j], tol) << names[j] << " at x=" << a << " y=" << b;
     }
   }
 }
@@ -485,11 +488,15 @@ TEST(PyErrors, HostCodeNamesAreErrorsInKernels) {
     std::string entry, message;
   } cases[] = {
       {"kernel", "several kernels are named 'kernel' (TestCube.test_cube.kernel, "
-                 "test_square.kernel): name one as --entry SCOPE.NAME"},
+                 "test_parameters.kernel, test_square.kernel): name one as --entry SCOPE.NAME"},
       {"run", "no @triton.jit function named 'run' in this file"},
+      {"not_a_kernel", "no @triton.jit function named 'not_a_kernel' in this file"},
       {"uses_host_value_kernel",
-       "host_code.py:77:23: error: 'BLOCK_DEFAULT' is assigned by host code (line 32), which "
+       "host_code.py:78:23: error: 'BLOCK_DEFAULT' is assigned by host code (line 33), which "
        "tessel does not run"},
+      // A parameter of the enclosing host function, not a module constant of that name.
+      {"test_parameters.kernel",
+       "host_code.py:166:27: error: 'SCALE' is a parameter of a host function (line 160)"},
   };
   for (const Case &c : cases) {
     absl::StatusOr<std::string> so = compileFrom("host_code.py", c.entry, {}, "*i32");

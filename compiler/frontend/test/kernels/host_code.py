@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os, sys
 import math as m
+import numba
 from dataclasses import dataclass, field
 from typing import *
 from . import sibling_module_that_does_not_exist
@@ -133,6 +134,9 @@ def test_square(n=100):
 
 
 class TestCube:
+    def _shift(self):  # a class attribute: not what negate_kernel's _shift names
+        return None
+
     def test_cube(self):
         @triton.jit
         def kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
@@ -146,6 +150,20 @@ class TestCube:
             offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
             mask = offs < n
             tl.store(out_ptr + offs, -_shift(tl.load(x_ptr + offs, mask=mask), 1), mask=mask)
+
+
+@numba.jit(nopython=True)
+def not_a_kernel(*values):  # numba's jit, not Triton's: host code
+    return values
+
+
+def test_parameters(SCALE=5, *sizes, **options):
+    for OFFSET in sizes:  # a loop variable of host code
+        pass
+
+    @triton.jit
+    def kernel(out_ptr):
+        tl.store(out_ptr, SCALE + OFFSET)
 
 
 if __name__ == "__main__":
