@@ -2,8 +2,9 @@
 //
 // tl.randint / randint4x / rand / rand4x / randn / randn4x / philox and their helpers, as
 // Triton defines them: Philox-4x32-10 (Salmon et al., "Parallel random numbers: as easy as
-// 1, 2, 3", SC'11) keyed by the seed (low and high 32 bits) with counter (offset, 0, 0, 0);
-// 64-bit offsets use Philox-4x64 keyed by the seed alone. Integers come out unsigned; a
+// 1, 2, 3", SC'11) keyed by the seed (low and high 32 bits) with counter (the offset's low
+// 32 bits, its high 32 bits (0 for 32-bit offsets), 0, 0), as Triton 3.6's randint4x builds
+// it; tl.philox called on 64-bit counters runs Philox-4x64. Integers come out unsigned; a
 // uniform float is the integer, read as signed and folded onto [0, 2^31), times a scale just
 // below 2^-31 (2^-63 for 64 bits); a normal is the first of a Box-Muller pair. Same seed and
 // offsets, same bits as Triton.
@@ -175,8 +176,14 @@ V Generator::callRandomBuiltin(const std::string &name, CallArgs &args) {
   V offset = toTensor(p.get("offset"), at);
   if (!isa<IntegerType>(elementOf(offset->value)))
     error(at, "tl." + name + " takes integer offsets, got " + describe(offset));
-  V zero = binary("*", offset, makeInt(0), at);
-  V words = philox(p.get("seed"), {offset, zero, zero, zero}, rounds(p.get("n_rounds")), at);
+  // Counter (low 32 bits, high 32 bits, 0, 0) of 32-bit words, whatever the offsets' width.
+  Type word = b_.getI32Type();
+  V low = cast(offset, word, /*toUnsigned=*/true, at);
+  V zero = binary("*", low, makeInt(0), at);
+  V high = elementOf(offset->value).getIntOrFloatBitWidth() > 32
+               ? cast(binary(">>", offset, makeInt(32), at), word, /*toUnsigned=*/true, at)
+               : zero;
+  V words = philox(p.get("seed"), {low, high, zero, zero}, rounds(p.get("n_rounds")), at);
   if (name == "randint")
     return words->items[0];
   if (name == "randint4x")

@@ -238,8 +238,8 @@ def cat_kernel(a_ptr, b_ptr, out_ptr, N: tl.constexpr):
 @triton.jit
 def philox_kernel(bits_ptr, wide_ptr, floats_ptr, hi_ptr, seed, n, BLOCK: tl.constexpr):
     # Per offset: randint4x's four words and randint (bits, 5 each); randint4x on 64-bit
-    # offsets (wide, 4 each); rand, randn, rand4x and randn4x (floats, 10 each); and
-    # umulhi of two words, and 7-round philox on them (hi, 2 each).
+    # offsets offs + offs * 2^32 (wide, 4 each); rand, randn, rand4x and randn4x (floats, 10
+    # each); and umulhi of two words, and 7-round philox on them (hi, 2 each).
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     a, b, c, d = tl.randint4x(seed, offs)
@@ -248,11 +248,11 @@ def philox_kernel(bits_ptr, wide_ptr, floats_ptr, hi_ptr, seed, n, BLOCK: tl.con
     tl.store(bits_ptr + offs * 5 + 2, c.to(tl.int32, bitcast=True), mask=m)
     tl.store(bits_ptr + offs * 5 + 3, d.to(tl.int32, bitcast=True), mask=m)
     tl.store(bits_ptr + offs * 5 + 4, tl.randint(seed, offs).to(tl.int32, bitcast=True), mask=m)
-    w0, w1, w2, w3 = tl.randint4x(seed, offs.to(tl.int64))
-    tl.store(wide_ptr + offs * 4, w0.to(tl.int64, bitcast=True), mask=m)
-    tl.store(wide_ptr + offs * 4 + 1, w1.to(tl.int64, bitcast=True), mask=m)
-    tl.store(wide_ptr + offs * 4 + 2, w2.to(tl.int64, bitcast=True), mask=m)
-    tl.store(wide_ptr + offs * 4 + 3, w3.to(tl.int64, bitcast=True), mask=m)
+    w0, w1, w2, w3 = tl.randint4x(seed, offs.to(tl.int64) + (offs.to(tl.int64) << 32))
+    tl.store(wide_ptr + offs * 4, w0.to(tl.int32, bitcast=True), mask=m)
+    tl.store(wide_ptr + offs * 4 + 1, w1.to(tl.int32, bitcast=True), mask=m)
+    tl.store(wide_ptr + offs * 4 + 2, w2.to(tl.int32, bitcast=True), mask=m)
+    tl.store(wide_ptr + offs * 4 + 3, w3.to(tl.int32, bitcast=True), mask=m)
     tl.store(floats_ptr + offs * 10, tl.rand(seed, offs), mask=m)
     tl.store(floats_ptr + offs * 10 + 1, tl.randn(seed, offs), mask=m)
     u1, u2, u3, u4 = tl.rand4x(seed, offs)
