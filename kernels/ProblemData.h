@@ -128,6 +128,27 @@ inline std::vector<int64_t> referenceRows(int64_t rows, int64_t groupRows, doubl
   return out;
 }
 
+/// Checks `out`, whose rows are `width` wide, against a reference of some of its rows
+/// (`rows`, from referenceRows; `want` holds their values in that order): every element must
+/// have been written (finite: the poison is NaN), and each referenced one must lie within
+/// `tolerance(want)` of its reference.
+inline absl::Status checkReferenceRows(const std::string &name, const TypedBuffer &out,
+                                       const std::vector<int64_t> &rows, int64_t width,
+                                       const std::vector<double> &want,
+                                       const std::function<double(double)> &tolerance) {
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!std::isfinite(out.get(i)))
+      return mismatch(name, i, out.get(i), 0.0);
+  for (size_t c = 0; c < rows.size(); ++c)
+    for (int64_t j = 0; j < width; ++j) {
+      size_t i = size_t(rows[c] * width + j);
+      double got = out.get(i), w = want[c * width + j];
+      if (!(std::fabs(got - w) <= tolerance(w)))
+        return mismatch(name, i, got, w);
+    }
+  return absl::OkStatus();
+}
+
 /// fn(begin, end) over [0, n), split across the host's threads (a reference's rows).
 inline void parallelRows(size_t n, const std::function<void(size_t, size_t)> &fn) {
   size_t threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));

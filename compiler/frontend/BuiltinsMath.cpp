@@ -12,13 +12,19 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
-#include <functional>
 #include <map>
 #include <set>
 
 using namespace mlir;
 
 namespace tessel::frontend {
+
+namespace {
+/// The unary math op `OpTy` on `v`.
+template <typename OpTy> Value create(OpBuilder &b, Location l, Value v) {
+  return OpTy::create(b, l, v);
+}
+} // namespace
 
 SmallVector<Value> Generator::floatOperands(std::vector<V> ops, SourceLocation at) {
   Type elem;
@@ -49,23 +55,14 @@ V Generator::callMathBuiltin(const std::string &nameIn, CallArgs &args) {
     name.pop_back();
   SourceLocation at = args.loc;
   Location l = loc(at);
-  static const std::map<std::string, std::function<Value(OpBuilder &, Location, Value)>> unary = {
-      {"asin", [](OpBuilder &b, Location l, Value v) { return math::AsinOp::create(b, l, v); }},
-      {"acos", [](OpBuilder &b, Location l, Value v) { return math::AcosOp::create(b, l, v); }},
-      {"atan", [](OpBuilder &b, Location l, Value v) { return math::AtanOp::create(b, l, v); }},
-      {"sinh", [](OpBuilder &b, Location l, Value v) { return math::SinhOp::create(b, l, v); }},
-      {"cosh", [](OpBuilder &b, Location l, Value v) { return math::CoshOp::create(b, l, v); }},
-      {"tan", [](OpBuilder &b, Location l, Value v) { return math::TanOp::create(b, l, v); }},
-      {"asinh", [](OpBuilder &b, Location l, Value v) { return math::AsinhOp::create(b, l, v); }},
-      {"acosh", [](OpBuilder &b, Location l, Value v) { return math::AcoshOp::create(b, l, v); }},
-      {"atanh", [](OpBuilder &b, Location l, Value v) { return math::AtanhOp::create(b, l, v); }},
-      {"cbrt", [](OpBuilder &b, Location l, Value v) { return math::CbrtOp::create(b, l, v); }},
-      {"trunc", [](OpBuilder &b, Location l, Value v) { return math::TruncOp::create(b, l, v); }},
-      {"round", [](OpBuilder &b, Location l, Value v) { return math::RoundOp::create(b, l, v); }},
-      {"rint",
-       [](OpBuilder &b, Location l, Value v) { return math::RoundEvenOp::create(b, l, v); }},
-      {"nearbyint",
-       [](OpBuilder &b, Location l, Value v) { return math::RoundEvenOp::create(b, l, v); }},
+  static const std::map<std::string, Value (*)(OpBuilder &, Location, Value)> unary = {
+      {"asin", create<math::AsinOp>},   {"acos", create<math::AcosOp>},
+      {"atan", create<math::AtanOp>},   {"sinh", create<math::SinhOp>},
+      {"cosh", create<math::CoshOp>},   {"tan", create<math::TanOp>},
+      {"asinh", create<math::AsinhOp>}, {"acosh", create<math::AcoshOp>},
+      {"atanh", create<math::AtanhOp>}, {"cbrt", create<math::CbrtOp>},
+      {"trunc", create<math::TruncOp>}, {"round", create<math::RoundOp>},
+      {"rint", create<math::RoundEvenOp>}, {"nearbyint", create<math::RoundEvenOp>},
   };
   if (auto it = unary.find(name); it != unary.end() || name == "log10") {
     if (args.positional.size() != 1 || !args.keywords.empty())
