@@ -26,6 +26,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSh
   add("convert-linalg-to-parallel-loops");
   add("tessel-cpu-approximate-math");
   add("canonicalize,cse");
+  add("func.func(tessel-cuda-whole-tile-loops)");
   add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
       " unroll=" + std::to_string(unroll) + " max-shared-bytes=" + std::to_string(maxSharedBytes) +
       "}");

@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/cuda/BlockMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,7 +47,126 @@ namespace tessel {
 #include "compiler/backend/cuda/Passes.h.inc"
 } // namespace tessel
 
+namespace tessel::cuda {
+
+Value viewedBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      v = view.getViewSource();
+      continue;
+    }
+    break;
+  }
+  return v;
+}
+
+std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
+  using K = gpu::AllReduceOperation;
+  if (isa<arith::AddFOp, arith::AddIOp>(op))
+    return K::ADD;
+  if (isa<arith::MulFOp, arith::MulIOp>(op))
+    return K::MUL;
+  if (isa<arith::MaxNumFOp>(op))
+    return K::MAXNUMF;
+  if (isa<arith::MinNumFOp>(op))
+    return K::MINNUMF;
+  if (isa<arith::MaximumFOp>(op))
+    return K::MAXIMUMF;
+  if (isa<arith::MinimumFOp>(op))
+    return K::MINIMUMF;
+  if (isa<arith::MaxSIOp>(op))
+    return K::MAXSI;
+  if (isa<arith::MinSIOp>(op))
+    return K::MINSI;
+  if (isa<arith::MaxUIOp>(op))
+    return K::MAXUI;
+  if (isa<arith::MinUIOp>(op))
+    return K::MINUI;
+  if (isa<arith::AndIOp>(op))
+    return K::AND;
+  if (isa<arith::OrIOp>(op))
+    return K::OR;
+  if (isa<arith::XOrIOp>(op))
+    return K::XOR;
+  return std::nullopt;
+}
+
+std::optional<ScalarReduction> matchScalarReduction(scf::ForOp loop) {
+  if (loop.getNumResults() != 0)
+    return std::nullopt;
+  Block *body = loop.getBody();
+  // The one store: to a scalar buffer from outside the loop; the one load of it; all other
+  // ops pure or loads.
+  ScalarReduction r;
+  r.loop = loop;
+  for (Operation &op : body->without_terminator()) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (r.accStore || store.getMemRefType().getRank() != 0 ||
+          !loop.isDefinedOutsideOfLoop(store.getMemRef()))
+        return std::nullopt;
+      r.accStore = store;
+      continue;
+    }
+    if (op.getNumRegions() || (!isPure(&op) && !isa<memref::LoadOp>(op)))
+      return std::nullopt;
+  }
+  if (!r.accStore)
+    return std::nullopt;
+  for (auto load : body->getOps<memref::LoadOp>())
+    if (load.getMemRef() == r.accStore.getMemRef()) {
+      if (r.accLoad)
+        return std::nullopt;
+      r.accLoad = load;
+    }
+  if (!r.accLoad || !r.accLoad.getResult().hasOneUse())
+    return std::nullopt;
+  r.combine = r.accStore.getValueToStore().getDefiningOp();
+  if (!r.combine || r.combine->getBlock() != body || r.combine->getNumOperands() != 2 ||
+      *r.accLoad.getResult().getUsers().begin() != r.combine)
+    return std::nullopt;
+  std::optional<gpu::AllReduceOperation> kind = allReduceKind(r.combine);
+  std::optional<TypedAttr> neutral = arith::getNeutralElement(r.combine);
+  if (!kind || !neutral)
+    return std::nullopt;
+  r.kind = *kind;
+  r.neutral = *neutral;
+  r.element = r.combine->getOperand(0) == r.accLoad.getResult() ? r.combine->getOperand(1)
+                                                                : r.combine->getOperand(0);
+  return r;
+}
+
+Value cloneReductionStep(OpBuilder &b, ScalarReduction r, Value iv, Value partial) {
+  IRMapping map;
+  map.map(r.loop.getInductionVar(), iv);
+  map.map(r.accLoad.getResult(), partial);
+  for (Operation &op : r.loop.getBody()->without_terminator())
+    if (&op != r.accLoad.getOperation() && &op != r.accStore.getOperation())
+      b.clone(op, map);
+  return map.lookup(r.accStore.getValueToStore());
+}
+
+void finishScalarReduction(OpBuilder &b, ScalarReduction r, Value partial, Value tid) {
+  Location loc = r.loop.getLoc();
+  Value acc = r.accLoad.getMemRef();
+  Value total = gpu::AllReduceOp::create(
+      b, loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), r.kind),
+      b.getUnitAttr());
+  IRMapping last;
+  last.map(r.accLoad.getResult(), memref::LoadOp::create(b, loc, acc).getResult());
+  last.map(r.element, total);
+  Value result = b.clone(*r.combine, last)->getResult(0);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  auto ifOp = scf::IfOp::create(b, loc, isZero, /*withElseRegion=*/false);
+  OpBuilder store(ifOp.thenBlock()->getTerminator());
+  memref::StoreOp::create(store, loc, result, acc);
+}
+
+} // namespace tessel::cuda
+
 namespace {
+
+using tessel::cuda::viewedBuffer;
 
 /// Whether `op` (or an op nested in it) may write memory or has effects not known.
 bool writesMemory(Operation *op) {
@@ -78,9 +198,19 @@ void toPrivateBuffer(memref::AllocOp alloc) {
   alloc.erase();
 }
 
-bool containsParallelLoop(Operation *op) {
-  return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); }).wasInterrupted();
+/// Whether `op` contains work spread over the threads: a parallel loop, or a region already
+/// spread.
+bool containsThreadWork(Operation *op) {
+  return op
+      ->walk([](Operation *inner) {
+        if (isa<scf::ParallelOp>(inner) || inner->hasAttr(tessel::cuda::kPerThreadAttr))
+          return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
 }
+
+
 
 /// A constant bound of `v` (the largest value it takes when `upper`, else the smallest), where
 /// its definition shows one: a constant, or min / max / differences / casts of values with
@@ -110,18 +240,6 @@ std::optional<int64_t> constantBound(Value v, bool upper, int depth = 0) {
   if (isMin == upper)
     return a ? a : b;
   return std::nullopt;
-}
-
-/// The buffer a memref value views: through subviews, casts and reinterpretations.
-Value viewedBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      v = view.getViewSource();
-      continue;
-    }
-    break;
-  }
-  return v;
 }
 
 /// `for i { parallel p { body } }` as `parallel p { for i { body } }` where that keeps the
@@ -205,8 +323,8 @@ int64_t sharedBytes(MemRefType type, Operation *scope) {
 
 class BlockMapper {
 public:
-  BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll)
-      : func_(func), threads_(threads), unroll_(unroll) {}
+  BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll, int64_t threadTileElements)
+      : func_(func), threads_(threads), unroll_(unroll), threadTileElements_(threadTileElements) {}
 
   /// Bytes of the dynamic shared-memory arena the tile buffers took.
   int64_t arenaBytes() const { return arenaBytes_; }
@@ -218,6 +336,8 @@ public:
     tid_ = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     numThreads_ = arith::ConstantIndexOp::create(b, loc, threads_);
     zero_ = arith::ConstantIndexOp::create(b, loc, 0);
+    if (threadTileElements_ > 0)
+      tessel::cuda::keepTilesInThreads(func_, tid_, threads_, threadTileElements_);
     SmallVector<scf::ForOp> loops;
     func_.walk([&](scf::ForOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>())
@@ -278,6 +398,7 @@ private:
       for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();
+      shared_.insert(viewedBuffer(cast));
       alloc.replaceAllUsesWith(cast);
       alloc.erase();
     }
@@ -309,6 +430,18 @@ private:
     return func_.addWorkgroupAttribution(type, loc);
   }
 
+  /// Whether `op` reads or writes a tile buffer in shared memory.
+  bool touchesShared(Operation *op) {
+    return op
+        ->walk([&](Operation *inner) {
+          for (Value operand : inner->getOperands())
+            if (isa<MemRefType>(operand.getType()) && shared_.contains(viewedBuffer(operand)))
+              return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
   /// A barrier before `op` unless the op before it is one.
   void barrierBefore(Operation *op) {
     if (Operation *prev = op->getPrevNode(); prev && isa<gpu::BarrierOp>(prev))
@@ -335,13 +468,24 @@ private:
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (op.hasTrait<OpTrait::IsTerminator>() || isa<gpu::BarrierOp>(op))
         continue;
+      if (op.hasAttr(tessel::cuda::kPerThreadAttr)) {
+        // Already spread over the threads, each on its own elements: barriers only where
+        // shared memory is touched.
+        if (failed(flush()))
+          return failure();
+        if (touchesShared(&op)) {
+          barrierBefore(&op);
+          barrierAfter(&op);
+        }
+        continue;
+      }
       if (auto loop = dyn_cast<scf::ParallelOp>(op); loop && loop.getNumResults() == 0) {
         if (failed(flush()))
           return failure();
         distribute(loop);
         continue;
       }
-      if (op.getNumRegions() && containsParallelLoop(&op) &&
+      if (op.getNumRegions() && containsThreadWork(&op) &&
           isa<scf::ForOp, scf::IfOp>(op)) {
         // Uniform control flow: every thread runs it; its body is mapped the same way.
         if (failed(flush()))
@@ -367,56 +511,18 @@ private:
     return flush();
   }
 
-  /// A sequential reduction into a scalar buffer (linalg.reduce of a whole tile: `acc =
-  /// combine(acc, f(i))` for each i, combine one associative arith op) as every thread
-  /// combining its share of the iterations, then gpu.all_reduce (warp shuffles and shared
-  /// memory) and thread 0 storing combine(acc, total). Returns false (nothing changed) for any
-  /// other loop.
+  /// A sequential reduction into a scalar buffer (linalg.reduce of a whole tile) as every
+  /// thread combining its share of the iterations, then gpu.all_reduce (warp shuffles and
+  /// shared memory) and thread 0 storing combine(acc, total). Returns false (nothing changed)
+  /// for any other loop.
   bool reduceAcrossThreads(scf::ForOp loop) {
-    if (loop.getNumResults() != 0)
+    std::optional<tessel::cuda::ScalarReduction> r = tessel::cuda::matchScalarReduction(loop);
+    if (!r)
       return false;
-    Block *body = loop.getBody();
-    // The one store: to a scalar buffer from outside the loop; the one load of it; all other
-    // ops pure or loads.
-    memref::StoreOp accStore;
-    for (Operation &op : body->without_terminator()) {
-      if (auto store = dyn_cast<memref::StoreOp>(op)) {
-        if (accStore || store.getMemRefType().getRank() != 0 ||
-            !loop.isDefinedOutsideOfLoop(store.getMemRef()))
-          return false;
-        accStore = store;
-        continue;
-      }
-      if (op.getNumRegions() || (!isPure(&op) && !isa<memref::LoadOp>(op)))
-        return false;
-    }
-    if (!accStore)
-      return false;
-    memref::LoadOp accLoad;
-    for (auto load : body->getOps<memref::LoadOp>())
-      if (load.getMemRef() == accStore.getMemRef()) {
-        if (accLoad)
-          return false;
-        accLoad = load;
-      }
-    if (!accLoad || !accLoad.getResult().hasOneUse())
-      return false;
-    Operation *combine = accStore.getValueToStore().getDefiningOp();
-    if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2 ||
-        *accLoad.getResult().getUsers().begin() != combine)
-      return false;
-    std::optional<gpu::AllReduceOperation> kind = allReduceKind(combine);
-    std::optional<TypedAttr> neutral = arith::getNeutralElement(combine);
-    if (!kind || !neutral)
-      return false;
-    Value element = combine->getOperand(0) == accLoad.getResult() ? combine->getOperand(1)
-                                                                  : combine->getOperand(0);
     Location loc = loop.getLoc();
     barrierBefore(loop);
     OpBuilder b(loop);
-    Value acc = accLoad.getMemRef();
-    Value init = memref::LoadOp::create(b, loc, acc);
-    Value identity = arith::ConstantOp::create(b, loc, *neutral);
+    Value identity = arith::ConstantOp::create(b, loc, r->neutral);
     // This thread's iterations: lb + tid * step, step * numThreads apart.
     Type ivType = loop.getInductionVar().getType();
     auto asIv = [&](Value v) {
@@ -428,60 +534,14 @@ private:
     auto mine = scf::ForOp::create(b, loc, start, loop.getUpperBound(), stride,
                                    ValueRange{identity});
     OpBuilder inner = OpBuilder::atBlockBegin(mine.getBody());
-    IRMapping map;
-    map.map(loop.getInductionVar(), mine.getInductionVar());
-    map.map(accLoad.getResult(), mine.getRegionIterArgs()[0]);
-    for (Operation &op : body->without_terminator()) {
-      if (&op == accLoad.getOperation() || &op == accStore.getOperation())
-        continue;
-      inner.clone(op, map);
-    }
-    scf::YieldOp::create(inner, loc, map.lookup(accStore.getValueToStore()));
-    Value total = gpu::AllReduceOp::create(
-        b, loc, mine.getResult(0), gpu::AllReduceOperationAttr::get(b.getContext(), *kind),
-        b.getUnitAttr());
-    IRMapping last;
-    last.map(accLoad.getResult(), init);
-    last.map(element, total);
-    Value result = b.clone(*combine, last)->getResult(0);
-    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid_, zero_);
-    auto ifOp = scf::IfOp::create(b, loc, isZero, /*withElseRegion=*/false);
-    OpBuilder store(ifOp.thenBlock()->getTerminator());
-    memref::StoreOp::create(store, loc, result, acc);
-    barrierAfter(ifOp);
+    scf::YieldOp::create(inner, loc,
+                         tessel::cuda::cloneReductionStep(inner, *r, mine.getInductionVar(),
+                                                          mine.getRegionIterArgs()[0]));
+    tessel::cuda::finishScalarReduction(b, *r, mine.getResult(0), tid_);
+    Operation *last = &*std::prev(b.getInsertionPoint());
     loop.erase();
+    barrierAfter(last);
     return true;
-  }
-
-  static std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
-    using K = gpu::AllReduceOperation;
-    if (isa<arith::AddFOp, arith::AddIOp>(op))
-      return K::ADD;
-    if (isa<arith::MulFOp, arith::MulIOp>(op))
-      return K::MUL;
-    if (isa<arith::MaxNumFOp>(op))
-      return K::MAXNUMF;
-    if (isa<arith::MinNumFOp>(op))
-      return K::MINNUMF;
-    if (isa<arith::MaximumFOp>(op))
-      return K::MAXIMUMF;
-    if (isa<arith::MinimumFOp>(op))
-      return K::MINIMUMF;
-    if (isa<arith::MaxSIOp>(op))
-      return K::MAXSI;
-    if (isa<arith::MinSIOp>(op))
-      return K::MINSI;
-    if (isa<arith::MaxUIOp>(op))
-      return K::MAXUI;
-    if (isa<arith::MinUIOp>(op))
-      return K::MINUI;
-    if (isa<arith::AndIOp>(op))
-      return K::AND;
-    if (isa<arith::OrIOp>(op))
-      return K::OR;
-    if (isa<arith::XOrIOp>(op))
-      return K::XOR;
-    return std::nullopt;
   }
 
   /// for i in [tid, total) step numThreads: the body at the delinearized indices, `unroll_`
@@ -621,10 +681,11 @@ private:
   }
 
   gpu::GPUFuncOp func_;
-  int64_t threads_, unroll_;
+  int64_t threads_, unroll_, threadTileElements_;
   int64_t arenaBytes_ = 0;
   bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;
+  llvm::DenseSet<Value> shared_; // the tile buffers in shared memory
 };
 
 struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPass> {
@@ -635,6 +696,11 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
     MLIRContext *ctx = &getContext();
     if (numWarps < 1 || numWarps > 32) {
       module.emitError() << "num-warps must be 1..32, got " << static_cast<int64_t>(numWarps);
+      return signalPassFailure();
+    }
+    if (threadTileElements < 0 || threadTileElements > 256) {
+      module.emitError() << "thread-tile-elements must be 0..256, got "
+                         << static_cast<int64_t>(threadTileElements);
       return signalPassFailure();
     }
     if (unroll < 1 || unroll > 16) {
@@ -742,7 +808,7 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
         return signalPassFailure();
       }
       kernel.erase();
-      BlockMapper mapper(func, threads, unroll);
+      BlockMapper mapper(func, threads, unroll, threadTileElements);
       if (failed(mapper.run()))
         return signalPassFailure();
       arenas.push_back({func, mapper.arenaBytes()});

@@ -10,6 +10,20 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CudaWholeTileLoops : Pass<"tessel-cuda-whole-tile-loops", "::mlir::func::FuncOp"> {
+  let summary = "Loops over part of a tile buffer become guarded loops over all of it";
+  let description = [{
+    A parallel loop from 0 over the sizes of a unit-stride subview of a static tile buffer
+    (the masked part of a masked load or store), whose every access of the view is at the
+    loop's induction variables, becomes a parallel loop over the whole tile whose body runs
+    where the element lies in the subview, accessing the tile directly. Then every loop over a
+    tile has the tile's own iteration space, and tessel-cuda-map-programs gives each thread
+    the same elements of it in every loop (so the tile may live in registers).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
   let summary = "One program = one CUDA block: kernels become gpu.func, work spread over threads";
   let description = [{
@@ -21,7 +35,10 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     records in the module attribute `tessel.dynamic_shared_bytes` (the launch metadata);
     shared memory beyond max-shared-bytes is an error. The block's work is spread over
     num-warps * 32 threads: every outermost scf.parallel loop is distributed cyclically over
-    the threads (the innermost dimension fastest, so neighbouring threads touch neighbouring
+    the threads (ThreadTiles.cpp: a tile every loop touches element for element, at most
+    thread-tile-elements per thread, lives in the registers of the threads, element e with
+    thread e mod T, and the loops and reductions over it run there without barriers; other
+    loops: the innermost dimension fastest, so neighbouring threads touch neighbouring
     elements; `unroll` iterations per thread in flight at once) and followed by a barrier; a
     sequential loop around a parallel one whose iterations touch disjoint elements (a
     reduction over the outer dimension of a tile) is interchanged first, so the threads run
@@ -37,6 +54,9 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
            "iterations of a distributed loop each thread runs at once (1..16)">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "0",
            "shared memory a block may use (0: no limit)">,
+    Option<"threadTileElements", "thread-tile-elements", "int64_t", "64",
+           "elements of a tile a thread may keep in registers (0: every tile in shared "
+           "memory)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];

@@ -4,12 +4,12 @@
 // spread over the block's threads (start at the thread id, step the block size) between
 // barriers, and the scalar store runs on thread 0. A reduction of a tile into a scalar buffer
 // is shared by the threads and finished with warp shuffles.
-// RUN: tessel-opt %s --split-input-file --tessel-cuda-map-programs='num-warps=2' | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-cuda-map-programs='num-warps=2 thread-tile-elements=0' | FileCheck %s
 // RUN: not tessel-opt %s --tessel-cuda-map-programs='num-warps=0' 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: num-warps must be 1..32, got 0
 // RUN: not tessel-opt %s --tessel-cuda-map-programs='unroll=0' 2>&1 | FileCheck %s --check-prefix=BAD-UNROLL
 // BAD-UNROLL: unroll must be 1..16, got 0
-// RUN: not tessel-opt %s --split-input-file --tessel-cuda-map-programs='max-shared-bytes=1024' 2>&1 | FileCheck %s --check-prefix=TOO-BIG
+// RUN: not tessel-opt %s --split-input-file --tessel-cuda-map-programs='max-shared-bytes=1024 thread-tile-elements=0' 2>&1 | FileCheck %s --check-prefix=TOO-BIG
 // TOO-BIG: error: the kernel needs 8448 bytes of shared memory; a block of this GPU has 1024
 
 // CHECK: module attributes {gpu.container_module, tessel.dynamic_shared_bytes = {scale = 0 : i64}}

@@ -12,8 +12,8 @@
 // CHECK-NEXT: .param .u64 .ptr .align 1 kern_param_0,
 // CHECK-NEXT: .param .u64 .ptr .align 1 kern_param_1,
 // CHECK-NEXT: .param .u32 kern_param_2
-// CHECK: bar.sync
 // CHECK: ex2.approx
+// CHECK: bar.sync
 // CHECK: max.f32
 // CHECK-NOT: __nv_
 // SM90: .version 7.8

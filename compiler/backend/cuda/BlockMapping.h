@@ -1,0 +1,65 @@
+//===- BlockMapping.h - pieces of tessel-cuda-map-programs shared by its files -*- C++ -*-===//
+//
+// MapPrograms.cpp spreads a program's work over a block's threads; ThreadTiles.cpp keeps tiles
+// that every loop touches element for element in the registers of the thread that owns the
+// element. Both finish reductions into a scalar the same way.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_BACKEND_CUDA_BLOCKMAPPING_H
+#define TESSEL_COMPILER_BACKEND_CUDA_BLOCKMAPPING_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <optional>
+
+namespace tessel::cuda {
+
+/// Marks an scf.execute_region whose ops every thread runs on its own elements (already
+/// spread over the threads): MapPrograms leaves it as it is, with barriers around it only
+/// where it touches shared memory.
+inline constexpr llvm::StringLiteral kPerThreadAttr = "tessel.per_thread";
+
+/// The buffer a memref value views: through subviews, casts and reinterpretations.
+mlir::Value viewedBuffer(mlir::Value v);
+
+/// The all-reduce an associative, commutative arith op combining two values performs.
+std::optional<mlir::gpu::AllReduceOperation> allReduceKind(mlir::Operation *op);
+
+/// A sequential loop reducing into a scalar buffer: `acc = combine(acc, element(i))` for each
+/// i, `combine` one associative arith op the GPU dialect can all-reduce.
+struct ScalarReduction {
+  mlir::scf::ForOp loop;
+  mlir::memref::LoadOp accLoad;
+  mlir::memref::StoreOp accStore;
+  mlir::Operation *combine;
+  mlir::gpu::AllReduceOperation kind;
+  mlir::TypedAttr neutral;
+  mlir::Value element; // combine's operand that is not the accumulator
+};
+std::optional<ScalarReduction> matchScalarReduction(mlir::scf::ForOp loop);
+
+/// The reduction's iterations cloned at `b` for induction variable `iv` with `partial` as the
+/// accumulator so far; returns the new partial.
+mlir::Value cloneReductionStep(mlir::OpBuilder &b, ScalarReduction r, mlir::Value iv,
+                               mlir::Value partial);
+
+/// After every thread has its `partial`: the block's total (warp shuffles and shared memory)
+/// combined with the accumulator's value, stored by thread `tid` 0.
+void finishScalarReduction(mlir::OpBuilder &b, ScalarReduction r, mlir::Value partial,
+                           mlir::Value tid);
+
+/// Tiles kept in registers (ThreadTiles.cpp): a tile buffer of static shape that every access
+/// reaches element for element from a loop over its whole shape, with at most
+/// `maxPerThread` elements a thread, becomes a private buffer of each thread, which holds the
+/// elements e with e mod threads == tid; those loops, and the reductions over such tiles, are
+/// spread over the threads here (in kPerThreadAttr regions), so each thread touches only its
+/// own elements. Returns the number of tiles kept so.
+int64_t keepTilesInThreads(mlir::gpu::GPUFuncOp func, mlir::Value tid, int64_t threads,
+                           int64_t maxPerThread);
+
+} // namespace tessel::cuda
+
+#endif // TESSEL_COMPILER_BACKEND_CUDA_BLOCKMAPPING_H
