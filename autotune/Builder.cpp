@@ -1,6 +1,7 @@
 //===- Builder.cpp - compiles a sweep's candidates, through the compile cache -*- C++ -*-===//
 
 #include "autotune/Builder.h"
+#include "autotune/ChildProcess.h"
 
 #include "compiler/backend/Registry.h"
 #include "compiler/pipeline/Compiler.h"
@@ -11,9 +12,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 namespace tessel::autotune {
+
+/// How long one GPU candidate may take to compile in its child process.
+constexpr double kCompileTimeoutSeconds = 300;
 
 std::map<std::string, KernelSource> ReadZooSources() {
   std::map<std::string, KernelSource> byPath, byKernel;
@@ -76,12 +81,39 @@ Built Builder::Build(const Candidate &c, const KernelSource &source) const {
   // One cache object per build: its hit flag is per call, and builds run in parallel.
   runtime::CompileCache cache(cacheDirectory_);
   built.artifact = cache.GetOrCompile(key, [&](const std::string &path) {
+    if (!compiler_.empty() && target_.kind != TargetKind::Cpu)
+      return compileInChild(c, source, spec, options, path);
     CompileOptions at = options;
     at.outputPath = path;
     absl::StatusOr<std::string> out = compilePython(source.text, source.path, spec, at);
     return out.ok() ? absl::OkStatus() : out.status();
   });
   return finish();
+}
+
+absl::Status Builder::compileInChild(const Candidate &c, const KernelSource &source,
+                                     const frontend::KernelSpec &spec,
+                                     const CompileOptions &options,
+                                     const std::string &path) const {
+  std::vector<std::string> args = {compiler_, source.path, "--entry", options.entry,
+                                   "--signature", c.kernel->signature(c.dtype), "--target",
+                                   target_.str(), "--emit", "artifact", "-o", path};
+  for (const auto &[name, value] : spec.constexprs)
+    args.insert(args.end(), {"--constexpr", name + "=" + value});
+  for (const auto &[name, value] : options.knobs)
+    args.insert(args.end(), {"--knob", name + "=" + std::to_string(value)});
+  absl::StatusOr<ChildResult> child = RunChild(std::move(args), kCompileTimeoutSeconds);
+  if (!child.ok())
+    return child.status();
+  if (child->timedOut)
+    return absl::DeadlineExceededError("tessel-compile did not finish within " +
+                                       std::to_string(int(kCompileTimeoutSeconds)) + " s");
+  if (child->signal)
+    return absl::InternalError(std::string("tessel-compile was killed by signal ") +
+                               strsignal(child->signal) + ": " + OutputTail(child->output));
+  if (child->exitCode != 0)
+    return absl::InvalidArgumentError(OutputTail(child->output));
+  return absl::OkStatus();
 }
 
 std::vector<Built> Builder::BuildAll(const std::vector<Candidate> &candidates,

@@ -68,7 +68,17 @@ public:
 
   const Target &target() const { return target_; }
 
+  /// Builds GPU candidates by running `compiler` (tessel-compile) in a child process, so that
+  /// an LLVM abort or a hang in one candidate is that candidate's compile error, not the end of
+  /// the sweep. Empty (the default): in this process.
+  void setCompiler(std::string compiler) { compiler_ = std::move(compiler); }
+
 private:
+  absl::Status compileInChild(const Candidate &c, const KernelSource &source,
+                              const frontend::KernelSpec &spec, const CompileOptions &options,
+                              const std::string &path) const;
+
+  std::string compiler_;
   Target target_;
   std::string cacheDirectory_;
   std::string toolchain_; ///< "/ptxas=..." for the cache key, or empty

@@ -1,18 +1,12 @@
 //===- Runner.cpp - measures a candidate with tessel-bench in a child process -*- C++ -*-===//
 
 #include "autotune/Runner.h"
+#include "autotune/ChildProcess.h"
 
 #include "nlohmann/json.hpp"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <set>
 #include <type_traits>
@@ -51,68 +45,22 @@ absl::StatusOr<Measurement> Runner::MeasureBaseline(const zoo::Kernel &kernel,
 }
 
 absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {
-  int pipefd[2];
-  if (pipe(pipefd) != 0)
-    return absl::InternalError(std::string("cannot create a pipe: ") + strerror(errno));
-  std::string bench = args[0];
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(pipefd[0]);
-    close(pipefd[1]);
-    return absl::InternalError(std::string("cannot start tessel-bench: ") + strerror(errno));
-  }
-  if (pid == 0) {
-    // The runner dies with the sweep (killed or interrupted): no orphan keeps measuring.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1)
-      _exit(127);
-    dup2(pipefd[1], 1);
-    dup2(pipefd[1], 2);
-    close(pipefd[0]);
-    close(pipefd[1]);
-    std::vector<char *> argv;
-    for (std::string &a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(bench.c_str(), argv.data());
-    _exit(127);
-  }
-  close(pipefd[1]);
-  std::string output;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.timeout);
-  bool timedOut = false;
-  while (true) {
-    double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) {
-      timedOut = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    struct pollfd pfd = {pipefd[0], POLLIN, 0};
-    int ready = poll(&pfd, 1, int(std::min(left, 1.0) * 1000) + 1);
-    if (ready > 0) {
-      char buf[4096];
-      ssize_t n = read(pipefd[0], buf, sizeof buf);
-      if (n <= 0)
-        break; // the child closed its end (exited)
-      output.append(buf, size_t(n));
-    }
-  }
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  absl::StatusOr<ChildResult> child = RunChild(std::move(args), options_.timeout);
+  if (!child.ok())
+    return child.status();
   Measurement m;
-  if (timedOut) {
+  if (child->timedOut) {
     m.status = "timeout";
     m.error = "no result within " + std::to_string(int(options_.timeout)) + " s";
     return m;
   }
-  if (WIFSIGNALED(status)) {
+  if (child->signal) {
     m.status = "crash";
-    m.error = std::string("killed by signal ") + strsignal(WTERMSIG(status));
+    m.error = std::string("killed by signal ") + strsignal(child->signal);
     return m;
   }
   // tessel-bench's result is its last line of output.
+  const std::string &output = child->output;
   size_t end = output.find_last_not_of("\n");
   size_t begin = end == std::string::npos ? std::string::npos : output.rfind('\n', end);
   nlohmann::json j = end == std::string::npos
@@ -120,13 +68,11 @@ absl::StatusOr<Measurement> Runner::run(std::vector<std::string> args) const {
                          : nlohmann::json::parse(
                                output.substr(begin == std::string::npos ? 0 : begin + 1),
                                nullptr, false);
-  if (WEXITSTATUS(status) != 0 || j.is_discarded() || !j.is_object()) {
+  if (child->exitCode != 0 || j.is_discarded() || !j.is_object()) {
     m.status = "crash";
     // The end of its output says why; keep records readable.
-    constexpr size_t kMaxError = 2000;
-    if (output.size() > kMaxError)
-      output = "..." + output.substr(output.size() - kMaxError);
-    m.error = "tessel-bench exited with " + std::to_string(WEXITSTATUS(status)) + ": " + output;
+    m.error = "tessel-bench exited with " + std::to_string(child->exitCode) + ": " +
+              OutputTail(output);
     return m;
   }
   return MeasurementFromJson(j);

@@ -444,6 +444,19 @@ int main(int argc, char **argv) {
                opt.timeBudget;
   };
   autotune::Builder builder(target, opt.out + "/artifacts-cache");
+  if (target.kind != TargetKind::Cpu) {
+    // GPU candidates are compiled by tessel-compile in child processes (LLVM aborts the process
+    // on some errors): next to this binary's runfiles (bazel run) or given by TESSEL_COMPILE.
+    std::string compiler =
+        getenv("TESSEL_COMPILE") ? getenv("TESSEL_COMPILE") : "tools/tessel-compile";
+    if (access(compiler.c_str(), X_OK) == 0)
+      builder.setCompiler(compiler);
+    else
+      std::fprintf(stderr,
+                   "sweep: no tessel-compile at %s (set TESSEL_COMPILE): compiling in this "
+                   "process, where an LLVM abort would end the sweep\n",
+                   compiler.c_str());
+  }
   autotune::RunnerOptions runnerOptions;
   runnerOptions.bench = bench;
   runnerOptions.timeout = opt.timeout;

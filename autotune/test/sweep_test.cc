@@ -18,6 +18,7 @@
 
 #include <cstdio>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -133,6 +134,38 @@ TEST(Sweep, OneSweepPerOutputDirectory) {
   ASSERT_GE(fd, 0);
   EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
   close(fd);
+}
+
+TEST(Sweep, GpuCompilerAbortIsThatCandidatesCompileError) {
+  // GPU candidates compile in child processes: a compiler that aborts on one configuration (as
+  // LLVM does on some errors) fails that candidate with the reason, and the sweep goes on to
+  // build the others with the real compiler.
+  std::string tmp = getenv("TEST_TMPDIR");
+  std::string fake = tmp + "/aborting-compiler";
+  {
+    std::ofstream script(fake);
+    script << "#!/bin/sh\n"
+           << "case \"$*\" in *num_warps=8*) echo 'LLVM ERROR: unsupported here' >&2; "
+           << "kill -ABRT $$;; esac\n"
+           << "exec " << std::filesystem::absolute("tools/tessel-compile").string()
+           << " \"$@\"\n";
+  }
+  ASSERT_EQ(chmod(fake.c_str(), 0755), 0);
+  std::string dir = tmp + "/gpu-abort", log;
+  ASSERT_EQ(run("TESSEL_COMPILE=" + fake +
+                    " autotune/sweep --target=cuda:sm_90 --build-only --kernels=row_sum "
+                    "--strategy=exhaustive --shapes=default --out=" + dir,
+                log),
+            0)
+      << log;
+  EXPECT_NE(log.find("built 2 candidates for cuda:sm_90 (1 did not compile)"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("tessel-compile was killed by signal Aborted: LLVM ERROR: unsupported here"),
+            std::string::npos)
+      << log;
+  std::string list;
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(dir + "/candidates.jsonl", list));
+  EXPECT_NE(list.find("killed by signal Aborted"), std::string::npos) << list;
 }
 
 TEST(Sweep, BuildOnlyRunnerAndIngest) {
