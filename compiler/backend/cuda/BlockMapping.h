@@ -28,6 +28,12 @@ mlir::Value viewedBuffer(mlir::Value v);
 /// The all-reduce an associative, commutative arith op combining two values performs.
 std::optional<mlir::gpu::AllReduceOperation> allReduceKind(mlir::Operation *op);
 
+/// The one store in a reduction's `body` (into an accumulator defined outside `loop`, at
+/// indices `indicesOk` accepts), every other op pure or a load; null when there is none, more
+/// than one, or another kind of op.
+mlir::memref::StoreOp accumulatorStore(mlir::Block *body, mlir::scf::ForOp loop,
+                                       llvm::function_ref<bool(mlir::memref::StoreOp)> indicesOk);
+
 /// A sequential loop reducing into a scalar buffer: `acc = combine(acc, element(i))` for each
 /// i, `combine` one associative arith op the GPU dialect can all-reduce.
 struct ScalarReduction {

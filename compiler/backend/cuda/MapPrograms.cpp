@@ -91,6 +91,22 @@ std::optional<gpu::AllReduceOperation> allReduceKind(Operation *op) {
   return std::nullopt;
 }
 
+memref::StoreOp accumulatorStore(Block *body, scf::ForOp loop,
+                                 llvm::function_ref<bool(memref::StoreOp)> indicesOk) {
+  memref::StoreOp found;
+  for (Operation &op : body->without_terminator()) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (found || !indicesOk(store) || !loop.isDefinedOutsideOfLoop(store.getMemRef()))
+        return {};
+      found = store;
+      continue;
+    }
+    if (op.getNumRegions() || (!isPure(&op) && !isa<memref::LoadOp>(op)))
+      return {};
+  }
+  return found;
+}
+
 std::optional<ScalarReduction> matchScalarReduction(scf::ForOp loop) {
   if (loop.getNumResults() != 0)
     return std::nullopt;
@@ -99,17 +115,9 @@ std::optional<ScalarReduction> matchScalarReduction(scf::ForOp loop) {
   // ops pure or loads.
   ScalarReduction r;
   r.loop = loop;
-  for (Operation &op : body->without_terminator()) {
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (r.accStore || store.getMemRefType().getRank() != 0 ||
-          !loop.isDefinedOutsideOfLoop(store.getMemRef()))
-        return std::nullopt;
-      r.accStore = store;
-      continue;
-    }
-    if (op.getNumRegions() || (!isPure(&op) && !isa<memref::LoadOp>(op)))
-      return std::nullopt;
-  }
+  r.accStore = accumulatorStore(body, loop, [](memref::StoreOp store) {
+    return store.getMemRefType().getRank() == 0;
+  });
   if (!r.accStore)
     return std::nullopt;
   for (auto load : body->getOps<memref::LoadOp>())

@@ -84,17 +84,9 @@ std::optional<ColumnReduction> matchColumnReduction(scf::ForOp loop) {
   r.rows = *rows;
   r.cols = *cols;
   Value m = loop.getInductionVar(), n = r.inner.getInductionVars()[0];
-  for (Operation &op : r.inner.getBody()->without_terminator()) {
-    if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (r.accStore || !llvm::equal(store.getIndices(), ValueRange{n}) ||
-          !loop.isDefinedOutsideOfLoop(store.getMemRef()))
-        return std::nullopt;
-      r.accStore = store;
-      continue;
-    }
-    if (op.getNumRegions() || (!isPure(&op) && !isa<memref::LoadOp>(op)))
-      return std::nullopt;
-  }
+  r.accStore = tessel::cuda::accumulatorStore(r.inner.getBody(), loop, [&](memref::StoreOp store) {
+    return llvm::equal(store.getIndices(), ValueRange{n});
+  });
   if (!r.accStore)
     return std::nullopt;
   for (auto load : r.inner.getBody()->getOps<memref::LoadOp>()) {
