@@ -58,8 +58,10 @@ Kernel colSumKernel() {
   k.gpu.defaultShapes = {{{"rows", 16384}, {"cols", 8192}}};
   k.gpu.largeShapes = {{{"rows", 32768}, {"cols", 16384}}};
   k.gpu.dtypes = {"f32"};
-  k.gpu.space.params = {{"BLOCK_M", {16, 32, 64}}, {"BLOCK_N", {64, 128, 256}},
-                        {"knob.num_warps", {4, 8}}};
+  // Narrow strips give more programs (N / BLOCK_N of them fill the GPU), tall ones more loads
+  // in flight per thread.
+  k.gpu.space.params = {{"BLOCK_M", {16, 32, 64, 128}}, {"BLOCK_N", {16, 32, 64, 128, 256}},
+                        {"knob.num_warps", {2, 4, 8}}};
   k.signature = [](const std::string &) { return std::string("*fp32:16,*fp32:16,i32,i32,i32"); };
   k.constexprs = [](const Point &p, const Shape &) {
     return std::map<std::string, std::string>{{"BLOCK_M", std::to_string(p.at("BLOCK_M"))},

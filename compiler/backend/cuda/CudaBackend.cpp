@@ -9,6 +9,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -51,13 +52,20 @@ public:
 
   Target describeTarget(const Target &target) const override { return target; }
 
-  /// The ptxas that builds cubins (the toolkit found as emit finds it), by its version line;
-  /// "ptxas=none" without a toolkit. Math needs no libdevice (NvvmMath.cpp), so none enters.
+  /// The ptxas that builds cubins and the libdevice math is linked from (the toolkit found as
+  /// emit finds it): ptxas by its version line, libdevice by its size and modification time;
+  /// "ptxas=none" without a toolkit.
   std::string toolchainIdentity() const override {
     absl::StatusOr<std::string> toolkit = findCudaToolkit("");
     if (!toolkit.ok() || toolkit->empty())
       return "ptxas=none";
-    return "ptxas=" + ptxasVersion(*toolkit);
+    std::string identity = "ptxas=" + ptxasVersion(*toolkit);
+    std::string libdevice = libdevicePath(*toolkit);
+    llvm::sys::fs::file_status status;
+    if (libdevice.empty() || llvm::sys::fs::status(libdevice, status))
+      return identity + ";libdevice=none";
+    return identity + ";libdevice=" + std::to_string(status.getSize()) + "@" +
+           std::to_string(llvm::sys::toTimeT(status.getLastModificationTime()));
   }
 
   absl::StatusOr<std::string> emit(ModuleOp module, const EmitRequest &request) const override {
@@ -93,13 +101,18 @@ public:
             .wasInterrupted())
       return absl::UnimplementedError("tl.device_print is not supported on cuda yet");
 
+    // Math from the toolkit's libdevice where there is one, else tessel's own lowering.
+    absl::StatusOr<std::string> toolkit = findCudaToolkit(request.toolkit);
+    if (!toolkit.ok())
+      return toolkit.status();
+    std::string libdevice = libdevicePath(*toolkit);
     PassManager pm(module.getContext(), ModuleOp::getOperationName());
     std::string error;
     llvm::raw_string_ostream os(error);
     absl::StatusOr<int64_t> maxShared = MaxSharedBytesPerBlock(arch);
     if (!maxShared.ok())
       return maxShared.status();
-    if (failed(parsePassPipeline(cudaPipeline(numWarps, knobs.at("unroll"), *maxShared), pm, os)))
+    if (failed(parsePassPipeline(cudaPipeline(numWarps, knobs.at("unroll"), *maxShared, !libdevice.empty()), pm, os)))
       return absl::InternalError("bad cuda pipeline: " + error);
     if (failed(pm.run(module)))
       return absl::InvalidArgumentError("the cuda backend failed");
@@ -111,15 +124,12 @@ public:
     }
 
     std::string llvmIR;
-    if (absl::Status s = emitPtx(module, arch, &llvmIR, &artifact.ptx); !s.ok())
+    if (absl::Status s = emitPtx(module, arch, libdevice, &llvmIR, &artifact.ptx); !s.ok())
       return s;
     if (request.artifact == "llvm")
       return llvmIR;
     if (request.artifact == "ptx")
       return artifact.ptx;
-    absl::StatusOr<std::string> toolkit = findCudaToolkit(request.toolkit);
-    if (!toolkit.ok())
-      return toolkit.status();
     if (!toolkit->empty()) {
       absl::StatusOr<std::string> cubin = assembleCubin(*toolkit, artifact.ptx, arch);
       if (!cubin.ok())

@@ -39,12 +39,19 @@ std::string ptxasVersion(const std::string &toolkit);
 /// Calls of libdevice functions NVPTX has instructions for (__nv_floorf, __nv_fmaxf,
 /// __nv_sqrtf, ...) as LLVM intrinsics; an error naming any other libdevice function left
 /// (NvvmMath.cpp).
-absl::Status replaceLibdeviceCalls(llvm::Module &module);
+absl::Status replaceLibdeviceCalls(llvm::Module &module, bool haveLibdevice);
 
-/// The gpu.module of the lowered `module` as LLVM IR text and as PTX for `arch`
-/// (CudaCodeGen.cpp).
-absl::Status emitPtx(mlir::ModuleOp module, const std::string &arch, std::string *llvmIR,
-                     std::string *ptx);
+/// The libdevice functions `module` calls, linked from the bitcode at `path` and internalized
+/// (NvvmMath.cpp); nothing where it calls none.
+absl::Status linkLibdevice(llvm::Module &module, const std::string &path);
+
+/// The toolkit's libdevice (nvvm/libdevice/libdevice.10.bc under `toolkit`), or empty.
+std::string libdevicePath(const std::string &toolkit);
+
+/// The gpu.module of the lowered `module` as LLVM IR text and as PTX for `arch`, the math it
+/// calls from the libdevice at `libdevice` (empty: none) (CudaCodeGen.cpp).
+absl::Status emitPtx(mlir::ModuleOp module, const std::string &arch,
+                     const std::string &libdevice, std::string *llvmIR, std::string *ptx);
 
 /// `ptx` assembled by the toolkit's ptxas for `arch`; its version line in `ptxasVersion`.
 absl::StatusOr<std::string> assembleCubin(const std::string &toolkit, const std::string &ptx,

@@ -43,7 +43,8 @@ void initializeNvptxOnce() {
 
 } // namespace
 
-absl::Status tessel::emitPtx(ModuleOp module, const std::string &arch, std::string *llvmIR,
+absl::Status tessel::emitPtx(ModuleOp module, const std::string &arch,
+                             const std::string &libdevice, std::string *llvmIR,
                              std::string *ptx) {
   initializeNvptxOnce();
   gpu::GPUModuleOp gpuModule;
@@ -67,7 +68,7 @@ absl::Status tessel::emitPtx(ModuleOp module, const std::string &arch, std::stri
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*device, context);
   if (!llvmModule)
     return absl::InternalError("translation of the device code to LLVM IR failed");
-  if (absl::Status s = replaceLibdeviceCalls(*llvmModule); !s.ok())
+  if (absl::Status s = replaceLibdeviceCalls(*llvmModule, !libdevice.empty()); !s.ok())
     return s;
   // The dynamic shared-memory arena (gpu.dynamic_shared_memory) arrives as an internal,
   // zero-sized shared global, which NVPTX would print as a one-byte static variable that the
@@ -96,6 +97,9 @@ absl::Status tessel::emitPtx(ModuleOp module, const std::string &arch, std::stri
     return absl::InternalError("cannot create an NVPTX target machine for " + arch);
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
+  if (!libdevice.empty())
+    if (absl::Status s = linkLibdevice(*llvmModule, libdevice); !s.ok())
+      return s;
   if (llvm::Error e = makeOptimizingTransformer(3, 0, machine.get())(llvmModule.get()))
     return absl::InternalError(llvm::toString(std::move(e)));
   if (llvmIR) {
@@ -187,4 +191,11 @@ absl::StatusOr<std::string> tessel::assembleCubin(const std::string &toolkit,
   if (!cubin)
     return absl::InternalError("ptxas wrote no cubin");
   return (*cubin)->getBuffer().str();
+}
+
+std::string tessel::libdevicePath(const std::string &toolkit) {
+  if (toolkit.empty())
+    return "";
+  std::string path = toolkit + "/nvvm/libdevice/libdevice.10.bc";
+  return llvm::sys::fs::exists(path) ? path : "";
 }

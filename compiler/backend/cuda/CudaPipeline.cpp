@@ -9,7 +9,8 @@
 
 #include "compiler/backend/cuda/Passes.h"
 
-std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes) {
+std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes,
+                                 bool libdevice) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -24,7 +25,9 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSh
   add("convert-bufferization-to-memref");
   add("tessel-cpu-copies-to-linalg");
   add("convert-linalg-to-parallel-loops");
-  add("tessel-cpu-approximate-math");
+  // Without libdevice, math as polynomials; with it, libdevice's functions (CudaCodeGen.cpp).
+  if (!libdevice)
+    add("tessel-cpu-approximate-math");
   add("canonicalize,cse");
   add("func.func(tessel-cuda-whole-tile-loops)");
   add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
@@ -34,6 +37,8 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSh
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) become LLVM intrinsics
   // NVPTX has instructions for (NvvmMath.cpp), so no libdevice is needed.
   add("gpu.module(convert-gpu-to-nvvm{index-bitwidth=64})");
+  // What it leaves (math.trunc) as LLVM intrinsics NVPTX selects.
+  add("gpu.module(convert-math-to-llvm)");
   add("reconcile-unrealized-casts");
   add("tessel-cuda-bare-pointer-kernels");
   return pipeline;

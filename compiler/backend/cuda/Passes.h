@@ -28,8 +28,10 @@ inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr = "tessel.dynamic_s
 
 /// The cuda pipeline from the structured lowering's output to a gpu.module of NVVM/LLVM
 /// dialect kernels with bare-pointer entries (textual, as tessel-opt runs it). `unroll`:
-/// iterations of a distributed loop per thread at once; `maxSharedBytes`: what a block may use.
-std::string cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes);
+/// iterations of a distributed loop per thread at once; `maxSharedBytes`: what a block may use;
+/// `libdevice`: math is left to libdevice (linked after the lowering), not approximated.
+std::string cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes,
+                         bool libdevice);
 
 } // namespace tessel
 

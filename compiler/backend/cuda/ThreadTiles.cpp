@@ -237,7 +237,7 @@ private:
         if (std::optional<ColumnReduction> r = matchColumnReduction(loop)) {
           // The column reduction's tile, or its accumulator (kept only with the tile).
           if (r->xLoad == user)
-            return threads_ % r->cols == 0;
+            return threads_ % r->cols == 0 || r->cols % threads_ == 0;
           if (r->accLoad == user || r->accStore == user) {
             links_.push_back({root, rootOf(r->xLoad.getMemRef())});
             return spansShape(outer, type.getShape()) &&
@@ -461,6 +461,8 @@ private:
   /// over rows tid / N + j * (T / N) (its slots j), the partial sums meet in a shared G x N
   /// buffer (G = T / N), and a loop over the accumulator adds each column's G partials.
   void rewriteColumns(ColumnReduction &r) {
+    if (r.cols % threads_ == 0 && r.cols > threads_)
+      return rewriteOwnColumns(r);
     Location loc = r.loop.getLoc();
     int64_t groups = threads_ / r.cols;
     Type element = r.accStore.getValueToStore().getType();
@@ -519,6 +521,42 @@ private:
     map.map(element0, total);
     in.clone(*r.combine, map);
     in.clone(*r.accStore, map);
+    r.loop.erase();
+  }
+
+  /// A column reduction of a kept M x N tile where T divides N: thread tid owns columns
+  /// n = tid + c * T of every row (slot m * N / T + c) and the accumulator's element n (slot
+  /// c), so it reduces its columns alone.
+  void rewriteOwnColumns(ColumnReduction &r) {
+    Location loc = r.loop.getLoc();
+    int64_t perRow = r.cols / threads_;
+    Value acc = slots_[rootOf(r.accLoad.getMemRef())];
+    OpBuilder b = perThreadRegion(r.loop);
+    for (int64_t c = 0; c < perRow; ++c) {
+      Value n = arith::AddIOp::create(b, loc, tid_,
+                                      arith::ConstantIndexOp::create(b, loc, c * threads_));
+      Value partial = arith::ConstantOp::create(b, loc, r.neutral);
+      for (int64_t m = 0; m < r.rows; ++m) {
+        IRMapping map;
+        map.map(r.loop.getInductionVar(), arith::ConstantIndexOp::create(b, loc, m));
+        map.map(r.inner.getInductionVars()[0], n);
+        map.map(r.accLoad.getResult(), partial);
+        Operation *mark = markOf(b);
+        for (Operation &op : r.inner.getBody()->without_terminator())
+          if (&op != r.accLoad.getOperation() && &op != r.accStore.getOperation())
+            b.clone(op, map);
+        toSlots(b, mark, m * perRow + c);
+        partial = map.lookup(r.accStore.getValueToStore());
+      }
+      Value slot = arith::ConstantIndexOp::create(b, loc, c);
+      IRMapping map;
+      map.map(r.accLoad.getResult(), memref::LoadOp::create(b, loc, acc, ValueRange{slot}));
+      map.map(r.combine->getOperand(0) == r.accLoad.getResult() ? r.combine->getOperand(1)
+                                                               : r.combine->getOperand(0),
+              partial);
+      Value total = b.clone(*r.combine, map)->getResult(0);
+      memref::StoreOp::create(b, loc, total, acc, ValueRange{slot});
+    }
     r.loop.erase();
   }
 

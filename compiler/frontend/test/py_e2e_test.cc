@@ -10,6 +10,7 @@
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
 
+#include "compiler/frontend/test/MathKernelReference.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -425,25 +426,12 @@ TEST_P(PyEndToEnd, MathFunctions) {
   ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1},
                                       {x.data(), y.data(), out.data(), n}, pool)
                   .ok());
-  const char *names[] = {"asin",  "acos",  "atan", "atan2", "sinh", "cosh",   "tan",
-                         "asinh", "acosh", "atanh", "cbrt", "trunc", "roundf", "rint",
-                         "log10", "copysign", "hypot", "asinf", "hypot(1e30)", "hypot(1e-30)"};
   for (int i = 0; i < n; ++i) {
-    double a = x[i], b = y[i];
-    double want[20] = {std::asin(a),  std::acos(a),  std::atan(b),  std::atan2(a, -b),
-                       std::sinh(b),  std::cosh(a),  std::tan(a),   std::asinh(b),
-                       std::acosh(b), std::atanh(a), std::cbrt(float(a * 5)),
-                       std::trunc(float(b * -2.5)), std::round(float(a * 3)),
-                       std::nearbyint(float(b * 2)), std::log10(b), std::copysign(b, a),
-                       std::hypot(a, b), std::asin(a), std::hypot(a * 1e30, b * 1e30),
-                       std::hypot(a * 1e-30, b * 1e-30)};
-    for (int j = 0; j < 20; ++j) {
-      // Rounding is exact; the rest within a few float ulps of the double result.
-      double tol = j >= 11 && j <= 13 ? 0
-                   : j == 19           ? 4e-6 * std::fabs(want[j]) // relative, near 1e-30
-                                       : 4e-6 * (1 + std::fabs(want[j]));
-      ASSERT_NEAR(out[20 * i + j], want[j], tol) << names[j] << " at x=" << a << " y=" << b;
-    }
+    double want[tessel::test::kMathResults];
+    tessel::test::mathReference(x[i], y[i], want);
+    for (int j = 0; j < tessel::test::kMathResults; ++j)
+      ASSERT_NEAR(out[20 * i + j], want[j], tessel::test::mathTolerance(j, want[j]))
+          << tessel::test::kMathNames[j] << " at x=" << x[i] << " y=" << y[i];
   }
 }
 

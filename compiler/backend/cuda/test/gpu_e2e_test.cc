@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/frontend/test/MathKernelReference.h"
 #include "runtime/Device.h"
 
 #include "gtest/gtest.h"
@@ -150,6 +151,34 @@ TEST_F(GpuEndToEnd, NoinlineCall) {
   for (int i = 0; i < n; ++i)
     wrong += !(std::fabs(out[i] - (x[i] * coef + y[i])) <= 1e-6f + 1e-6f * std::fabs(out[i]));
   EXPECT_EQ(wrong, 0);
+}
+
+// tl.math on the GPU: libdevice's functions (the artifact built where the build machine has a
+// CUDA toolkit) and tessel's own polynomials (built with --cuda-toolkit=none), both against
+// the C library in double, as the CPU's py_e2e_test checks the same kernel.
+TEST_F(GpuEndToEnd, MathFunctions) {
+  std::uniform_real_distribution<float> inside(-0.99f, 0.99f), above(1.01f, 4.f);
+  const int n = 1000 + int(rng()() % 1000);
+  std::vector<float> x(n), y(n), poison(20 * size_t(n), NAN);
+  for (int i = 0; i < n; ++i) {
+    x[i] = inside(rng());
+    y[i] = above(rng());
+  }
+  for (const char *artifact : {"math_libdevice", "math_own"}) {
+    auto bx = upload(x), by = upload(y), bout = upload(poison);
+    ASSERT_TRUE(bx && by && bout);
+    run(artifact, "math_kernel", Grid{(n + 127) / 128, 1, 1},
+        {bx->data(), by->data(), bout->data(), int32_t(n)});
+    std::vector<float> out = download<float>(*bout, 20 * size_t(n));
+    for (int i = 0; i < n; ++i) {
+      double want[tessel::test::kMathResults];
+      tessel::test::mathReference(x[i], y[i], want);
+      for (int j = 0; j < tessel::test::kMathResults; ++j)
+        ASSERT_NEAR(out[20 * size_t(i) + j], want[j], tessel::test::mathTolerance(j, want[j]))
+            << artifact << ": " << tessel::test::kMathNames[j] << " at x=" << x[i]
+            << " y=" << y[i];
+    }
+  }
 }
 
 } // namespace

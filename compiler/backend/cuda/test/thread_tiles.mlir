@@ -5,7 +5,8 @@
 // scalar combines the slots and then the block (warp shuffles), and no tile is in shared
 // memory. A column sum of an 8 x 32 tile: each thread sums its 4 slots of one column, the two
 // partial sums of a column meet in a 2 x 32 shared buffer. A tile carried through a loop is
-// copied into the carried slots at the end of each iteration.
+// copied into the carried slots at the end of each iteration. A column sum with more columns
+// than threads needs no shared memory: each thread sums its own columns.
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-whole-tile-loops),tessel-cuda-map-programs{num-warps=2})' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-whole-tile-loops))' | FileCheck %s --check-prefix=WHOLE
 // RUN: not tessel-opt %s --split-input-file --tessel-cuda-map-programs='thread-tile-elements=-1' 2>&1 | FileCheck %s --check-prefix=BAD
@@ -187,6 +188,63 @@ module {
     scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
       %v = memref.load %sum[%i] : memref<128xf32>
       memref.store %v, %out[%i] : memref<?xf32>
+      scf.reduce
+    }
+    return
+  }
+}
+
+// -----
+
+// A column sum whose columns outnumber the threads (4 x 128 tile, 64 threads): each thread
+// owns columns tid and tid + 64 of every row and sums them alone, no shared memory.
+// CHECK-LABEL: gpu.func @wide_col_sum(
+// CHECK-NOT: workgroup
+// CHECK-DAG: %[[X:.*]] = memref.alloca() : memref<8xf32>
+// CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<2xf32>
+// CHECK: memref.load %[[X]][%c0]
+// CHECK: memref.load %[[X]][%c2]
+// CHECK: memref.load %[[X]][%c4]
+// CHECK: memref.load %[[X]][%c6]
+// CHECK: memref.load %[[ACC]][%c0]
+// CHECK: memref.store %{{.*}}, %[[ACC]][%c0]
+// CHECK: memref.load %[[X]][%c1]
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+module {
+  func.func public @wide_col_sum(%x: memref<?xf32>, %out: memref<?xf32>,
+                                 %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                                 %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    %tile = memref.alloc() : memref<4x128xf32>
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c128) step (%c1, %c1) {
+      %at = arith.muli %i, %c128 : index
+      %k = arith.addi %at, %j : index
+      %v = memref.load %x[%k] : memref<?xf32>
+      memref.store %v, %tile[%i, %j] : memref<4x128xf32>
+      scf.reduce
+    }
+    %acc = memref.alloc() : memref<128xf32>
+    scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+      memref.store %zero, %acc[%j] : memref<128xf32>
+      scf.reduce
+    }
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+        %v = memref.load %tile[%i, %j] : memref<4x128xf32>
+        %a = memref.load %acc[%j] : memref<128xf32>
+        %s = arith.addf %a, %v : f32
+        memref.store %s, %acc[%j] : memref<128xf32>
+        scf.reduce
+      }
+    }
+    scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+      %v = memref.load %acc[%j] : memref<128xf32>
+      memref.store %v, %out[%j] : memref<?xf32>
       scf.reduce
     }
     return
