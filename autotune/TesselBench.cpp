@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "autotune/BuildInfo.h"
 #include "autotune/OpenBlasCore.h"
 #include "kernels/Zoo.h"
 #include "runtime/Device.h"
@@ -174,49 +175,6 @@ bool parseSeconds(const std::string &text, double &out) {
   return !text.empty() && *end == '\0' && std::isfinite(out) && out >= 0 && out <= 3600;
 }
 
-/// Why the artifact's recorded build info is not `point` of `kernel` at `shape` ("" when it
-/// is): entry, constexprs and the point's knobs must all agree.
-std::string buildInfoMismatch(const std::string &info, const zoo::Kernel &kernel,
-                              const autotune::Point &point, const zoo::Shape &shape) {
-  if (info.empty())
-    return "the artifact records no build info (built by another tessel?); rebuild it";
-  if (!JsonNestingProblem(info).empty())
-    return "the artifact's build info is not valid";
-  nlohmann::json b = nlohmann::json::parse(info, nullptr, false);
-  if (b.is_discarded() || !b.is_object() || !b.contains("constexprs") ||
-      !b["constexprs"].is_object() || !b.contains("knobs") || !b["knobs"].is_object())
-    return "the artifact's build info is not valid";
-  if (!b.contains("entry") || !b["entry"].is_string())
-    return "the artifact's build info is not valid";
-  if (b["entry"] != kernel.entry)
-    return "built for entry '" + b["entry"].get<std::string>() + "', not " + kernel.entry;
-  std::map<std::string, std::string> recorded;
-  for (auto it = b["constexprs"].begin(); it != b["constexprs"].end(); ++it)
-    recorded[it.key()] = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
-  const std::map<std::string, std::string> wanted = kernel.constexprs(point, shape);
-  for (const auto &[name, value] : wanted) {
-    auto it = recorded.find(name);
-    if (it == recorded.end() || it->second != value)
-      return "built with " + name + " = " + (it == recorded.end() ? "(none)" : it->second) +
-             ", but the configuration at this shape has " + name + " = " + value;
-  }
-  for (const auto &[name, value] : recorded)
-    if (!wanted.count(name))
-      return "built with " + name + " = " + value + ", which the configuration does not have";
-  for (const auto &[name, value] : point) {
-    if (name.rfind("knob.", 0) != 0)
-      continue;
-    const nlohmann::json &knobs = b["knobs"];
-    std::string knob = name.substr(5);
-    if (!knobs.contains(knob) || !knobs[knob].is_number_integer() ||
-        knobs[knob].get<int64_t>() != value)
-      return "built with knob " + knob + " = " +
-             (knobs.contains(knob) ? knobs[knob].dump() : std::string("(default)")) +
-             ", but the configuration has " + std::to_string(value);
-  }
-  return "";
-}
-
 /// The physical memory of this machine in bytes (0 when unknown).
 double physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -347,7 +305,7 @@ int main(int argc, char **argv) {
                 kernel->name + " in " + dtype + " passes " + expected);
   // The artifact must be the configuration it is measured as: its recorded constexprs (block
   // sizes, shape-derived values) and knobs are those of --config at --shape.
-  if (std::string why = buildInfoMismatch((*module)->buildInfo(), *kernel, point, *shape);
+  if (std::string why = autotune::BuildInfoMismatch((*module)->buildInfo(), *kernel, point, *shape);
       !why.empty())
     return fail(flags["so"] + ": " + why);
 
