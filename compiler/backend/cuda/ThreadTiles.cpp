@@ -232,6 +232,13 @@ private:
     for (Operation *p = user->getParentOp(); p && p != func_; p = p->getParentOp())
       if (auto par = dyn_cast<scf::ParallelOp>(p))
         outer = par;
+    // Every thread must reach the loop over its slots: only through the loops and ifs that
+    // MapPrograms runs on every thread alike (not a while loop, not a region it gives to
+    // thread 0).
+    Operation *site = outer ? outer.getOperation() : user->getParentOp(); // or the reduction
+    for (Operation *p = site->getParentOp(); p && p != func_; p = p->getParentOp())
+      if (!isa<scf::ForOp, scf::IfOp>(p))
+        return false;
     if (outer) {
       if (auto loop = dyn_cast<scf::ForOp>(outer->getParentOp())) {
         if (std::optional<ColumnReduction> r = matchColumnReduction(loop)) {

@@ -250,3 +250,42 @@ module {
     return
   }
 }
+
+// -----
+
+// A loop over a tile inside a while loop: MapPrograms gives the while loop to thread 0, so the
+// tile stays in shared memory (thread 0 then runs the whole loop over it).
+// CHECK-LABEL: gpu.func @in_while(
+// CHECK-SAME: workgroup(%{{.*}} : memref<128xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: tessel.per_thread
+// CHECK: gpu.return
+module {
+  func.func public @in_while(%x: memref<?xf32>, %n: index,
+                             %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                             %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    %tile = memref.alloc() : memref<128xf32>
+    %r = scf.while (%i = %c0) : (index) -> index {
+      %go = arith.cmpi slt, %i, %n : index
+      scf.condition(%go) %i : index
+    } do {
+    ^bb0(%i: index):
+      scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+        %v = memref.load %x[%j] : memref<?xf32>
+        memref.store %v, %tile[%j] : memref<128xf32>
+        scf.reduce
+      }
+      scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+        %v = memref.load %tile[%j] : memref<128xf32>
+        %w = arith.addf %v, %v : f32
+        memref.store %w, %x[%j] : memref<?xf32>
+        scf.reduce
+      }
+      %next = arith.addi %i, %c1 : index
+      scf.yield %next : index
+    }
+    return
+  }
+}
