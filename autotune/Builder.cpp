@@ -7,6 +7,9 @@
 #include "compiler/pipeline/Compiler.h"
 #include "runtime/CompileCache.h"
 #include "runtime/Files.h"
+#include "runtime/Sha256.h"
+
+#include "llvm/Config/llvm-config.h"
 
 #include <algorithm>
 #include <atomic>
@@ -36,6 +39,24 @@ std::map<std::string, KernelSource> ReadZooSources() {
     byKernel[k.name] = it->second;
   }
   return byKernel;
+}
+
+/// The digest of the file at `path` (16 hex digits), or "unreadable".
+static std::string fileDigest(const std::string &path) {
+  std::string bytes;
+  if (!runtime::ReadWholeFile(path, bytes))
+    return "unreadable";
+  return runtime::Sha256Hex(bytes).substr(0, 16);
+}
+
+std::string Builder::compilerIdentity() const {
+  // The version alone would let an artifact built by an older build of the same version be
+  // reused: the running binary (it links the compiler), LLVM's version and the child
+  // compiler, where one is used, name the build.
+  static const std::string self = std::string(kCompilerVersion) + " llvm " +
+                                  LLVM_VERSION_STRING + " build " +
+                                  fileDigest("/proc/self/exe");
+  return compiler_.empty() ? self : self + " compiler " + compilerDigest_;
 }
 
 Builder::Builder(Target target, std::string cacheDirectory)
@@ -77,7 +98,7 @@ Built Builder::Build(const Candidate &c, const KernelSource &source) const {
   for (const auto &[name, value] : options.knobs)
     key.specialization += ";knob." + name + "=" + std::to_string(value);
   key.target = CompileCacheTargetKey(target_) + toolchain_;
-  key.compilerVersion = kCompilerVersion;
+  key.compilerVersion = compilerIdentity();
   // One cache object per build: its hit flag is per call, and builds run in parallel.
   runtime::CompileCache cache(cacheDirectory_);
   built.artifact = cache.GetOrCompile(key, [&](const std::string &path) {
@@ -89,6 +110,11 @@ Built Builder::Build(const Candidate &c, const KernelSource &source) const {
     return out.ok() ? absl::OkStatus() : out.status();
   });
   return finish();
+}
+
+void Builder::setCompiler(std::string compiler) {
+  compiler_ = std::move(compiler);
+  compilerDigest_ = compiler_.empty() ? "" : fileDigest(compiler_);
 }
 
 absl::Status Builder::compileInChild(const Candidate &c, const KernelSource &source,

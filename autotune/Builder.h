@@ -71,14 +71,17 @@ public:
   /// Builds GPU candidates by running `compiler` (tessel-compile) in a child process, so that
   /// an LLVM abort or a hang in one candidate is that candidate's compile error, not the end of
   /// the sweep. Empty (the default): in this process.
-  void setCompiler(std::string compiler) { compiler_ = std::move(compiler); }
+  void setCompiler(std::string compiler);
 
 private:
   absl::Status compileInChild(const Candidate &c, const KernelSource &source,
                               const frontend::KernelSpec &spec, const CompileOptions &options,
                               const std::string &path) const;
 
-  std::string compiler_;
+  /// What the cache key calls the compiler: its version and this build of it.
+  std::string compilerIdentity() const;
+
+  std::string compiler_, compilerDigest_;
   Target target_;
   std::string cacheDirectory_;
   std::string toolchain_; ///< "/ptxas=..." for the cache key, or empty

@@ -168,6 +168,43 @@ TEST(Sweep, GpuCompilerAbortIsThatCandidatesCompileError) {
   EXPECT_NE(list.find("killed by signal Aborted"), std::string::npos) << list;
 }
 
+TEST(Sweep, AnotherCompilerBuildDoesNotReuseCachedArtifacts) {
+  // The compile cache's key names the compiler's build, not only its version: artifacts built
+  // by one tessel-compile are not handed out for another (a changed compiler must rebuild),
+  // and the same compiler finds its own again.
+  std::string tmp = getenv("TEST_TMPDIR"), dir = tmp + "/two-compilers";
+  std::string real = std::filesystem::absolute("tools/tessel-compile").string();
+  auto wrapper = [&](const std::string &name, const std::string &comment) {
+    std::string path = tmp + "/" + name;
+    std::ofstream(path) << "#!/bin/sh\n# " << comment << "\nexec " << real << " \"$@\"\n";
+    EXPECT_EQ(chmod(path.c_str(), 0755), 0);
+    return path;
+  };
+  std::string a = wrapper("compiler-a", "build a"), b = wrapper("compiler-b", "build b");
+  auto cached = [&] {
+    size_t n = 0;
+    for (const auto &entry : std::filesystem::directory_iterator(dir + "/artifacts-cache"))
+      n += entry.path().extension() == ".so";
+    return n;
+  };
+  auto build = [&](const std::string &compiler) {
+    std::string log;
+    EXPECT_EQ(run("TESSEL_COMPILE=" + compiler +
+                      " autotune/sweep --target=cuda:sm_90 --build-only --kernels=row_sum "
+                      "--strategy=exhaustive --shapes=default --out=" + dir,
+                  log),
+              0)
+        << log;
+  };
+  build(a);
+  size_t first = cached();
+  ASSERT_GT(first, 0u);
+  build(b);
+  EXPECT_EQ(cached(), 2 * first); // b built its own
+  build(a);
+  EXPECT_EQ(cached(), 2 * first); // a found its own
+}
+
 TEST(Sweep, BuildOnlyRunnerAndIngest) {
   // The builder / runner split, here on one machine: candidates built, run.sh run with
   // tessel-bench (as on a GPU host), its results ingested into records, summary, benchmark JSON
