@@ -438,14 +438,60 @@ private:
     return func_.addWorkgroupAttribution(type, loc);
   }
 
+  /// Whether the memref `v` is, or may be, a tile buffer in shared memory: through views, the
+  /// double buffers' select, and the loops that carry it.
+  bool isShared(Value v, llvm::DenseSet<Value> &seen) {
+    v = viewedBuffer(v);
+    if (shared_.contains(v))
+      return true;
+    if (!seen.insert(v).second)
+      return false;
+    auto carried = [&](scf::ForOp loop, unsigned i) {
+      return isShared(loop.getInitArgs()[i], seen) ||
+             isShared(loop.getBody()->getTerminator()->getOperand(i), seen);
+    };
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      auto loop = dyn_cast_or_null<scf::ForOp>(arg.getOwner()->getParentOp());
+      return loop && arg.getArgNumber() > 0 && carried(loop, arg.getArgNumber() - 1);
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(def))
+      return carried(loop, cast<OpResult>(v).getResultNumber());
+    if (auto select = dyn_cast_or_null<arith::SelectOp>(def))
+      return isShared(select.getTrueValue(), seen) || isShared(select.getFalseValue(), seen);
+    return false;
+  }
+
   /// Whether `op` reads or writes a tile buffer in shared memory.
   bool touchesShared(Operation *op) {
     return op
         ->walk([&](Operation *inner) {
-          for (Value operand : inner->getOperands())
-            if (isa<MemRefType>(operand.getType()) && shared_.contains(viewedBuffer(operand)))
+          for (Value operand : inner->getOperands()) {
+            llvm::DenseSet<Value> seen;
+            if (isa<MemRefType>(operand.getType()) && isShared(operand, seen))
               return WalkResult::interrupt();
+          }
           return WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
+  /// Whether `op` may write memory other threads read afterwards: anything but a thread's own
+  /// private buffers (global memory, written by one thread and read by another in a later
+  /// loop, needs the barrier as shared memory does).
+  bool writesBeyondThread(Operation *op) {
+    return op
+        ->walk([&](Operation *inner) {
+          Value target;
+          if (auto store = dyn_cast<memref::StoreOp>(inner))
+            target = store.getMemRef();
+          else if (isa<memref::LoadOp, memref::AllocaOp>(inner) || isPure(inner))
+            return WalkResult::advance();
+          else if (!writesMemory(inner) || inner->getNumRegions())
+            return WalkResult::advance(); // regions: their ops are visited
+          if (target && viewedBuffer(target).getDefiningOp<memref::AllocaOp>())
+            return WalkResult::advance();
+          return WalkResult::interrupt();
         })
         .wasInterrupted();
   }
@@ -458,7 +504,8 @@ private:
     gpu::BarrierOp::create(b, op->getLoc());
   }
   void barrierAfter(Operation *op) {
-    if (Operation *next = op->getNextNode(); next && isa<gpu::BarrierOp>(next))
+    // Nothing to order before another barrier or the kernel's end.
+    if (Operation *next = op->getNextNode(); next && isa<gpu::BarrierOp, gpu::ReturnOp>(next))
       return;
     OpBuilder b(op->getBlock(), std::next(op->getIterator()));
     gpu::BarrierOp::create(b, op->getLoc());
@@ -483,6 +530,8 @@ private:
           return failure();
         if (touchesShared(&op)) {
           barrierBefore(&op);
+          barrierAfter(&op);
+        } else if (writesBeyondThread(&op)) {
           barrierAfter(&op);
         }
         continue;

@@ -151,7 +151,9 @@ private:
       if (usesKept(alloc, alloc))
         candidates.insert(alloc);
     }
-    // A tile is kept only with the tiles it is linked to (through a loop, or a column sum).
+    // A tile is kept only with the tiles it is linked to (through a loop, or a column sum),
+    // and only where each loop that yields it (or a value carrying it) carries it as a kept
+    // tile at that position.
     bool changed = true;
     while (changed) {
       changed = false;
@@ -161,6 +163,25 @@ private:
           candidates.erase(b);
           changed = true;
         }
+      for (auto [value, root] : rootOf_) {
+        if (!candidates.contains(root))
+          continue;
+        for (OpOperand &use : value.getUses()) {
+          auto yield = dyn_cast<scf::YieldOp>(use.getOwner());
+          if (!yield)
+            continue;
+          auto loop = dyn_cast<scf::ForOp>(yield->getParentOp());
+          bool carried = loop && llvm::any_of(carried_, [&](const Carried &c) {
+                           return c.loop == loop && c.index == use.getOperandNumber() &&
+                                  c.yielded == value && candidates.contains(c.root);
+                         });
+          if (!carried) {
+            candidates.erase(root);
+            changed = true;
+            break;
+          }
+        }
+      }
     }
     owned_ = std::move(candidates);
     for (memref::AllocOp alloc : allocs) // program order: the same code every compile
@@ -197,6 +218,8 @@ private:
         // A tile carried through the loop: nothing reads it after the loop begins but the
         // loop, and each iteration yields the carried tile or a tile of its own.
         unsigned i = use.getOperandNumber() - loop.getNumControlOperands();
+        if (llvm::count(loop.getInitArgs(), v) != 1)
+          return false; // two iter_args would share its slots
         for (Operation *other : v.getUsers()) {
           Operation *at = loop->getBlock()->findAncestorOpInBlock(*other);
           if (other != loop && (!at || !at->isBeforeInBlock(loop)))
@@ -213,7 +236,8 @@ private:
         carried_.push_back({loop, i, root, yielded});
         rootOf_[iterArg] = root;
         rootOf_[loop.getResult(i)] = root;
-        if (!usesKept(iterArg, root) || !usesKept(loop.getResult(i), root))
+        bool inside = usesKept(iterArg, root), after = usesKept(loop.getResult(i), root);
+        if (!inside || !after)
           return false;
         continue;
       }
@@ -243,8 +267,10 @@ private:
       if (auto loop = dyn_cast<scf::ForOp>(outer->getParentOp())) {
         if (std::optional<ColumnReduction> r = matchColumnReduction(loop)) {
           // The column reduction's tile, or its accumulator (kept only with the tile).
-          if (r->xLoad == user)
+          if (r->xLoad == user) {
+            links_.push_back({root, rootOf(r->accLoad.getMemRef())});
             return threads_ % r->cols == 0 || r->cols % threads_ == 0;
+          }
           if (r->accLoad == user || r->accStore == user) {
             links_.push_back({root, rootOf(r->xLoad.getMemRef())});
             return spansShape(outer, type.getShape()) &&
@@ -615,6 +641,9 @@ private:
       OpBuilder b(loop);
       auto rebuilt = scf::ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
                                         loop.getUpperBound(), loop.getStep(), inits);
+      rebuilt.setUnsignedCmp(loop.getUnsignedCmp());
+      for (NamedAttribute attr : loop->getDiscardableAttrs())
+        rebuilt->setAttr(attr.getName(), attr.getValue());
       Block *body = rebuilt.getBody();
       if (!body->empty())
         body->back().erase();

@@ -289,3 +289,145 @@ module {
     return
   }
 }
+
+// -----
+
+// Two loops in a row, the first reading its carried tile reversed (not element for element):
+// neither carried tile is kept, and the second loop's own tile, which it yields, is not kept
+// alone (it was erased while the yield still used it).
+// CHECK-LABEL: gpu.func @two_loops(
+// CHECK-SAME: workgroup(
+// CHECK: gpu.return
+module {
+  func.func public @two_loops(%x: memref<?xf32>, %n: index,
+                              %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                              %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c127 = arith.constant 127 : index
+    %c128 = arith.constant 128 : index
+    %one = arith.constant 1.0 : f32
+    %t = memref.alloc() : memref<128xf32>
+    scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+      memref.store %one, %t[%i] : memref<128xf32>
+      scf.reduce
+    }
+    %r1 = scf.for %k = %c0 to %n step %c1 iter_args(%a1 = %t) -> (memref<128xf32>) {
+      %n1 = memref.alloc() : memref<128xf32>
+      scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+        %j = arith.subi %c127, %i : index
+        %v = memref.load %a1[%j] : memref<128xf32>
+        memref.store %v, %n1[%i] : memref<128xf32>
+        scf.reduce
+      }
+      scf.yield %n1 : memref<128xf32>
+    }
+    %r2 = scf.for %k = %c0 to %n step %c1 iter_args(%a2 = %r1) -> (memref<128xf32>) {
+      %n2 = memref.alloc() : memref<128xf32>
+      scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+        %v = memref.load %a2[%i] : memref<128xf32>
+        %w = arith.addf %v, %one : f32
+        memref.store %w, %n2[%i] : memref<128xf32>
+        scf.reduce
+      }
+      scf.yield %n2 : memref<128xf32>
+    }
+    scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+      %v = memref.load %r2[%i] : memref<128xf32>
+      memref.store %v, %x[%i] : memref<?xf32>
+      scf.reduce
+    }
+    return
+  }
+}
+
+// -----
+
+// A column sum (more columns than threads) whose accumulator is also read by a loop over the
+// tile (a broadcast, not element for element): the accumulator cannot be kept, so the tile is
+// not kept either (it was kept alone, and the column reduction used a missing accumulator).
+// CHECK-LABEL: gpu.func @col_sum_broadcast(
+// CHECK-SAME: workgroup(
+// CHECK: gpu.return
+module {
+  func.func public @col_sum_broadcast(%x: memref<?xf32>, %y: memref<?xf32>,
+                                      %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                                      %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c128 = arith.constant 128 : index
+    %zero = arith.constant 0.0 : f32
+    %tile = memref.alloc() : memref<4x128xf32>
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c128) step (%c1, %c1) {
+      %at = arith.muli %i, %c128 : index
+      %k = arith.addi %at, %j : index
+      %v = memref.load %x[%k] : memref<?xf32>
+      memref.store %v, %tile[%i, %j] : memref<4x128xf32>
+      scf.reduce
+    }
+    %acc = memref.alloc() : memref<128xf32>
+    scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+      memref.store %zero, %acc[%j] : memref<128xf32>
+      scf.reduce
+    }
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.parallel (%j) = (%c0) to (%c128) step (%c1) {
+        %v = memref.load %tile[%i, %j] : memref<4x128xf32>
+        %a = memref.load %acc[%j] : memref<128xf32>
+        %s = arith.addf %a, %v : f32
+        memref.store %s, %acc[%j] : memref<128xf32>
+        scf.reduce
+      }
+    }
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c128) step (%c1, %c1) {
+      %v = memref.load %tile[%i, %j] : memref<4x128xf32>
+      %a = memref.load %acc[%j] : memref<128xf32>
+      %d = arith.subf %v, %a : f32
+      %at = arith.muli %i, %c128 : index
+      %k = arith.addi %at, %j : index
+      memref.store %d, %y[%k] : memref<?xf32>
+      scf.reduce
+    }
+    return
+  }
+}
+
+// -----
+
+// A loop over a kept tile that writes global memory, then a loop that reads it back at other
+// threads' elements: a barrier between them.
+// CHECK-LABEL: gpu.func @store_then_reverse(
+// CHECK: } {tessel.per_thread}
+// CHECK: memref.store %{{.*}}, %arg1
+// CHECK: } {tessel.per_thread}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.for
+module {
+  func.func public @store_then_reverse(%x: memref<?xf32>, %out: memref<?xf32>,
+                                       %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                                       %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c127 = arith.constant 127 : index
+    %c128 = arith.constant 128 : index
+    %tile = memref.alloc() : memref<128xf32>
+    scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+      %v = memref.load %x[%i] : memref<?xf32>
+      memref.store %v, %tile[%i] : memref<128xf32>
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+      %v = memref.load %tile[%i] : memref<128xf32>
+      memref.store %v, %out[%i] : memref<?xf32>
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%c128) step (%c1) {
+      %j = arith.subi %c127, %i : index
+      %v = memref.load %out[%j] : memref<?xf32>
+      memref.store %v, %x[%i] : memref<?xf32>
+      scf.reduce
+    }
+    return
+  }
+}
