@@ -553,7 +553,8 @@ private:
               return failure();
         continue;
       }
-      if (auto loop = dyn_cast<scf::ForOp>(op); loop && reduceAcrossThreads(loop)) {
+      if (auto loop = dyn_cast<scf::ForOp>(op);
+          loop && (reduceAcrossThreads(loop) || reduceTuplesAcrossThreads(loop))) {
         if (failed(flush()))
           return failure();
         continue;
@@ -598,6 +599,156 @@ private:
     Operation *last = &*std::prev(b.getInsertionPoint());
     loop.erase();
     barrierAfter(last);
+    return true;
+  }
+
+  /// A reduction into several scalar buffers at once (tl.argmax: a value and its index; any
+  /// tt.reduce with several operands): `accs = combine(accs, elements(i))` for each i, the
+  /// elements the loop's loads at [i], paired in order with the accumulators. Each thread
+  /// combines its share of the iterations (the first taken as it is), the partials meet in a
+  /// tree in shared memory, and thread 0 combines the total into the accumulators. As Triton,
+  /// the combine is taken to be associative and commutative. Returns false (nothing changed)
+  /// for any other loop.
+  bool reduceTuplesAcrossThreads(scf::ForOp loop) {
+    if (loop.getNumResults() != 0 || !loop.getInductionVar().getType().isIndex())
+      return false;
+    Block *body = loop.getBody();
+    Value iv = loop.getInductionVar();
+    SmallVector<memref::LoadOp> accLoads, elementLoads;
+    SmallVector<memref::StoreOp> accStores;
+    for (Operation &op : body->without_terminator()) {
+      if (auto store = dyn_cast<memref::StoreOp>(op)) {
+        if (store.getMemRefType().getRank() != 0 ||
+            !loop.isDefinedOutsideOfLoop(store.getMemRef()))
+          return false;
+        accStores.push_back(store);
+        continue;
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        if (!loop.isDefinedOutsideOfLoop(load.getMemRef()))
+          return false;
+        if (load.getMemRefType().getRank() == 0)
+          accLoads.push_back(load);
+        else if (llvm::equal(load.getIndices(), ValueRange{iv}))
+          elementLoads.push_back(load);
+        else
+          return false;
+        continue;
+      }
+      if (op.getNumRegions() || !isPure(&op))
+        return false;
+    }
+    size_t n = accStores.size();
+    if (n < 2 || accLoads.size() != n || elementLoads.size() != n)
+      return false;
+    // The induction variable only indexes the elements (the combine is cloned without it).
+    for (Operation *user : iv.getUsers())
+      if (!llvm::is_contained(elementLoads, dyn_cast<memref::LoadOp>(user)))
+        return false;
+    for (size_t k = 0; k < n; ++k) {
+      if (accLoads[k].getMemRef() != accStores[k].getMemRef() ||
+          accLoads[k].getType() != elementLoads[k].getType() ||
+          accStores[k].getValueToStore().getType() != accLoads[k].getType())
+        return false;
+      for (size_t j = 0; j < k; ++j)
+        if (accStores[j].getMemRef() == accStores[k].getMemRef())
+          return false;
+    }
+    Location loc = loop.getLoc();
+    // combine(a, b): the body with the accumulators' loads as a and the elements as b.
+    auto combine = [&](OpBuilder &b, ValueRange a, ValueRange e) {
+      IRMapping map;
+      for (size_t k = 0; k < n; ++k) {
+        map.map(accLoads[k].getResult(), a[k]);
+        map.map(elementLoads[k].getResult(), e[k]);
+      }
+      for (Operation &op : body->without_terminator())
+        if (!isa<memref::LoadOp, memref::StoreOp>(op))
+          b.clone(op, map);
+      SmallVector<Value> out;
+      for (memref::StoreOp store : accStores)
+        out.push_back(map.lookupOrDefault(store.getValueToStore()));
+      return out;
+    };
+    // Either of two partials that may be empty: combine(a, b), a, or b.
+    auto merge = [&](OpBuilder &b, ValueRange a, Value va, ValueRange e, Value ve) {
+      SmallVector<Value> both = combine(b, a, e), out;
+      for (size_t k = 0; k < n; ++k) {
+        Value pick = arith::SelectOp::create(b, loc, va, both[k], e[k]);
+        out.push_back(arith::SelectOp::create(b, loc, ve, pick, a[k]));
+      }
+      out.push_back(arith::OrIOp::create(b, loc, va, ve));
+      return out;
+    };
+    barrierBefore(loop);
+    OpBuilder b(loop);
+    Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    Value no = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+    SmallVector<Value> inits;
+    for (memref::LoadOp load : elementLoads) // unread until the first element replaces it
+      inits.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(load.getType())));
+    inits.push_back(no);
+    // This thread's iterations: lb + tid * step, step * numThreads apart.
+    Value start = arith::AddIOp::create(b, loc, loop.getLowerBound(),
+                                        arith::MulIOp::create(b, loc, tid_, loop.getStep()));
+    Value stride = arith::MulIOp::create(b, loc, loop.getStep(), numThreads_);
+    auto mine = scf::ForOp::create(b, loc, start, loop.getUpperBound(), stride, inits);
+    {
+      OpBuilder in = OpBuilder::atBlockBegin(mine.getBody());
+      SmallVector<Value> e;
+      for (memref::LoadOp load : elementLoads)
+        e.push_back(memref::LoadOp::create(in, loc, load.getMemRef(),
+                                           ValueRange{mine.getInductionVar()}));
+      ValueRange partial = mine.getRegionIterArgs();
+      scf::YieldOp::create(in, loc,
+                           merge(in, partial.drop_back(), partial.back(), e, yes));
+    }
+    // The partials in shared memory, halved in a tree.
+    SmallVector<Value> scratch;
+    for (memref::LoadOp load : elementLoads)
+      scratch.push_back(memref::MemorySpaceCastOp::create(
+          b, loc, MemRefType::get({threads_}, load.getType()),
+          workgroupBuffer({threads_}, load.getType(), loc)));
+    Value valid = memref::MemorySpaceCastOp::create(
+        b, loc, MemRefType::get({threads_}, b.getI1Type()),
+        workgroupBuffer({threads_}, b.getI1Type(), loc));
+    for (size_t k = 0; k <= n; ++k)
+      memref::StoreOp::create(b, loc, mine.getResult(k), k < n ? scratch[k] : valid,
+                              ValueRange{tid_});
+    gpu::BarrierOp::create(b, loc);
+    auto loadAll = [&](OpBuilder &at, Value index) {
+      SmallVector<Value> v;
+      for (size_t k = 0; k <= n; ++k)
+        v.push_back(memref::LoadOp::create(at, loc, k < n ? scratch[k] : valid, ValueRange{index}));
+      return v;
+    };
+    for (int64_t half = threads_ / 2; half >= 1; half /= 2) {
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid_,
+                                           arith::ConstantIndexOp::create(b, loc, half));
+      auto ifOp = scf::IfOp::create(b, loc, active, /*withElseRegion=*/false);
+      OpBuilder in(ifOp.thenBlock()->getTerminator());
+      SmallVector<Value> a = loadAll(in, tid_);
+      SmallVector<Value> e = loadAll(
+          in, arith::AddIOp::create(in, loc, tid_, arith::ConstantIndexOp::create(in, loc, half)));
+      SmallVector<Value> m = merge(in, ValueRange(a).drop_back(), a.back(),
+                                   ValueRange(e).drop_back(), e.back());
+      for (size_t k = 0; k <= n; ++k)
+        memref::StoreOp::create(in, loc, m[k], k < n ? scratch[k] : valid, ValueRange{tid_});
+      gpu::BarrierOp::create(b, loc);
+    }
+    // Thread 0: the accumulators combined with the block's total, where there is one.
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid_, zero_);
+    auto ifOp = scf::IfOp::create(b, loc, isZero, /*withElseRegion=*/false);
+    OpBuilder in(ifOp.thenBlock()->getTerminator());
+    SmallVector<Value> total = loadAll(in, zero_), acc;
+    for (memref::LoadOp load : accLoads)
+      acc.push_back(memref::LoadOp::create(in, loc, load.getMemRef()));
+    SmallVector<Value> result =
+        merge(in, acc, yes, ValueRange(total).drop_back(), total.back());
+    for (size_t k = 0; k < n; ++k)
+      memref::StoreOp::create(in, loc, result[k], accLoads[k].getMemRef());
+    barrierAfter(ifOp);
+    loop.erase();
     return true;
   }
 

@@ -3,7 +3,8 @@
 // (a view of the dynamic arena when the tiles pass 47 KB: @big below), the parallel loop is
 // spread over the block's threads (start at the thread id, step the block size) between
 // barriers, and the scalar store runs on thread 0. A reduction of a tile into a scalar buffer
-// is shared by the threads and finished with warp shuffles.
+// is shared by the threads and finished with warp shuffles; one into several scalars at once
+// (argmax) meets in a tree in shared memory.
 // RUN: tessel-opt %s --split-input-file --tessel-cuda-map-programs='num-warps=2 thread-tile-elements=0' | FileCheck %s
 // RUN: not tessel-opt %s --tessel-cuda-map-programs='num-warps=0' 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: num-warps must be 1..32, got 0
@@ -253,6 +254,64 @@ module {
                          %gx: i32, %gy: i32, %gz: i32) {
     %r = func.call @"__main__.scale_add__fp32__(1,)"(%a) : (f32) -> f32
     memref.store %r, %out[] : memref<f32>
+    return
+  }
+}
+
+// -----
+
+// A reduction into two scalars at once (tl.argmax: the value and its index, the first element
+// already in the accumulators): each thread combines its iterations (the first taken as it
+// is), the partials halve in a tree in shared memory (64 threads: 32, 16, ..., 1), and thread
+// 0 combines the total into both accumulators.
+// CHECK-LABEL: gpu.func @argmax(
+// CHECK-SAME: workgroup(
+// CHECK-SAME: memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-SAME: memref<64xi32, #gpu.address_space<workgroup>>
+// CHECK-SAME: memref<64xi1, #gpu.address_space<workgroup>>
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %false) -> (f32, i32, i1)
+// CHECK: arith.cmpi ult, %[[TID]], %c32
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi ult, %[[TID]], %c1
+// CHECK: gpu.barrier
+// CHECK: arith.cmpi eq, %[[TID]]
+// CHECK: scf.if
+// CHECK: memref.store
+// CHECK: memref.store
+module {
+  func.func public @argmax(%x: memref<?xf32>, %idx: memref<?xi32>, %out_v: memref<f32>,
+                           %out_i: memref<i32>,
+                           %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                           %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c1000 = arith.constant 1000 : index
+    %v = memref.alloc() : memref<f32>
+    %i = memref.alloc() : memref<i32>
+    %v0 = memref.load %x[%c0] : memref<?xf32>
+    memref.store %v0, %v[] : memref<f32>
+    %i0 = memref.load %idx[%c0] : memref<?xi32>
+    memref.store %i0, %i[] : memref<i32>
+    scf.for %k = %c1 to %c1000 step %c1 {
+      %ev = memref.load %x[%k] : memref<?xf32>
+      %ei = memref.load %idx[%k] : memref<?xi32>
+      %av = memref.load %v[] : memref<f32>
+      %ai = memref.load %i[] : memref<i32>
+      %eq = arith.cmpf oeq, %av, %ev : f32
+      %gt = arith.cmpf ogt, %av, %ev : f32
+      %lt = arith.cmpi slt, %ai, %ei : i32
+      %tie = arith.andi %eq, %lt : i1
+      %keep = arith.ori %gt, %tie : i1
+      %nv = arith.select %keep, %av, %ev : f32
+      %ni = arith.select %keep, %ai, %ei : i32
+      memref.store %nv, %v[] : memref<f32>
+      memref.store %ni, %i[] : memref<i32>
+    }
+    %rv = memref.load %v[] : memref<f32>
+    memref.store %rv, %out_v[] : memref<f32>
+    %ri = memref.load %i[] : memref<i32>
+    memref.store %ri, %out_i[] : memref<i32>
     return
   }
 }
