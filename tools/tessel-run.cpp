@@ -22,6 +22,7 @@
 #include "absl/strings/str_split.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -203,6 +204,18 @@ int main(int argc, char **argv) {
   }
   if (artifact.empty() || entry.empty() || gridText.empty())
     return fail(std::string("ARTIFACT, --entry and --grid are required\n") + kUsage);
+
+  // Where the outputs go, made when missing (its last level) and checked before anything
+  // runs: a long run never ends unable to write its results.
+  {
+    struct stat st;
+    if (stat(outDir.c_str(), &st) != 0) {
+      if (errno != ENOENT || mkdir(outDir.c_str(), 0777) != 0)
+        return fail("cannot create --out-dir " + outDir + ": " + std::strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+      return fail("--out-dir " + outDir + " is not a directory");
+    }
+  }
 
   Grid grid;
   {

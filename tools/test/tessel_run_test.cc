@@ -231,4 +231,25 @@ TEST(TesselRun, OutputsNeverFollowAPlantedLink) {
   EXPECT_EQ(result->elements(), 8);
 }
 
+TEST(TesselRun, OutDirIsMadeOrRefusedBeforeTheRun) {
+  // A missing --out-dir is made (its last level); a file, or a missing parent, is a clear
+  // error before the kernel runs.
+  std::string v = tmp("v8c.npy"), dir = tmp("made-by-tessel-run");
+  ASSERT_TRUE(tessel::runtime::WriteNpy(v, floats(std::vector<float>(8, 2))).ok());
+  std::string args = vaddSo() + " --entry vadd --grid 1 --arg in:" + v + " --arg in:" + v +
+                     " --arg out:8:f32 --arg scalar:i32:8 --out-dir ";
+  std::string out;
+  ASSERT_EQ(run(args + dir, out), 0) << out;
+  auto result = tessel::runtime::ReadNpy(dir + "/arg2.npy");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(reinterpret_cast<const float *>(result->data.data())[7], 4.0f);
+  std::ofstream(tmp("a-file")) << "x";
+  out.clear();
+  EXPECT_EQ(run(args + tmp("a-file"), out), 1);
+  EXPECT_NE(out.find("is not a directory"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run(args + tmp("no-parent/child"), out), 1);
+  EXPECT_NE(out.find("cannot create --out-dir"), std::string::npos) << out;
+}
+
 } // namespace
