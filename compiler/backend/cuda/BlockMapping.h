@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <optional>
 
@@ -46,6 +47,18 @@ struct ScalarReduction {
   mlir::Value element; // combine's operand that is not the accumulator
 };
 std::optional<ScalarReduction> matchScalarReduction(mlir::scf::ForOp loop);
+
+/// The ops of a reduction's `body` but the accumulator's load and store, cloned at `b` under
+/// `map` (in which the load's result is the partial so far); returns the value the store
+/// would store.
+mlir::Value cloneAccumulation(mlir::OpBuilder &b, mlir::Block *body,
+                              mlir::memref::LoadOp accLoad, mlir::memref::StoreOp accStore,
+                              mlir::IRMapping &map);
+
+/// `combine` (an op of two operands, `accumulator` and `element`) cloned at `b` on `a` and `e`
+/// in their places; returns its result.
+mlir::Value applyCombine(mlir::OpBuilder &b, mlir::Operation *combine, mlir::Value accumulator,
+                         mlir::Value element, mlir::Value a, mlir::Value e);
 
 /// The reduction's iterations cloned at `b` for induction variable `iv` with `partial` as the
 /// accumulator so far; returns the new partial.

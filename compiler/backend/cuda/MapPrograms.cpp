@@ -143,14 +143,27 @@ std::optional<ScalarReduction> matchScalarReduction(scf::ForOp loop) {
   return r;
 }
 
+Value cloneAccumulation(OpBuilder &b, Block *body, memref::LoadOp accLoad,
+                        memref::StoreOp accStore, IRMapping &map) {
+  for (Operation &op : body->without_terminator())
+    if (&op != accLoad.getOperation() && &op != accStore.getOperation())
+      b.clone(op, map);
+  return map.lookup(accStore.getValueToStore());
+}
+
+Value applyCombine(OpBuilder &b, Operation *combine, Value accumulator, Value element, Value a,
+                   Value e) {
+  IRMapping map;
+  map.map(accumulator, a);
+  map.map(element, e);
+  return b.clone(*combine, map)->getResult(0);
+}
+
 Value cloneReductionStep(OpBuilder &b, ScalarReduction r, Value iv, Value partial) {
   IRMapping map;
   map.map(r.loop.getInductionVar(), iv);
   map.map(r.accLoad.getResult(), partial);
-  for (Operation &op : r.loop.getBody()->without_terminator())
-    if (&op != r.accLoad.getOperation() && &op != r.accStore.getOperation())
-      b.clone(op, map);
-  return map.lookup(r.accStore.getValueToStore());
+  return cloneAccumulation(b, r.loop.getBody(), r.accLoad, r.accStore, map);
 }
 
 void finishScalarReduction(OpBuilder &b, ScalarReduction r, Value partial, Value tid) {
@@ -159,10 +172,8 @@ void finishScalarReduction(OpBuilder &b, ScalarReduction r, Value partial, Value
   Value total = gpu::AllReduceOp::create(
       b, loc, partial, gpu::AllReduceOperationAttr::get(b.getContext(), r.kind),
       b.getUnitAttr());
-  IRMapping last;
-  last.map(r.accLoad.getResult(), memref::LoadOp::create(b, loc, acc).getResult());
-  last.map(r.element, total);
-  Value result = b.clone(*r.combine, last)->getResult(0);
+  Value result = applyCombine(b, r.combine, r.accLoad.getResult(), r.element,
+                              memref::LoadOp::create(b, loc, acc), total);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
   auto ifOp = scf::IfOp::create(b, loc, isZero, /*withElseRegion=*/false);

@@ -60,6 +60,7 @@ struct ColumnReduction {
   memref::LoadOp xLoad, accLoad;
   memref::StoreOp accStore;
   Operation *combine;
+  Value element; // combine's operand that is not the accumulator
   TypedAttr neutral;
   int64_t rows, cols;
 };
@@ -116,6 +117,8 @@ std::optional<ColumnReduction> matchColumnReduction(scf::ForOp loop) {
   if (!neutral)
     return std::nullopt;
   r.neutral = *neutral;
+  r.element = r.combine->getOperand(0) == r.accLoad.getResult() ? r.combine->getOperand(1)
+                                                                : r.combine->getOperand(0);
   return r;
 }
 
@@ -490,6 +493,20 @@ private:
     r.loop.erase();
   }
 
+  /// One step of a column reduction at row `m`, column `n` (its tile element in slot `slot`)
+  /// on the partial so far; returns the new partial.
+  Value columnStep(OpBuilder &b, ColumnReduction &r, Value m, Value n, int64_t slot,
+                   Value partial) {
+    IRMapping map;
+    map.map(r.loop.getInductionVar(), m);
+    map.map(r.inner.getInductionVars()[0], n);
+    map.map(r.accLoad.getResult(), partial);
+    Operation *mark = markOf(b);
+    Value next = tessel::cuda::cloneAccumulation(b, r.inner.getBody(), r.accLoad, r.accStore, map);
+    toSlots(b, mark, slot);
+    return next;
+  }
+
   /// A column reduction of a kept M x N tile (N divides T): thread tid sums column tid mod N
   /// over rows tid / N + j * (T / N) (its slots j), the partial sums meet in a shared G x N
   /// buffer (G = T / N), and a loop over the accumulator adds each column's G partials.
@@ -511,16 +528,7 @@ private:
         b, loc, r.rows * r.cols, identity, [&](OpBuilder &in, int64_t k, Value, Value acc) {
           Value m = arith::AddIOp::create(in, loc, g,
                                           arith::ConstantIndexOp::create(in, loc, k * groups));
-          IRMapping map;
-          map.map(r.loop.getInductionVar(), m);
-          map.map(r.inner.getInductionVars()[0], n);
-          map.map(r.accLoad.getResult(), acc);
-          Operation *mark = markOf(in);
-          for (Operation &op : r.inner.getBody()->without_terminator())
-            if (&op != r.accLoad.getOperation() && &op != r.accStore.getOperation())
-              in.clone(op, map);
-          toSlots(in, mark, k);
-          return map.lookup(r.accStore.getValueToStore());
+          return columnStep(in, r, m, n, k, acc);
         });
     memref::StoreOp::create(b, loc, partial, scratch, ValueRange{g, n});
     // acc[n] = combine(acc[n], partial 0 + ... + partial G-1) over the accumulator's columns.
@@ -536,23 +544,16 @@ private:
     for (int64_t i = 0; i < groups; ++i) {
       Value part = memref::LoadOp::create(
           in, loc, scratch, ValueRange{arith::ConstantIndexOp::create(in, loc, i), col});
-      if (!total) {
-        total = part;
-        continue;
-      }
-      IRMapping map;
-      map.map(r.combine->getOperand(0), total);
-      map.map(r.combine->getOperand(1), part);
-      total = in.clone(*r.combine, map)->getResult(0);
+      total = total ? tessel::cuda::applyCombine(in, r.combine, r.accLoad.getResult(),
+                                                 r.element, total, part)
+                    : part;
     }
     IRMapping map;
     map.map(r.inner.getInductionVars()[0], col);
     Value old = in.clone(*r.accLoad, map)->getResult(0);
-    Value element0 = r.combine->getOperand(0) == r.accLoad.getResult() ? r.combine->getOperand(1)
-                                                                       : r.combine->getOperand(0);
-    map.map(r.accLoad.getResult(), old);
-    map.map(element0, total);
-    in.clone(*r.combine, map);
+    map.map(r.accStore.getValueToStore(),
+            tessel::cuda::applyCombine(in, r.combine, r.accLoad.getResult(), r.element, old,
+                                       total));
     in.clone(*r.accStore, map);
     r.loop.erase();
   }
@@ -569,25 +570,13 @@ private:
       Value n = arith::AddIOp::create(b, loc, tid_,
                                       arith::ConstantIndexOp::create(b, loc, c * threads_));
       Value partial = arith::ConstantOp::create(b, loc, r.neutral);
-      for (int64_t m = 0; m < r.rows; ++m) {
-        IRMapping map;
-        map.map(r.loop.getInductionVar(), arith::ConstantIndexOp::create(b, loc, m));
-        map.map(r.inner.getInductionVars()[0], n);
-        map.map(r.accLoad.getResult(), partial);
-        Operation *mark = markOf(b);
-        for (Operation &op : r.inner.getBody()->without_terminator())
-          if (&op != r.accLoad.getOperation() && &op != r.accStore.getOperation())
-            b.clone(op, map);
-        toSlots(b, mark, m * perRow + c);
-        partial = map.lookup(r.accStore.getValueToStore());
-      }
+      for (int64_t m = 0; m < r.rows; ++m)
+        partial = columnStep(b, r, arith::ConstantIndexOp::create(b, loc, m), n,
+                             m * perRow + c, partial);
       Value slot = arith::ConstantIndexOp::create(b, loc, c);
-      IRMapping map;
-      map.map(r.accLoad.getResult(), memref::LoadOp::create(b, loc, acc, ValueRange{slot}));
-      map.map(r.combine->getOperand(0) == r.accLoad.getResult() ? r.combine->getOperand(1)
-                                                               : r.combine->getOperand(0),
-              partial);
-      Value total = b.clone(*r.combine, map)->getResult(0);
+      Value total = tessel::cuda::applyCombine(
+          b, r.combine, r.accLoad.getResult(), r.element,
+          memref::LoadOp::create(b, loc, acc, ValueRange{slot}), partial);
       memref::StoreOp::create(b, loc, total, acc, ValueRange{slot});
     }
     r.loop.erase();
