@@ -10,7 +10,8 @@
 # directory's candidates.jsonl for `sweep --ingest=DIR`). Build first, Abseil linked
 # statically so that the GPU host needs only the driver, glibc, libstdc++ and OpenBLAS:
 #   bazel build --define=absl=static //autotune:tessel-bench //tools:tessel-run \
-#     //runtime/examples:bundle_consumer //compiler/backend/cuda/test:gpu_e2e_test
+#     //runtime/examples:bundle_consumer //compiler/backend/cuda/test:gpu_e2e_test //tools:tessel-compile
+# The checks against Triton go along (OUT/gpu_checks/run-philox-check.sh OUTDIR on the GPU host).
 set -euo pipefail
 out="${1:?usage: tools/gpu_pack.sh OUT [CANDIDATES_DIR...]}"
 shift
@@ -47,6 +48,16 @@ if [[ -x "$test" ]]; then
   cp "$test" "$out/tests/"
   cp "$bin"/compiler/backend/cuda/test/*.artifact "$out/tests/compiler/backend/cuda/test/"
 fi
+# The checks against Triton on the GPU host (tools/gpu_checks/): the scripts, the kernel
+# sources they give Triton, and the cuda artifact of the same kernel that tessel-run runs.
+mkdir -p "$out/gpu_checks"
+cp "$root"/tools/gpu_checks/*.py "$root"/compiler/frontend/test/kernels/frontend_kernels.py \
+  "$root"/compiler/frontend/test/kernels/helpers.py "$out/gpu_checks/"
+if [[ -x "$bin/tools/tessel-compile" ]]; then
+  "$bin/tools/tessel-compile" "$root/compiler/frontend/test/kernels/frontend_kernels.py" \
+    --entry philox_kernel --target cuda:sm_90 --signature '*i32,*i32,*fp32,*i32,i64,i32' \
+    --constexpr BLOCK=64 --emit artifact -o "$out/gpu_checks/philox.artifact"
+fi
 for dir in "$@"; do
   name="$(basename "$dir")"
   mkdir -p "$out/$name"
@@ -71,5 +82,19 @@ for run in "$here"/*/run.sh; do
 done
 SH
 chmod +x "$out/run-on-gpu-host.sh"
+cat > "$out/gpu_checks/run-philox-check.sh" <<'SH'
+#!/bin/sh
+# tessel's random numbers against Triton's own on this GPU host (needs Triton and PyTorch):
+# tessel-run runs philox_kernel's cuda artifact, philox_vs_triton.py runs the same source with
+# Triton. Usage: run-philox-check.sh OUTDIR
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:?usage: run-philox-check.sh OUTDIR}"
+seed=81985529216486895 n=300
+LD_LIBRARY_PATH="$here/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$here/../bin/tessel-run" \
+  "$here/philox.artifact" --device cuda --entry philox_kernel --grid 5 --arg out:1500:i32 \
+  --arg out:1200:i32 --arg out:3000:f32 --arg out:600:i32 --arg scalar:i64:$seed \
+  --arg scalar:i32:$n --out-dir "$out" && python3 "$here/philox_vs_triton.py" "$out" $seed $n
+SH
+chmod +x "$out/gpu_checks/run-philox-check.sh"
 du -sh "$out" | awk '{print "gpu_pack: " $1 " in " $2}'
 echo "on the GPU host: $out/run-on-gpu-host.sh   (or: LD_LIBRARY_PATH=$out/lib $out/bin/tessel-bench --device cuda ...)"

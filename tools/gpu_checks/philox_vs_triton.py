@@ -5,9 +5,10 @@
 DIR holds tessel-run's outputs of compiler/frontend/test/kernels/frontend_kernels.py's
 philox_kernel (BLOCK=64, grid ceil(N/64)): arg0.npy (5 int32 per offset: randint4x's words
 and randint), arg1.npy (4 int32: randint4x on the int64 offsets offs + offs * 2^32),
-arg2.npy (10 float32: rand, randn, rand4x, randn4x). This script computes the same with Triton's own tl.randint4x,
-tl.rand and tl.randn and prints how many values differ. Integers and rand must match bit for
-bit; randn may differ in the last bits (tessel's log / sin / cos are its own). Before that, it
+arg2.npy (10 float32: rand, randn, rand4x, randn4x), arg3.npy (2 int32: umulhi, 7-round
+philox). This script runs the same kernel source with Triton and prints how many values
+differ. Integers, rand and rand4x must match bit for bit; randn may differ in the last bits
+(tessel's log / sin / cos are its own). Before that, it
 checks the 32-bit-offset words and rand against Philox-4x32-10 written out here in Python
 (`--spec-only` stops there: no Triton or GPU needed, only numpy).
 """
@@ -48,47 +49,58 @@ def check_spec(out, seed, n):
     return words + rands
 
 
+def kernel_from_source(name):
+    """`name` of frontend_kernels.py (beside this script, or in compiler/frontend/test/kernels/)
+    as a Triton kernel: the file as a whole uses tessel's frontend features Triton 3.6 lacks
+    (tl.aggregate), so the kernel's own source is written to a module of its own and imported."""
+    import ast
+    import importlib.util
+    import os
+    import tempfile
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for d in (here, os.path.join(here, "..", "..", "compiler", "frontend", "test", "kernels")):
+        path = os.path.join(d, "frontend_kernels.py")
+        if os.path.exists(path):
+            break
+    text = open(path).read()
+    fn = next(f for f in ast.parse(text).body if isinstance(f, ast.FunctionDef) and f.name == name)
+    lines = text.splitlines()[fn.decorator_list[0].lineno - 1:fn.end_lineno]
+    module = os.path.join(tempfile.mkdtemp(), f"{name}_only.py")
+    with open(module, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\n\n" + "\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location(f"{name}_only", module)
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return getattr(loaded, name)
+
+
 def compare_with_triton(out, seed, n):
-    """The same numbers from Triton's own tl.randint4x / tl.rand / tl.randn on this GPU."""
+    """The same kernel (frontend_kernels.py's philox_kernel) run by Triton itself on this GPU."""
     import torch
     import triton
-    import triton.language as tl
 
-    @triton.jit
-    def reference(bits_ptr, wide_ptr, floats_ptr, seed, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        m = offs < n
-        a, b, c, d = tl.randint4x(seed, offs)
-        tl.store(bits_ptr + offs * 5, a.to(tl.int32, bitcast=True), mask=m)
-        tl.store(bits_ptr + offs * 5 + 1, b.to(tl.int32, bitcast=True), mask=m)
-        tl.store(bits_ptr + offs * 5 + 2, c.to(tl.int32, bitcast=True), mask=m)
-        tl.store(bits_ptr + offs * 5 + 3, d.to(tl.int32, bitcast=True), mask=m)
-        tl.store(bits_ptr + offs * 5 + 4, tl.randint(seed, offs).to(tl.int32, bitcast=True), mask=m)
-        w0, w1, w2, w3 = tl.randint4x(seed, offs.to(tl.int64) + (offs.to(tl.int64) << 32))
-        tl.store(wide_ptr + offs * 4, w0.to(tl.int32, bitcast=True), mask=m)
-        tl.store(wide_ptr + offs * 4 + 1, w1.to(tl.int32, bitcast=True), mask=m)
-        tl.store(wide_ptr + offs * 4 + 2, w2.to(tl.int32, bitcast=True), mask=m)
-        tl.store(wide_ptr + offs * 4 + 3, w3.to(tl.int32, bitcast=True), mask=m)
-        tl.store(floats_ptr + offs * 2, tl.rand(seed, offs), mask=m)
-        tl.store(floats_ptr + offs * 2 + 1, tl.randn(seed, offs), mask=m)
+    philox_kernel = kernel_from_source("philox_kernel")
 
     bits = torch.zeros(5 * n, dtype=torch.int32, device="cuda")
     wide = torch.zeros(4 * n, dtype=torch.int32, device="cuda")
-    floats = torch.zeros(2 * n, dtype=torch.float32, device="cuda")
-    reference[(triton.cdiv(n, 64),)](bits, wide, floats, seed, n, BLOCK=64)
-    got_bits = np.load(f"{out}/arg0.npy")
-    got_wide = np.load(f"{out}/arg1.npy")
-    got_floats = np.load(f"{out}/arg2.npy").reshape(n, 10)
-    want_floats = floats.cpu().numpy().reshape(n, 2)
+    floats = torch.zeros(10 * n, dtype=torch.float32, device="cuda")
+    hi = torch.zeros(2 * n, dtype=torch.int32, device="cuda")
+    philox_kernel[(triton.cdiv(n, 64),)](bits, wide, floats, hi, seed, n, BLOCK=64)
+    got = [np.load(f"{out}/arg{i}.npy") for i in range(4)]
+    want = [t.cpu().numpy() for t in (bits, wide, floats, hi)]
+    got_f, want_f = got[2].reshape(n, 10), want[2].reshape(n, 10)
+    uniform_cols, normal_cols = [0, 2, 3, 4, 5], [1, 6, 7, 8, 9]
     checks = {
-        "randint4x+randint (int32 offsets)": int((got_bits != bits.cpu().numpy()).sum()),
-        "randint4x (int64 offsets)": int((got_wide != wide.cpu().numpy()).sum()),
-        "rand": int((got_floats[:, 0] != want_floats[:, 0]).sum()),
+        "randint4x+randint (int32 offsets)": int((got[0] != want[0]).sum()),
+        "randint4x (int64 offsets)": int((got[1] != want[1]).sum()),
+        "rand, rand4x": int((got_f[:, uniform_cols] != want_f[:, uniform_cols]).sum()),
+        "umulhi, philox (7 rounds)": int((got[3] != want[3]).sum()),
     }
     for what, differ in checks.items():
-        print(f"{what}: {differ} of {n} offsets' values differ from Triton's")
-    worst = float(np.abs(got_floats[:, 1] - want_floats[:, 1]).max())
-    print(f"randn: largest difference from Triton's {worst:.3g}")
+        print(f"{what}: {differ} values of {n} offsets differ from Triton's")
+    worst = float(np.abs(got_f[:, normal_cols] - want_f[:, normal_cols]).max())
+    print(f"randn, randn4x: largest difference from Triton's {worst:.3g}")
     return 1 if any(checks.values()) or not worst < 1e-4 else 0
 
 
