@@ -295,6 +295,17 @@ public:
     if (!slots.ok())
       return slots.status();
     const auto *k = static_cast<const CudaKernel *>(kernel.handle());
+    // The code was compiled assuming these (Triton's divisibility specialization): a
+    // misaligned vector access would fault, a wrong integer factor compute garbage.
+    for (size_t i = 0; i < k->info.divisibility.size() && i < slots->size(); ++i) {
+      uint64_t d = uint64_t(k->info.divisibility[i]);
+      if (d > 1 && ((*slots)[i] & (d - 1)) != 0)
+        return absl::InvalidArgumentError(
+            "argument #" + std::to_string(i) + " of kernel '" + kernel.name() + "' must be " +
+            (kernel.signature()[i].isPointer ? "a pointer aligned to " : "divisible by ") +
+            std::to_string(d) + " (the kernel was compiled assuming it: tt.divisibility, a ':" +
+            std::to_string(d) + "' in its signature)");
+    }
     std::vector<void *> params;
     for (uint64_t &slot : *slots)
       params.push_back(&slot); // little endian: a 4-byte scalar is the slot's low bytes

@@ -52,7 +52,10 @@ Kernel vectorAddKernel() {
   k.gpu.defaultShapes = {{{"n", (1 << 26) + 3}}};
   k.gpu.largeShapes = {{{"n", (1 << 27) + 3}}};
   k.gpu.dtypes = {"f32"};
-  k.gpu.space.params = {{"BLOCK", {512, 1024, 2048, 4096}}, {"knob.num_warps", {4, 8}}};
+  // vector_bytes 4: one element a thread at a time; 16: four, as 128-bit accesses.
+  k.gpu.space.params = {{"BLOCK", {512, 1024, 2048, 4096}},
+                        {"knob.num_warps", {4, 8}},
+                        {"knob.vector_bytes", {4, 16}}};
   k.signature = [](const std::string &) { return std::string("*fp32:16,*fp32:16,*fp32:16,i32"); };
   k.constexprs = [](const Point &p, const Shape &) {
     return std::map<std::string, std::string>{{"BLOCK", std::to_string(p.at("BLOCK"))}};

@@ -6,6 +6,8 @@
 #include "absl/strings/escaping.h"
 #include "nlohmann/json.hpp"
 
+#include <algorithm>
+
 namespace tessel {
 
 namespace {
@@ -52,11 +54,14 @@ absl::StatusOr<int64_t> MaxSharedBytesPerBlock(const std::string &arch) {
 
 std::string SerializeGpuArtifact(const GpuArtifact &a) {
   nlohmann::json kernels = nlohmann::json::array();
-  for (const GpuKernelInfo &k : a.kernels)
+  for (const GpuKernelInfo &k : a.kernels) {
     kernels.push_back({{"name", k.name},
                        {"signature", k.signature},
                        {"block", {k.block[0], k.block[1], k.block[2]}},
                        {"shared_bytes", k.sharedBytes}});
+    if (!k.divisibility.empty())
+      kernels.back()["divisibility"] = k.divisibility;
+  }
   nlohmann::json j = {{"format", kFormat},        {"version", kVersion},
                       {"target", "cuda:" + a.arch}, {"arch", a.arch},
                       {"ptx_version", a.ptxVersion}, {"ptx", a.ptx},
@@ -118,6 +123,19 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
       if (!k["shared_bytes"].is_number_integer() || k["shared_bytes"].get<int64_t>() < 0)
         return bad("kernel " + info.name + ": shared_bytes is not a size");
       info.sharedBytes = k["shared_bytes"].get<int64_t>();
+    }
+    if (k.contains("divisibility")) {
+      const nlohmann::json &d = k["divisibility"];
+      size_t arguments = info.signature.empty() ? 0 : size_t(std::count(info.signature.begin(), info.signature.end(), ',')) + 1;
+      if (!d.is_array() || d.size() != arguments)
+        return bad("kernel " + info.name + ": divisibility is not one number per argument");
+      for (const nlohmann::json &v : d) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > (1 << 30) ||
+            (v.get<int64_t>() & (v.get<int64_t>() - 1)) != 0)
+          return bad("kernel " + info.name + ": divisibility " + v.dump() +
+                     " is not a power of two");
+        info.divisibility.push_back(v.get<int64_t>());
+      }
     }
     a.kernels.push_back(info);
   }

@@ -9,7 +9,7 @@
 //   {"format": "tessel-gpu-artifact", "version": 1, "target": "cuda:sm_90", "arch": "sm_90",
 //    "ptx_version": "7.8", "ptx": "...", "cubin": "<base64>",
 //    "kernels": [{"name": "k", "signature": "ptr:f32,i32", "block": [128, 1, 1],
-//                 "shared_bytes": 0}]}
+//                 "shared_bytes": 0, "divisibility": [16, 1]}]}
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,10 @@ struct GpuKernelInfo {
   std::string signature; ///< "ptr:f32,ptr:f32,i32" (the runtime's form)
   std::array<int32_t, 3> block = {1, 1, 1};
   int64_t sharedBytes = 0; ///< dynamic shared memory per block
+  /// What the code assumes each argument divisible by (Triton's tt.divisibility, the
+  /// signature's ":16"): a pointer's address, an integer's value; one per argument, powers of
+  /// two (1: nothing); empty: no assumptions. The device refuses a launch that breaks one.
+  std::vector<int64_t> divisibility;
 };
 
 struct GpuArtifact {

@@ -23,7 +23,8 @@ namespace tessel {
 
 namespace {
 
-LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks) {
+LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks,
+                       ArrayRef<int64_t> divisibility) {
   MLIRContext *ctx = kernel.getContext();
   LLVM::LLVMFunctionType type = kernel.getFunctionType();
   SmallVector<Type> params;
@@ -58,6 +59,9 @@ LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks) {
       b, kernel.getLoc(), name, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
   entry->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
   entry->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  if (!divisibility.empty() && divisibility.size() != ranks.size())
+    return kernel.emitError() << "tessel.arg_divisibility has " << divisibility.size()
+                              << " entries for " << ranks.size() << " arguments";
   for (NamedAttribute attr : kernel->getAttrs())
     if (attr.getName().getValue().starts_with("nvvm.") &&
         attr.getName() != NVVM::NVVMDialect::getKernelFuncAttrName())
@@ -69,6 +73,21 @@ LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks) {
   Value zero = LLVM::ConstantOp::create(b, loc, i64, 0);
   Value one = LLVM::ConstantOp::create(b, loc, i64, 1);
   Value unbounded = LLVM::ConstantOp::create(b, loc, i64, int64_t(1) << 62);
+  // Triton's divisibility: a pointer's alignment, an integer's known factor (the runtime
+  // checks both at launch).
+  for (auto [i, d] : llvm::enumerate(divisibility)) {
+    if (d <= 1)
+      continue;
+    Value arg = block->getArgument(i);
+    if (isa<LLVM::LLVMPointerType>(arg.getType())) {
+      entry.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(d));
+    } else if (auto type = dyn_cast<IntegerType>(arg.getType())) {
+      Value low = LLVM::AndOp::create(b, loc, arg, LLVM::ConstantOp::create(b, loc, type, d - 1));
+      Value divides = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, low,
+                                           LLVM::ConstantOp::create(b, loc, type, 0));
+      LLVM::AssumeOp::create(b, loc, divides);
+    }
+  }
   SmallVector<Value> args;
   for (auto [i, rank] : llvm::enumerate(ranks)) {
     Value arg = block->getArgument(i);
@@ -97,7 +116,12 @@ struct CudaBarePointerKernelsPass
     for (LLVM::LLVMFuncOp k : kernels) {
       auto ranks = k->getAttrOfType<DenseI64ArrayAttr>("tessel.memref_ranks");
       k->removeAttr("tessel.memref_ranks");
-      if (failed(addEntry(k, ranks.asArrayRef())))
+      ArrayRef<int64_t> divisibility;
+      if (auto d = k->getAttrOfType<DenseI64ArrayAttr>(tessel::kArgDivisibilityAttr)) {
+        divisibility = d.asArrayRef();
+        k->removeAttr(tessel::kArgDivisibilityAttr);
+      }
+      if (failed(addEntry(k, ranks.asArrayRef(), divisibility)))
         return signalPassFailure();
     }
   }

@@ -23,6 +23,15 @@ namespace tessel::cuda {
 /// where it touches shared memory.
 inline constexpr llvm::StringLiteral kPerThreadAttr = "tessel.per_thread";
 
+/// The memref and indices `op` reads or writes when it is a memref.load or memref.store.
+inline std::optional<std::pair<mlir::Value, mlir::ValueRange>> memrefAccess(mlir::Operation *op) {
+  if (auto load = llvm::dyn_cast<mlir::memref::LoadOp>(op))
+    return std::make_pair(load.getMemRef(), mlir::ValueRange(load.getIndices()));
+  if (auto store = llvm::dyn_cast<mlir::memref::StoreOp>(op))
+    return std::make_pair(store.getMemRef(), mlir::ValueRange(store.getIndices()));
+  return std::nullopt;
+}
+
 /// The buffer a memref value views: through subviews, casts and reinterpretations.
 mlir::Value viewedBuffer(mlir::Value v);
 
@@ -72,12 +81,15 @@ void finishScalarReduction(mlir::OpBuilder &b, ScalarReduction r, mlir::Value pa
 
 /// Tiles kept in registers (ThreadTiles.cpp): a tile buffer of static shape that every access
 /// reaches element for element from a loop over its whole shape, with at most
-/// `maxPerThread` elements a thread, becomes a private buffer of each thread, which holds the
-/// elements e with e mod threads == tid; those loops, and the reductions over such tiles, are
-/// spread over the threads here (in kPerThreadAttr regions), so each thread touches only its
-/// own elements. Returns the number of tiles kept so.
+/// `maxPerThread` elements a thread, becomes a private buffer of each thread, which holds
+/// groups of V consecutive elements, group j at j * threads * V + tid * V (V = 1: the elements
+/// e with e mod threads == tid); V spans at most `vectorBytes` and is more than 1 only where
+/// the global accesses of those loops are proven contiguous and aligned in groups, so LLVM
+/// makes them vector accesses. Those loops, and the reductions over such tiles, are spread
+/// over the threads here (in kPerThreadAttr regions), so each thread touches only its own
+/// elements. Returns the number of tiles kept so.
 int64_t keepTilesInThreads(mlir::gpu::GPUFuncOp func, mlir::Value tid, int64_t threads,
-                           int64_t maxPerThread);
+                           int64_t maxPerThread, int64_t vectorBytes);
 
 } // namespace tessel::cuda
 

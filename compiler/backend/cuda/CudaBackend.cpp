@@ -28,6 +28,10 @@ public:
         {"unroll", 1, 16, {1, 2, 4, 8, 16}, 4,
          "iterations of a loop spread over the threads that each thread runs at once (loads in "
          "flight)"},
+        {"vector_bytes", 0, 16, {0, 4, 8, 16}, 16,
+         "bytes of consecutive elements a thread owns of a tile kept in registers, loaded and "
+         "stored as one vector where the accesses are proven contiguous and aligned (4 or 0: "
+         "one f32 element a thread at a time)"},
     };
     return knobs;
   }
@@ -91,6 +95,24 @@ public:
       info.name = f.getName().str();
       for (Type t : f.getFunctionType().getInputs().drop_back(6))
         info.signature += (info.signature.empty() ? "" : ",") + launchTypeName(t);
+      // What the kernel may assume of its arguments (Triton's specialization): the
+      // pipeline makes LLVM use it, the runtime checks it at launch.
+      bool assumes = false;
+      for (unsigned i = 0; i + 6 < f.getNumArguments(); ++i) {
+        auto d = f.getArgAttrOfType<IntegerAttr>(i, "tt.divisibility");
+        int64_t v = d ? d.getInt() : 1;
+        if (v < 1 || v > (int64_t(1) << 30) || !llvm::isPowerOf2_64(uint64_t(v)))
+          return absl::InvalidArgumentError("argument " + std::to_string(i) + " of " +
+                                            info.name + ": tt.divisibility " +
+                                            std::to_string(v) + " is not a power of two");
+        info.divisibility.push_back(v);
+        assumes |= v > 1;
+      }
+      if (!assumes)
+        info.divisibility.clear();
+      else
+        f->setAttr(kArgDivisibilityAttr,
+                   DenseI64ArrayAttr::get(module.getContext(), info.divisibility));
       info.block = {int32_t(numWarps * 32), 1, 1};
       artifact.kernels.push_back(info);
     }
@@ -112,7 +134,8 @@ public:
     absl::StatusOr<int64_t> maxShared = MaxSharedBytesPerBlock(arch);
     if (!maxShared.ok())
       return maxShared.status();
-    if (failed(parsePassPipeline(cudaPipeline(numWarps, knobs.at("unroll"), *maxShared, !libdevice.empty()), pm, os)))
+    if (failed(parsePassPipeline(cudaPipeline(numWarps, knobs.at("unroll"), knobs.at("vector_bytes"), *maxShared,
+                                           !libdevice.empty()), pm, os)))
       return absl::InternalError("bad cuda pipeline: " + error);
     if (failed(pm.run(module)))
       return absl::InvalidArgumentError("the cuda backend failed");

@@ -9,8 +9,8 @@
 
 #include "compiler/backend/cuda/Passes.h"
 
-std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes,
-                                 bool libdevice) {
+std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vectorBytes,
+                                 int64_t maxSharedBytes, bool libdevice) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -31,7 +31,8 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSh
   add("canonicalize,cse");
   add("func.func(tessel-cuda-whole-tile-loops)");
   add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
-      " unroll=" + std::to_string(unroll) + " max-shared-bytes=" + std::to_string(maxSharedBytes) +
+      " unroll=" + std::to_string(unroll) + " vector-bytes=" + std::to_string(vectorBytes) +
+      " max-shared-bytes=" + std::to_string(maxSharedBytes) +
       "}");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) become LLVM intrinsics

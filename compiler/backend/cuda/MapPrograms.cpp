@@ -342,8 +342,10 @@ int64_t sharedBytes(MemRefType type, Operation *scope) {
 
 class BlockMapper {
 public:
-  BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll, int64_t threadTileElements)
-      : func_(func), threads_(threads), unroll_(unroll), threadTileElements_(threadTileElements) {}
+  BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll, int64_t threadTileElements,
+              int64_t vectorBytes)
+      : func_(func), threads_(threads), unroll_(unroll), threadTileElements_(threadTileElements),
+        vectorBytes_(vectorBytes) {}
 
   /// Bytes of the dynamic shared-memory arena the tile buffers took.
   int64_t arenaBytes() const { return arenaBytes_; }
@@ -356,7 +358,7 @@ public:
     numThreads_ = arith::ConstantIndexOp::create(b, loc, threads_);
     zero_ = arith::ConstantIndexOp::create(b, loc, 0);
     if (threadTileElements_ > 0)
-      tessel::cuda::keepTilesInThreads(func_, tid_, threads_, threadTileElements_);
+      tessel::cuda::keepTilesInThreads(func_, tid_, threads_, threadTileElements_, vectorBytes_);
     SmallVector<scf::ForOp> loops;
     func_.walk([&](scf::ForOp loop) {
       if (!loop->getParentOfType<scf::ParallelOp>())
@@ -900,7 +902,7 @@ private:
   }
 
   gpu::GPUFuncOp func_;
-  int64_t threads_, unroll_, threadTileElements_;
+  int64_t threads_, unroll_, threadTileElements_, vectorBytes_;
   int64_t arenaBytes_ = 0;
   bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;
@@ -920,6 +922,10 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
     if (threadTileElements < 0 || threadTileElements > 256) {
       module.emitError() << "thread-tile-elements must be 0..256, got "
                          << static_cast<int64_t>(threadTileElements);
+      return signalPassFailure();
+    }
+    if (vectorBytes < 0 || vectorBytes > 64) {
+      module.emitError() << "vector-bytes must be 0..64, got " << static_cast<int64_t>(vectorBytes);
       return signalPassFailure();
     }
     if (unroll < 1 || unroll > 16) {
@@ -995,6 +1001,8 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       for (Type t : gpuType.getInputs())
         ranks.push_back(isa<MemRefType>(t) ? cast<MemRefType>(t).getRank() : -1);
       func->setAttr("tessel.memref_ranks", DenseI64ArrayAttr::get(ctx, ranks));
+      if (Attribute d = kernel->getAttr(tessel::kArgDivisibilityAttr))
+        func->setAttr(tessel::kArgDivisibilityAttr, d);
       func.setKnownBlockSizeAttr(
           DenseI32ArrayAttr::get(ctx, {int32_t(threads), 1, 1}));
       Block &entry = func.getBody().front();
@@ -1027,7 +1035,7 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
         return signalPassFailure();
       }
       kernel.erase();
-      BlockMapper mapper(func, threads, unroll, threadTileElements);
+      BlockMapper mapper(func, threads, unroll, threadTileElements, vectorBytes);
       if (failed(mapper.run()))
         return signalPassFailure();
       arenas.push_back({func, mapper.arenaBytes()});

@@ -26,12 +26,21 @@ namespace tessel {
 /// shared-memory bytes ({kernel = bytes}): the launch metadata's shared_bytes.
 inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr = "tessel.dynamic_shared_bytes";
 
+/// The kernel attribute (array<i64>, one per runtime argument) with what the kernel may assume
+/// its arguments divisible by: Triton's tt.divisibility (a pointer's alignment in bytes, an
+/// integer's value; 1: nothing). Set from the arguments' tt.divisibility before the pipeline
+/// drops those; tessel-cuda-map-programs carries it to the gpu.func and
+/// tessel-cuda-bare-pointer-kernels makes it LLVM's (pointer alignment, assumptions). The
+/// runtime refuses a launch whose arguments break it (the artifact's "divisibility").
+inline constexpr llvm::StringLiteral kArgDivisibilityAttr = "tessel.arg_divisibility";
+
 /// The cuda pipeline from the structured lowering's output to a gpu.module of NVVM/LLVM
 /// dialect kernels with bare-pointer entries (textual, as tessel-opt runs it). `unroll`:
-/// iterations of a distributed loop per thread at once; `maxSharedBytes`: what a block may use;
+/// iterations of a distributed loop per thread at once; `vectorBytes`: the widest group of
+/// consecutive elements a thread owns in a kept tile (vector accesses); `maxSharedBytes`: what a block may use;
 /// `libdevice`: math is left to libdevice (linked after the lowering), not approximated.
-std::string cudaPipeline(int64_t numWarps, int64_t unroll, int64_t maxSharedBytes,
-                         bool libdevice);
+std::string cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vectorBytes,
+                         int64_t maxSharedBytes, bool libdevice);
 
 } // namespace tessel
 

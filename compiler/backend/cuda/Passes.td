@@ -37,7 +37,10 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     num-warps * 32 threads: every outermost scf.parallel loop is distributed cyclically over
     the threads (ThreadTiles.cpp: a tile every loop touches element for element, at most
     thread-tile-elements per thread, lives in the registers of the threads, element e with
-    thread e mod T, and the loops and reductions over it run there without barriers; other
+    thread e mod T or, where the loops' global accesses are proven contiguous and aligned,
+    groups of V consecutive elements (V * element bytes <= vector-bytes) with thread
+    (e / V) mod T, which LLVM loads and stores as vectors; the loops and reductions over it
+    run there without barriers; other
     loops: the innermost dimension fastest, so neighbouring threads touch neighbouring
     elements; `unroll` iterations per thread in flight at once) and followed by a barrier; a
     sequential loop around a parallel one whose iterations touch disjoint elements (a
@@ -57,6 +60,9 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     Option<"threadTileElements", "thread-tile-elements", "int64_t", "64",
            "elements of a tile a thread may keep in registers (0: every tile in shared "
            "memory)">,
+    Option<"vectorBytes", "vector-bytes", "int64_t", "16",
+           "bytes of consecutive elements a thread may own in a tile kept in registers, for "
+           "vector global accesses (0..64; at most one element's bytes: one element)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];

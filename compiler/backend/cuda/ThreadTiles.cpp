@@ -124,13 +124,16 @@ std::optional<ColumnReduction> matchColumnReduction(scf::ForOp loop) {
 
 class TileKeeper {
 public:
-  TileKeeper(gpu::GPUFuncOp func, Value tid, int64_t threads, int64_t maxPerThread)
-      : func_(func), tid_(tid), threads_(threads), maxPerThread_(maxPerThread) {}
+  TileKeeper(gpu::GPUFuncOp func, Value tid, int64_t threads, int64_t maxPerThread,
+             int64_t vectorBytes)
+      : func_(func), tid_(tid), threads_(threads), maxPerThread_(maxPerThread),
+        vectorBytes_(vectorBytes) {}
 
   int64_t run() {
     analyse();
     if (owned_.empty())
       return 0;
+    chooseVectorWidth();
     rewrite();
     return int64_t(owned_.size());
   }
@@ -190,6 +193,99 @@ private:
     for (memref::AllocOp alloc : allocs) // program order: the same code every compile
       if (owned_.contains(alloc))
         ordered_.push_back(alloc);
+  }
+
+  // ---- How many consecutive elements a thread owns ----
+
+  /// vec_: the widest group of consecutive elements (at most vectorBytes_ of the widest kept
+  /// element type, a power of two) with which every kept tile splits into whole groups (its
+  /// innermost dimension too, so a group never spans two rows), every thread gets at least one
+  /// group, no column reduction reads a kept tile (those own columns, not groups), and every
+  /// global access in a loop over kept tiles reads or writes whole groups that start aligned
+  /// to the group's bytes. Otherwise 1: element e with thread e mod T, as Triton's blocked
+  /// layout with one element per thread.
+  void chooseVectorWidth() {
+    int64_t widest = 1;
+    for (Value root : ordered_) {
+      Type element = cast<MemRefType>(root.getType()).getElementType();
+      if (!element.isIntOrFloat())
+        return;
+      widest = std::max<int64_t>(widest, llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
+    }
+    if (vectorBytes_ <= widest)
+      return;
+    int64_t v = int64_t(llvm::bit_floor(uint64_t(vectorBytes_ / widest)));
+    bool columns = false;
+    func_.walk([&](scf::ForOp loop) {
+      if (std::optional<ColumnReduction> r = matchColumnReduction(loop);
+          r && isOwned(r->xLoad.getMemRef()))
+        columns = true;
+    });
+    if (columns)
+      return;
+    auto fits = [&](int64_t w) {
+      for (Value root : ordered_) {
+        auto type = cast<MemRefType>(root.getType());
+        int64_t total = numElements(type);
+        if (type.getShape().back() % w != 0 || total % w != 0 || total < threads_ * w)
+          return false;
+      }
+      return true;
+    };
+    while (v > 1 && !fits(v))
+      v /= 2;
+    if (v <= 1)
+      return;
+    bool aligned = true;
+    func_.walk([&](scf::ParallelOp loop) {
+      if (loop->getParentOfType<scf::ParallelOp>() || !touchesOwned(loop))
+        return;
+      Value inner = loop.getInductionVars().back();
+      loop.getBody()->walk([&](Operation *op) {
+        auto access = tessel::cuda::memrefAccess(op);
+        if (access && isa<BlockArgument>(tessel::cuda::viewedBuffer(access->first)) &&
+            !groupsAligned(access->first, access->second, inner, v))
+          aligned = false;
+      });
+    });
+    if (aligned)
+      vec_ = v;
+  }
+
+  /// Whether an access of `memref` (a view of a kernel argument) at `indices`, the innermost
+  /// being the loop's innermost induction variable `inner`, touches groups of `v` elements
+  /// (inner = 0 mod v) contiguous in memory and aligned to their bytes: unit innermost
+  /// stride, the other strides and the views' offsets multiples of v, down to a
+  /// memref.assume_alignment (triton-to-structured's AxisInfo proof that the tile's first
+  /// element is aligned) of at least v elements' bytes.
+  static bool groupsAligned(Value memref, ValueRange indices, Value inner, int64_t v) {
+    if (indices.empty() || indices.back() != inner)
+      return false;
+    auto multipleOfV = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % v == 0; };
+    auto stridesOk = [&](MemRefType type) {
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+          strides.back() != 1)
+        return false;
+      return llvm::all_of(ArrayRef(strides).drop_back(), multipleOfV);
+    };
+    auto type = cast<MemRefType>(memref.getType());
+    if (!type.getElementType().isIntOrFloat() || !stridesOk(type))
+      return false;
+    int64_t bytes = v * llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+    Value at = memref;
+    while (auto view = at.getDefiningOp<memref::SubViewOp>()) {
+      // Offsets in a dimension whose stride is a multiple of v move by multiples of v; the
+      // innermost offset must be one itself.
+      ArrayRef<int64_t> offsets = view.getStaticOffsets();
+      if (!stridesOk(view.getSourceType()) || !multipleOfV(offsets.back()) ||
+          !llvm::all_of(view.getStaticStrides(), [](int64_t s) { return s == 1; }))
+        return false;
+      at = view.getSource();
+    }
+    auto assume = at.getDefiningOp<memref::AssumeAlignmentOp>();
+    return assume && assume.getAlignment() % bytes == 0 && stridesOk(assume.getType());
   }
 
   bool isOwned(Value v) const {
@@ -315,7 +411,7 @@ private:
     Location loc = func_.getLoc();
     for (Value root : ordered_) {
       auto type = cast<MemRefType>(root.getType());
-      int64_t slots = llvm::divideCeil(numElements(type), threads_);
+      int64_t slots = slotsFor(numElements(type));
       slots_[root] = memref::AllocaOp::create(
                          top, loc, MemRefType::get({slots}, type.getElementType()))
                          .getResult();
@@ -379,16 +475,39 @@ private:
     return in;
   }
 
-  /// For each slot k of a space of `total` elements: `body(b, k, element)` with element = tid
-  /// + k * T, guarded where the last slots run past the space; `acc` threads a value through
-  /// (null: none). Returns the final `acc`.
+  /// The element of a space that slot k of thread tid holds: the thread's slots come in groups
+  /// of vec_ consecutive elements, group j at j * T * vec_ + tid * vec_ (vec_ = 1: element
+  /// tid + k * T).
+  Value elementOf(OpBuilder &b, Location loc, int64_t k) {
+    int64_t group = k / vec_, lane = k % vec_;
+    Value first = vec_ == 1 ? tid_
+                            : arith::MulIOp::create(b, loc, tid_,
+                                                    arith::ConstantIndexOp::create(b, loc, vec_))
+                                  .getResult();
+    return arith::AddIOp::create(
+        b, loc, first, arith::ConstantIndexOp::create(b, loc, group * threads_ * vec_ + lane));
+  }
+
+  /// Whether the slots of group j (slot k / vec_ == j) may lie past a space of `total`
+  /// elements on some thread.
+  bool groupMayRunPast(int64_t j, int64_t total) const {
+    return (j + 1) * threads_ * vec_ > total;
+  }
+
+  /// The slots a thread needs for a space of `total` elements.
+  int64_t slotsFor(int64_t total) const {
+    return llvm::divideCeil(total, threads_ * vec_) * vec_;
+  }
+
+  /// For each slot k of a space of `total` elements: `body(b, k, element)` (elementOf),
+  /// guarded where the last slots run past the space; `acc` threads a value through (null:
+  /// none). Returns the final `acc`.
   Value forEachSlot(OpBuilder &b, Location loc, int64_t total, Value acc,
                     llvm::function_ref<Value(OpBuilder &, int64_t, Value, Value)> body) {
-    int64_t slots = llvm::divideCeil(total, threads_);
+    int64_t slots = slotsFor(total);
     for (int64_t k = 0; k < slots; ++k) {
-      Value element = arith::AddIOp::create(
-          b, loc, tid_, arith::ConstantIndexOp::create(b, loc, k * threads_));
-      if ((k + 1) * threads_ <= total) {
+      Value element = elementOf(b, loc, k);
+      if (!groupMayRunPast(k / vec_, total)) {
         acc = body(b, k, element, acc);
         continue;
       }
@@ -454,7 +573,34 @@ private:
     return indices;
   }
 
-  /// A parallel loop over the kept tiles' shape: each thread its slots.
+  /// The ops of `ops` cloned at `b` under `map`, their accesses of kept tiles at slot k.
+  void cloneAtSlot(OpBuilder &b, llvm::iterator_range<Block::iterator> ops, IRMapping &map,
+                   int64_t k) {
+    Operation *mark = markOf(b);
+    for (Operation &op : ops)
+      b.clone(op, map);
+    toSlots(b, mark, k);
+  }
+
+  /// A loop body of pure ops and then one `scf.if` (no results, no else) holding the rest:
+  /// the guarded loop tessel-cuda-whole-tile-loops makes of a masked load or store.
+  static scf::IfOp guardOfBody(Block *body) {
+    if (body->getOperations().size() < 2)
+      return {};
+    auto guard = dyn_cast<scf::IfOp>(*std::prev(body->end(), 2));
+    if (!guard || guard.getNumResults() != 0 || !guard.getElseRegion().empty())
+      return {};
+    for (Operation &op : llvm::make_range(body->begin(), guard->getIterator()))
+      if (!isMemoryEffectFree(&op))
+        return {};
+    return guard;
+  }
+
+  /// A parallel loop over the kept tiles' shape: each thread its slots, a group of vec_
+  /// consecutive elements at a time. A guarded body (a masked access) runs the group's
+  /// accesses under one test where the whole group passes, so neighbouring global accesses
+  /// sit side by side in one block for LLVM to make one vector access of them (their
+  /// alignment proven by chooseVectorWidth), and element by element otherwise.
   void rewriteLoop(scf::ParallelOp loop) {
     Location loc = loop.getLoc();
     SmallVector<int64_t> shape;
@@ -463,16 +609,53 @@ private:
     int64_t total = 1;
     for (int64_t d : shape)
       total *= d;
+    Block *body = loop.getBody();
+    scf::IfOp guard = vec_ > 1 ? guardOfBody(body) : scf::IfOp();
+    auto bodyOps = llvm::make_range(body->begin(), std::prev(body->end()));
     OpBuilder b = perThreadRegion(loop);
-    forEachSlot(b, loc, total, Value(), [&](OpBuilder &in, int64_t k, Value element, Value) {
-      IRMapping map;
-      map.map(loop.getInductionVars(), delinearize(in, loc, element, shape));
-      Operation *mark = markOf(in);
-      for (Operation &op : loop.getBody()->without_terminator())
-        in.clone(op, map);
-      toSlots(in, mark, k);
-      return Value();
-    });
+    int64_t groups = slotsFor(total) / vec_;
+    for (int64_t j = 0; j < groups; ++j) {
+      OpBuilder in = b;
+      SmallVector<IRMapping> maps(vec_);
+      SmallVector<Value> elements;
+      for (int64_t lane = 0; lane < vec_; ++lane) {
+        elements.push_back(elementOf(b, loc, j * vec_ + lane));
+        maps[lane].map(loop.getInductionVars(), delinearize(b, loc, elements.back(), shape));
+      }
+      if (groupMayRunPast(j, total)) {
+        // vec_ divides total: the group lies inside the space or past it.
+        Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, elements[0],
+                                             arith::ConstantIndexOp::create(b, loc, total));
+        auto tail = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+        in.setInsertionPoint(tail.thenBlock()->getTerminator());
+      }
+      if (!guard) {
+        for (int64_t lane = 0; lane < vec_; ++lane)
+          cloneAtSlot(in, bodyOps, maps[lane], j * vec_ + lane);
+        continue;
+      }
+      // The tests of the group's elements, and the group's accesses under all of them.
+      Value all;
+      SmallVector<Value> tests;
+      for (int64_t lane = 0; lane < vec_; ++lane) {
+        for (Operation &op : llvm::make_range(body->begin(), guard->getIterator()))
+          in.clone(op, maps[lane]);
+        tests.push_back(maps[lane].lookupOrDefault(guard.getCondition()));
+        all = all ? arith::AndIOp::create(in, loc, all, tests.back()).getResult() : tests.back();
+      }
+      Block *guarded = guard.thenBlock();
+      auto guardedOps = llvm::make_range(guarded->begin(), std::prev(guarded->end()));
+      auto whole = scf::IfOp::create(in, loc, all, /*withElseRegion=*/true);
+      OpBuilder fast(whole.thenBlock()->getTerminator());
+      for (int64_t lane = 0; lane < vec_; ++lane)
+        cloneAtSlot(fast, guardedOps, maps[lane], j * vec_ + lane);
+      OpBuilder slow(whole.elseBlock()->getTerminator());
+      for (int64_t lane = 0; lane < vec_; ++lane) {
+        auto one = scf::IfOp::create(slow, loc, tests[lane], /*withElseRegion=*/false);
+        OpBuilder at(one.thenBlock()->getTerminator());
+        cloneAtSlot(at, guardedOps, maps[lane], j * vec_ + lane);
+      }
+    }
     loop.erase();
   }
 
@@ -665,7 +848,8 @@ private:
 
   gpu::GPUFuncOp func_;
   Value tid_;
-  int64_t threads_, maxPerThread_;
+  int64_t threads_, maxPerThread_, vectorBytes_;
+  int64_t vec_ = 1;               // consecutive elements a thread owns (chooseVectorWidth)
   DenseMap<Value, Value> rootOf_; // a tile or a value carrying it -> the tile's alloc
   DenseSet<Value> owned_;         // the kept tiles (their allocs)
   SmallVector<Value> ordered_;    // the same, in program order
@@ -677,6 +861,6 @@ private:
 } // namespace
 
 int64_t tessel::cuda::keepTilesInThreads(gpu::GPUFuncOp func, Value tid, int64_t threads,
-                                         int64_t maxPerThread) {
-  return TileKeeper(func, tid, threads, maxPerThread).run();
+                                         int64_t maxPerThread, int64_t vectorBytes) {
+  return TileKeeper(func, tid, threads, maxPerThread, vectorBytes).run();
 }

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/cuda/BlockMapping.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -43,17 +44,10 @@ memref::SubViewOp iteratedTileView(scf::ParallelOp loop) {
   memref::SubViewOp found;
   bool ok = true;
   loop.getBody()->walk([&](Operation *op) {
-    Value memref;
-    ValueRange indices;
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      memref = load.getMemRef();
-      indices = load.getIndices();
-    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      memref = store.getMemRef();
-      indices = store.getIndices();
-    } else {
+    auto access = tessel::cuda::memrefAccess(op);
+    if (!access)
       return;
-    }
+    auto [memref, indices] = *access;
     auto view = memref.getDefiningOp<memref::SubViewOp>();
     if (!view || !isTile(view.getSourceType()))
       return;

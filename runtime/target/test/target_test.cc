@@ -26,6 +26,33 @@ TEST(GpuArtifact, FieldsOfTheWrongTypeAreErrorsNotExceptions) {
   }
 }
 
+TEST(GpuArtifact, DivisibilityRoundTripsAndBadOnesAreRefused) {
+  GpuArtifact a;
+  a.arch = "sm_90";
+  a.ptxVersion = "7.8";
+  a.ptx = "// ptx";
+  GpuKernelInfo k;
+  k.name = "k";
+  k.signature = "ptr:f32,ptr:f32,i32";
+  k.divisibility = {16, 8, 1};
+  a.kernels.push_back(k);
+  absl::StatusOr<GpuArtifact> back = ParseGpuArtifact(SerializeGpuArtifact(a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->kernels[0].divisibility, (std::vector<int64_t>{16, 8, 1}));
+  // None recorded: none assumed.
+  a.kernels[0].divisibility.clear();
+  back = ParseGpuArtifact(SerializeGpuArtifact(a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->kernels[0].divisibility.empty());
+  for (std::vector<int64_t> bad : std::vector<std::vector<int64_t>>{
+           {16, 16}, {16, 16, 16, 16}, {16, 12, 1}, {16, 0, 1}, {16, -16, 1}}) {
+    a.kernels[0].divisibility = bad;
+    back = ParseGpuArtifact(SerializeGpuArtifact(a));
+    ASSERT_FALSE(back.ok()) << bad.size();
+    EXPECT_NE(back.status().message().find("divisibility"), std::string::npos) << back.status();
+  }
+}
+
 TEST(Target, ParsesAndPrintsEveryForm) {
   struct Case {
     const char *text;

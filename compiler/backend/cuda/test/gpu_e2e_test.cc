@@ -102,6 +102,64 @@ TEST_F(GpuEndToEnd, VectorAdd) {
   }
 }
 
+TEST_F(GpuEndToEnd, VectorAccesses) {
+  // vector_access.mlir's @aligned: out = 2 x, 1024 elements a program, 128-bit accesses where
+  // a thread's group of four is in bounds; n leaves partial groups and partial programs.
+  for (int n : {1, 3, 1021, 4096 + 3, (1 << 22) + 5}) {
+    std::vector<float> x = randomFloats(n);
+    std::vector<float> poison(n + 8, NAN);
+    auto bx = upload(x), bout = upload(poison);
+    ASSERT_TRUE(bx && bout);
+    run("aligned", "aligned", Grid{(n + 1023) / 1024, 1, 1}, {bx->data(), bout->data(), int32_t(n)});
+    std::vector<float> out = download<float>(*bout, n + 8);
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+      wrong += out[i] != 2 * x[i];
+    EXPECT_EQ(wrong, 0) << "n = " << n;
+    for (int i = n; i < n + 8; ++i)
+      EXPECT_TRUE(std::isnan(out[i])) << "wrote past the end at " << i;
+  }
+  // @rows_divisible: row r at r * stride (stride divisible by 16), its first n elements.
+  const int rows = 37, stride = 1040;
+  for (int n : {5, 999, 1024}) {
+    std::vector<float> x = randomFloats(size_t(rows) * stride);
+    std::vector<float> poison(size_t(rows) * stride, NAN);
+    auto bx = upload(x), bout = upload(poison);
+    ASSERT_TRUE(bx && bout);
+    run("rows_divisible", "rows_divisible", Grid{rows, 1, 1},
+        {bx->data(), bout->data(), int32_t(stride), int32_t(n)});
+    std::vector<float> out = download<float>(*bout, size_t(rows) * stride);
+    int wrong = 0, written = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < stride; ++c) {
+        size_t i = size_t(r) * stride + c;
+        if (c < n)
+          wrong += out[i] != 2 * x[i];
+        else
+          written += !std::isnan(out[i]);
+      }
+    EXPECT_EQ(wrong, 0) << "n = " << n;
+    EXPECT_EQ(written, 0) << "n = " << n << ": wrote outside the rows' first n elements";
+  }
+  // The kernels were compiled assuming 16-byte aligned pointers and a stride divisible by 16:
+  // a launch that breaks either is refused before it runs.
+  auto executable = device_->Load("compiler/backend/cuda/test/rows_divisible.artifact");
+  ASSERT_TRUE(executable.ok()) << executable.status();
+  auto kernel = (*executable)->GetKernel("rows_divisible");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto bx = upload(randomFloats(4096)), bout = upload(randomFloats(4096));
+  ASSERT_TRUE(bx && bout);
+  char *shifted = static_cast<char *>(bx->data()) + 4;
+  absl::Status s = device_->Launch(*kernel, Grid{1, 1, 1},
+                                   {static_cast<void *>(shifted), bout->data(), int32_t(16), int32_t(8)});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("aligned to 16"), std::string::npos) << s;
+  s = device_->Launch(*kernel, Grid{1, 1, 1}, {bx->data(), bout->data(), int32_t(24), int32_t(8)});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("divisible by 16"), std::string::npos) << s;
+  EXPECT_TRUE(device_->Synchronize().ok());
+}
+
 TEST_F(GpuEndToEnd, RowCumsum) {
   const int rows = 37, n = 300, stride = 304;
   std::vector<float> x = randomFloats(rows * stride), poison(rows * stride, NAN);
