@@ -1213,6 +1213,57 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     return v;
   if (V v = callMathBuiltin(name, args))
     return v;
+  if (name == "inline_asm_elementwise") {
+    // GPU assembly per element (per `pack` elements), kept in the TTIR as
+    // tt.elementwise_inline_asm for a GPU backend; targets that cannot run it refuse it with
+    // its location (Compiler.cpp).
+    Params p(*this, args, "inline_asm_elementwise",
+             {{"asm", true}, {"constraints", true}, {"args", true}, {"dtype", true},
+              {"is_pure", true}, {"pack", true}});
+    V code = p.get("asm"), constraints = p.get("constraints"), operands = p.get("args");
+    V dtype = p.get("dtype"), pure = p.get("is_pure");
+    if (code->kind != Val::Str || constraints->kind != Val::Str)
+      error(at, "tl.inline_asm_elementwise takes the assembly and its constraints as strings");
+    if (operands->kind != Val::Tuple)
+      error(at, "tl.inline_asm_elementwise takes its arguments as a list, got " +
+                    describe(operands));
+    if (pure->kind != Val::Bool)
+      error(at, "tl.inline_asm_elementwise's is_pure must be True or False, got " +
+                    describe(pure));
+    int64_t pack = requireInt(p.get("pack"), at, "pack");
+    if (pack < 1 || pack > 16)
+      error(at, "tl.inline_asm_elementwise's pack must be 1..16, got " + std::to_string(pack));
+    std::vector<V> values;
+    for (const V &item : operands->items)
+      values.push_back(toTensor(item, at));
+    // One shape for all: the arguments broadcast together.
+    for (size_t i = 1; i < values.size(); ++i)
+      std::tie(values[0], values[i]) = broadcastPair(values[0], values[i], at);
+    for (size_t i = 1; i < values.size(); ++i)
+      std::tie(values[0], values[i]) = broadcastPair(values[0], values[i], at);
+    SmallVector<int64_t> shape(values.empty() ? ArrayRef<int64_t>{} : shapeOf(values[0]->value));
+    std::vector<V> dtypes = dtype->kind == Val::Tuple ? dtype->items : std::vector<V>{dtype};
+    SmallVector<Type> resultTypes;
+    for (const V &d : dtypes) {
+      if (d->kind != Val::Dtype)
+        error(at, "tl.inline_asm_elementwise's dtype must be a dtype or a list of them, got " +
+                      describe(d));
+      resultTypes.push_back(shape.empty() ? d->type
+                                          : Type(RankedTensorType::get(shape, d->type)));
+    }
+    if (resultTypes.empty())
+      error(at, "tl.inline_asm_elementwise needs at least one result dtype");
+    SmallVector<Value> operandValues;
+    for (const V &v : values)
+      operandValues.push_back(v->value);
+    auto op = tt::ElementwiseInlineAsmOp::create(
+        b_, l, resultTypes, b_.getStringAttr(code->s), b_.getStringAttr(constraints->s),
+        b_.getBoolAttr(pure->i != 0), b_.getI32IntegerAttr(int32_t(pack)), operandValues);
+    std::vector<V> results;
+    for (auto [r, d] : llvm::zip(op.getResult(), dtypes))
+      results.push_back(makeTensor(r, d->isUnsigned));
+    return dtype->kind == Val::Tuple ? makeTuple(results) : results[0];
+  }
   if (name == "gdc_wait" || name == "gdc_launch_dependents") {
     // Programmatic dependent launch (tl.extra.cuda.*): tessel's launches on one device run
     // in order, each after the previous one finished, so there is nothing to wait for or

@@ -82,12 +82,31 @@ std::string printModule(ModuleOp module) {
 }
 
 /// Collects every diagnostic of a context as "file:line:col: error: message" lines.
+/// `file:line:col` of the first file position in `loc` (as the frontend and tessel-opt print
+/// it), or the location as MLIR prints it where it has none.
+std::string where(Location loc) {
+  std::string out;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      out = file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+            std::to_string(file.getColumn());
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (out.empty()) {
+    llvm::raw_string_ostream os(out);
+    os << loc;
+  }
+  return out;
+}
+
 class DiagnosticCollector {
 public:
   explicit DiagnosticCollector(MLIRContext &ctx)
       : handler(&ctx, [this](Diagnostic &diag) {
           llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": ";
+          os << where(diag.getLocation()) << ": ";
           switch (diag.getSeverity()) {
           case DiagnosticSeverity::Error:
             os << "error: ";
@@ -160,6 +179,21 @@ absl::StatusOr<std::string> tessel::compileTTIR(const std::string &source,
                                ")");
   if (options.emit == "ttir")
     return printModule(*module);
+
+  // Inline assembly (tl.inline_asm_elementwise) is GPU code no target lowers yet: --emit ttir
+  // keeps it; anything further is refused at its location.
+  bool inlineAsm = false;
+  module->walk([&](tt::ElementwiseInlineAsmOp op) {
+    op.emitError() << "tl.inline_asm_elementwise: "
+                   << (options.target.kind == TargetKind::Cpu
+                           ? std::string("the cpu target cannot run GPU assembly")
+                           : "inline assembly is not supported on " + options.target.str() +
+                                 " yet")
+                   << " (--emit ttir keeps it)";
+    inlineAsm = true;
+  });
+  if (inlineAsm)
+    return diagnostics.error("cannot compile " + filename + " for " + options.target.str());
 
   if (options.emit == "structured") {
     PassManager pm(&context, ModuleOp::getOperationName());

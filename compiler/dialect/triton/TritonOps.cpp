@@ -388,12 +388,42 @@ LogicalResult FpToFpOp::verify() {
   return success();
 }
 
-void ExternElementwiseOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
-  if (getPure())
+/// An op that is not pure (a library call, inline assembly) may read and write anything.
+static void impureEffects(
+    bool pure, SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (pure)
     return;
   effects.emplace_back(MemoryEffects::Read::get(), SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), SideEffects::DefaultResource::get());
+}
+
+void ExternElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  impureEffects(getPure(), effects);
+}
+
+void ElementwiseInlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  impureEffects(getPure(), effects);
+}
+
+LogicalResult ElementwiseInlineAsmOp::verify() {
+  if (getPackedElement() < 1)
+    return emitOpError() << "packed_element must be at least 1, got " << getPackedElement();
+  if (getResult().empty())
+    return emitOpError() << "needs at least one result";
+  std::optional<ArrayRef<int64_t>> shape;
+  SmallVector<Type> types(getArgs().getTypes());
+  llvm::append_range(types, getResult().getTypes());
+  for (Type t : types) {
+    ArrayRef<int64_t> s;
+    if (auto tensor = dyn_cast<RankedTensorType>(t))
+      s = tensor.getShape();
+    if (shape && *shape != s)
+      return emitOpError() << "operands and results must have one shape";
+    shape = s;
+  }
+  return success();
 }
 
 LogicalResult DotOp::verify() {

@@ -408,6 +408,23 @@ def TT_ExternElementwiseOp : TT_Op<"extern_elementwise", [
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, $result)";
 }
 
+def TT_ElementwiseInlineAsmOp : TT_Op<"elementwise_inline_asm", [
+    Elementwise, DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "GPU assembly applied per element (tl.inline_asm_elementwise)";
+  let description = [{
+    `asm_string` with LLVM inline-assembly `constraints` (outputs first), applied to every
+    `packed_element` consecutive elements of the operands at once; every operand and result
+    has one shape. `pure = false` keeps it from being moved or removed.
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints, BoolAttr:$pure,
+                       I32Attr:$packed_element, Variadic<TT_Type>:$args);
+  let results = (outs Variadic<TT_Type>:$result);
+  let assemblyFormat = [{
+    $asm_string attr-dict ($args^ `:` type($args))? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def TT_DotOp : TT_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   let summary = "d = a * b + c on 2-D (or batched 3-D) tiles";
   let arguments = (ins

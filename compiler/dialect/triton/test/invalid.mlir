@@ -300,3 +300,19 @@ tt.func @bad_noinline() attributes {noinline = 1 : i32} {
 tt.func @bad_pointer(%p: !tt.ptr<tensor<8x!tt.ptr<f32>>>) {
   tt.return
 }
+
+// -----
+
+tt.func @inline_asm_shapes(%x: tensor<16xi32>) {
+  // expected-error @+1 {{all non-scalar operands/results must have the same shape}}
+  %0 = tt.elementwise_inline_asm "mov.b32 $0, $1;" {constraints = "=r,r", packed_element = 1 : i32, pure = true} %x : tensor<16xi32> -> tensor<8xi32>
+  tt.return
+}
+
+// -----
+
+tt.func @inline_asm_pack(%x: tensor<16xi32>) {
+  // expected-error @+1 {{packed_element must be at least 1, got 0}}
+  %0 = tt.elementwise_inline_asm "mov.b32 $0, $1;" {constraints = "=r,r", packed_element = 0 : i32, pure = true} %x : tensor<16xi32> -> tensor<16xi32>
+  tt.return
+}

@@ -223,3 +223,16 @@ tt.func @located() {
   %0 = tt.get_program_id x : i32 loc("kernel.py":3:10)
   tt.return
 }
+
+// -----
+
+// CHECK-LABEL: tt.func public @inline_asm
+tt.func public @inline_asm(%x: tensor<16xi32>, %y: tensor<16xi8>) {
+  // CHECK: %{{.*}}:2 = tt.elementwise_inline_asm "mov.b32 $0, $2; mov.b32 $1, $2;" {constraints = "=r,=r,r", packed_element = 1 : i32, pure = true} %{{.*}} : tensor<16xi32> -> tensor<16xi32>, tensor<16xi16>
+  %0:2 = tt.elementwise_inline_asm "mov.b32 $0, $2; mov.b32 $1, $2;" {constraints = "=r,=r,r", packed_element = 1 : i32, pure = true} %x : tensor<16xi32> -> tensor<16xi32>, tensor<16xi16>
+  // CHECK: tt.elementwise_inline_asm "" {constraints = "=r,=r,r", packed_element = 4 : i32, pure = true} %{{.*}} : tensor<16xi8> -> tensor<16xbf16>, tensor<16xbf16>
+  %1:2 = tt.elementwise_inline_asm "" {constraints = "=r,=r,r", packed_element = 4 : i32, pure = true} %y : tensor<16xi8> -> tensor<16xbf16>, tensor<16xbf16>
+  // CHECK: tt.elementwise_inline_asm "mov.u32 $0, %clock;" {constraints = "=r", packed_element = 1 : i32, pure = false} -> i32
+  %2 = tt.elementwise_inline_asm "mov.u32 $0, %clock;" {constraints = "=r", packed_element = 1 : i32, pure = false} -> i32
+  tt.return
+}
