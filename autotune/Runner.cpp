@@ -5,7 +5,6 @@
 
 #include "nlohmann/json.hpp"
 
-
 #include <algorithm>
 #include <cstring>
 #include <set>

@@ -1236,12 +1236,13 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     std::vector<V> values;
     for (const V &item : operands->items)
       values.push_back(toTensor(item, at));
-    // One shape for all: the arguments broadcast together.
+    // One shape for all: the arguments broadcast together (the first to the common shape,
+    // then every one to it).
     for (size_t i = 1; i < values.size(); ++i)
-      std::tie(values[0], values[i]) = broadcastPair(values[0], values[i], at);
-    for (size_t i = 1; i < values.size(); ++i)
-      std::tie(values[0], values[i]) = broadcastPair(values[0], values[i], at);
+      values[0] = broadcastPair(values[0], values[i], at).first;
     SmallVector<int64_t> shape(values.empty() ? ArrayRef<int64_t>{} : shapeOf(values[0]->value));
+    for (V &v : values)
+      v = broadcastTo(v, shape, at);
     std::vector<V> dtypes = dtype->kind == Val::Tuple ? dtype->items : std::vector<V>{dtype};
     SmallVector<Type> resultTypes;
     for (const V &d : dtypes) {

@@ -81,7 +81,6 @@ std::string printModule(ModuleOp module) {
   return text;
 }
 
-/// Collects every diagnostic of a context as "file:line:col: error: message" lines.
 /// `file:line:col` of the first file position in `loc` (as the frontend and tessel-opt print
 /// it), or the location as MLIR prints it where it has none.
 std::string where(Location loc) {
@@ -101,6 +100,7 @@ std::string where(Location loc) {
   return out;
 }
 
+/// Collects every diagnostic of a context as "file:line:col: error: message" lines.
 class DiagnosticCollector {
 public:
   explicit DiagnosticCollector(MLIRContext &ctx)

@@ -126,7 +126,8 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
     }
     if (k.contains("divisibility")) {
       const nlohmann::json &d = k["divisibility"];
-      size_t arguments = info.signature.empty() ? 0 : size_t(std::count(info.signature.begin(), info.signature.end(), ',')) + 1;
+      const std::string &sig = info.signature;
+      size_t arguments = sig.empty() ? 0 : size_t(std::count(sig.begin(), sig.end(), ',')) + 1;
       if (!d.is_array() || d.size() != arguments)
         return bad("kernel " + info.name + ": divisibility is not one number per argument");
       for (const nlohmann::json &v : d) {

@@ -97,7 +97,6 @@ public:
         info.signature += (info.signature.empty() ? "" : ",") + launchTypeName(t);
       // What the kernel may assume of its arguments (Triton's specialization): the
       // pipeline makes LLVM use it, the runtime checks it at launch.
-      bool assumes = false;
       for (unsigned i = 0; i + 6 < f.getNumArguments(); ++i) {
         auto d = f.getArgAttrOfType<IntegerAttr>(i, "tt.divisibility");
         int64_t v = d ? d.getInt() : 1;
@@ -106,9 +105,8 @@ public:
                                             info.name + ": tt.divisibility " +
                                             std::to_string(v) + " is not a power of two");
         info.divisibility.push_back(v);
-        assumes |= v > 1;
       }
-      if (!assumes)
+      if (llvm::all_of(info.divisibility, [](int64_t v) { return v == 1; }))
         info.divisibility.clear();
       else
         f->setAttr(kArgDivisibilityAttr,
@@ -134,8 +132,9 @@ public:
     absl::StatusOr<int64_t> maxShared = MaxSharedBytesPerBlock(arch);
     if (!maxShared.ok())
       return maxShared.status();
-    if (failed(parsePassPipeline(cudaPipeline(numWarps, knobs.at("unroll"), knobs.at("vector_bytes"), *maxShared,
-                                           !libdevice.empty()), pm, os)))
+    std::string pipeline = cudaPipeline(numWarps, knobs.at("unroll"), knobs.at("vector_bytes"),
+                                        *maxShared, !libdevice.empty());
+    if (failed(parsePassPipeline(pipeline, pm, os)))
       return absl::InternalError("bad cuda pipeline: " + error);
     if (failed(pm.run(module)))
       return absl::InvalidArgumentError("the cuda backend failed");

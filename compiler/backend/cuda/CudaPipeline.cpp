@@ -1,7 +1,8 @@
 //===- CudaPipeline.cpp - the cuda backend's pass pipeline ----------*- C++ -*-===//
 //
 // From the structured lowering's output to NVVM: bufferization as on the CPU, linalg as
-// parallel loops, math as polynomials (no libdevice needed, so PTX is always produced), one
+// parallel loops, math left to libdevice where the toolkit has one and as polynomials
+// otherwise (so PTX is always produced), one
 // program per block with its work spread over the threads (tessel-cuda-map-programs), then
 // MLIR's GPU-to-NVVM lowering and the bare-pointer kernel entries.
 //
@@ -35,8 +36,9 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vecto
       " max-shared-bytes=" + std::to_string(maxSharedBytes) +
       "}");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
-  // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) become LLVM intrinsics
-  // NVPTX has instructions for (NvvmMath.cpp), so no libdevice is needed.
+  // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) becomes LLVM intrinsics
+  // NVPTX has instructions for where there are some, the rest is linked from libdevice
+  // (NvvmMath.cpp).
   add("gpu.module(convert-gpu-to-nvvm{index-bitwidth=64})");
   // What it leaves (math.trunc) as LLVM intrinsics NVPTX selects.
   add("gpu.module(convert-math-to-llvm)");

@@ -229,8 +229,6 @@ bool containsThreadWork(Operation *op) {
       .wasInterrupted();
 }
 
-
-
 /// A constant bound of `v` (the largest value it takes when `upper`, else the smallest), where
 /// its definition shows one: a constant, or min / max / differences / casts of values with
 /// bounds (the masked sizes of a tile: max(min(n - i, BLOCK), 0), and BLOCK minus such a size).
@@ -582,6 +580,20 @@ private:
     return flush();
   }
 
+  /// An empty loop at `b` over this thread's iterations of `loop` (from lb + tid * step,
+  /// step * numThreads apart) carrying `inits`.
+  scf::ForOp threadShare(OpBuilder &b, scf::ForOp loop, ValueRange inits) {
+    Location loc = loop.getLoc();
+    Type ivType = loop.getInductionVar().getType();
+    auto asIv = [&](Value v) {
+      return ivType.isIndex() ? v : arith::IndexCastOp::create(b, loc, ivType, v).getResult();
+    };
+    Value start = arith::AddIOp::create(
+        b, loc, loop.getLowerBound(), arith::MulIOp::create(b, loc, asIv(tid_), loop.getStep()));
+    Value stride = arith::MulIOp::create(b, loc, loop.getStep(), asIv(numThreads_));
+    return scf::ForOp::create(b, loc, start, loop.getUpperBound(), stride, inits);
+  }
+
   /// A sequential reduction into a scalar buffer (linalg.reduce of a whole tile) as every
   /// thread combining its share of the iterations, then gpu.all_reduce (warp shuffles and
   /// shared memory) and thread 0 storing combine(acc, total). Returns false (nothing changed)
@@ -594,16 +606,7 @@ private:
     barrierBefore(loop);
     OpBuilder b(loop);
     Value identity = arith::ConstantOp::create(b, loc, r->neutral);
-    // This thread's iterations: lb + tid * step, step * numThreads apart.
-    Type ivType = loop.getInductionVar().getType();
-    auto asIv = [&](Value v) {
-      return ivType.isIndex() ? v : arith::IndexCastOp::create(b, loc, ivType, v).getResult();
-    };
-    Value start = arith::AddIOp::create(
-        b, loc, loop.getLowerBound(), arith::MulIOp::create(b, loc, asIv(tid_), loop.getStep()));
-    Value stride = arith::MulIOp::create(b, loc, loop.getStep(), asIv(numThreads_));
-    auto mine = scf::ForOp::create(b, loc, start, loop.getUpperBound(), stride,
-                                   ValueRange{identity});
+    scf::ForOp mine = threadShare(b, loop, ValueRange{identity});
     OpBuilder inner = OpBuilder::atBlockBegin(mine.getBody());
     scf::YieldOp::create(inner, loc,
                          tessel::cuda::cloneReductionStep(inner, *r, mine.getInductionVar(),
@@ -701,11 +704,7 @@ private:
     for (memref::LoadOp load : elementLoads) // unread until the first element replaces it
       inits.push_back(arith::ConstantOp::create(b, loc, b.getZeroAttr(load.getType())));
     inits.push_back(no);
-    // This thread's iterations: lb + tid * step, step * numThreads apart.
-    Value start = arith::AddIOp::create(b, loc, loop.getLowerBound(),
-                                        arith::MulIOp::create(b, loc, tid_, loop.getStep()));
-    Value stride = arith::MulIOp::create(b, loc, loop.getStep(), numThreads_);
-    auto mine = scf::ForOp::create(b, loc, start, loop.getUpperBound(), stride, inits);
+    scf::ForOp mine = threadShare(b, loop, inits);
     {
       OpBuilder in = OpBuilder::atBlockBegin(mine.getBody());
       SmallVector<Value> e;

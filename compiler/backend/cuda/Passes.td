@@ -40,8 +40,8 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     thread e mod T or, where the loops' global accesses are proven contiguous and aligned,
     groups of V consecutive elements (V * element bytes <= vector-bytes) with thread
     (e / V) mod T, which LLVM loads and stores as vectors; the loops and reductions over it
-    run there without barriers; other
-    loops: the innermost dimension fastest, so neighbouring threads touch neighbouring
+    run there without barriers; other loops: the innermost dimension fastest, so
+    neighbouring threads touch neighbouring
     elements; `unroll` iterations per thread in flight at once) and followed by a barrier; a
     sequential loop around a parallel one whose iterations touch disjoint elements (a
     reduction over the outer dimension of a tile) is interchanged first, so the threads run

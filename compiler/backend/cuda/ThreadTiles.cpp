@@ -8,7 +8,10 @@
 // next: element e belongs to thread e mod T (T threads), which keeps it in a private buffer at
 // slot e / T. Each loop over such a tile becomes, on every thread, its slots one after another
 // (k = 0 .. K-1, element tid + k*T, all k unrolled so each slot is a register), with no
-// barrier and no shared memory. This is what Triton's blocked layouts give a tile: a
+// barrier and no shared memory. Where the loops' global accesses are proven contiguous and
+// aligned (chooseVectorWidth), a thread owns groups of V consecutive elements instead (group j
+// at j*T*V + tid*V), and a masked access tests a group at once, so LLVM makes the group's
+// accesses one vector access. This is what Triton's blocked layouts give a tile: a
 // memory-bound kernel then moves its data once, from global memory to registers and back.
 //
 // What reads such tiles is spread the same way:
@@ -133,6 +136,11 @@ public:
     analyse();
     if (owned_.empty())
       return 0;
+    func_.walk([&](scf::ForOp loop) {
+      if (std::optional<ColumnReduction> r = matchColumnReduction(loop);
+          r && isOwned(r->xLoad.getMemRef()))
+        columns_.push_back(*r);
+    });
     chooseVectorWidth();
     rewrite();
     return int64_t(owned_.size());
@@ -215,13 +223,7 @@ private:
     if (vectorBytes_ <= widest)
       return;
     int64_t v = int64_t(llvm::bit_floor(uint64_t(vectorBytes_ / widest)));
-    bool columns = false;
-    func_.walk([&](scf::ForOp loop) {
-      if (std::optional<ColumnReduction> r = matchColumnReduction(loop);
-          r && isOwned(r->xLoad.getMemRef()))
-        columns = true;
-    });
-    if (columns)
+    if (!columns_.empty())
       return;
     auto fits = [&](int64_t w) {
       for (Value root : ordered_) {
@@ -417,13 +419,7 @@ private:
                          .getResult();
     }
     // Column reductions first: they make loops over their accumulators.
-    SmallVector<ColumnReduction> columns;
-    func_.walk([&](scf::ForOp loop) {
-      if (std::optional<ColumnReduction> r = matchColumnReduction(loop);
-          r && isOwned(r->xLoad.getMemRef()))
-        columns.push_back(*r);
-    });
-    for (ColumnReduction &r : columns)
+    for (ColumnReduction &r : columns_)
       rewriteColumns(r);
     SmallVector<scf::ParallelOp> loops;
     func_.walk([&](scf::ParallelOp loop) {
@@ -454,11 +450,9 @@ private:
   bool touchesOwned(Operation *op) {
     return op
         ->walk([&](Operation *inner) {
-          if (auto load = dyn_cast<memref::LoadOp>(inner); load && isOwned(load.getMemRef()))
-            return WalkResult::interrupt();
-          if (auto store = dyn_cast<memref::StoreOp>(inner); store && isOwned(store.getMemRef()))
-            return WalkResult::interrupt();
-          return WalkResult::advance();
+          auto access = tessel::cuda::memrefAccess(inner);
+          return access && isOwned(access->first) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
         })
         .wasInterrupted();
   }
@@ -856,6 +850,7 @@ private:
   DenseMap<Value, Value> slots_;  // a kept tile -> each thread's slots
   SmallVector<std::pair<Value, Value>> links_;
   SmallVector<Carried> carried_;
+  SmallVector<ColumnReduction> columns_; // the column reductions of kept tiles
 };
 
 } // namespace
