@@ -3,6 +3,11 @@
 #
 # Installs every Debian package the build and the tests need, and nothing else. Idempotent: a
 # second run finds everything installed and changes nothing. Prints what it installed.
+#
+#   tools/setup.sh [--with-clang]
+#
+# --with-clang also installs clang 22 with its sanitizer and libFuzzer runtimes, which only
+# tools/build_fuzzers.sh (libFuzzer campaigns) needs.
 set -euo pipefail
 
 PACKAGES=(
@@ -33,6 +38,16 @@ PACKAGES=(
   libbenchmark-tools
   python3-scipy
 )
+
+for arg in "$@"; do
+  case "$arg" in
+  --with-clang) PACKAGES+=(clang-22 libclang-rt-22-dev) ;;
+  *)
+    echo "tools/setup.sh: unknown argument '$arg' (usage: tools/setup.sh [--with-clang])" >&2
+    exit 2
+    ;;
+  esac
+done
 
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=()

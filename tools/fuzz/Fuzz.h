@@ -7,7 +7,13 @@
 // prints it first (TESSEL_FUZZ_SEED=N repeats a run); the input being tried is written to
 // $TEST_UNDECLARED_OUTPUTS_DIR/fuzz-current-input (or the test's temporary directory) before
 // it is tried, so a crash leaves it behind. The tests are tagged "external": a cached result
-// never stands in for a new run.
+// never stands in for a new run. TESSEL_FUZZ_SECONDS=N runs each longer (a campaign:
+// bazel test ... --test_env=TESSEL_FUZZ_SECONDS=600).
+//
+// A parser's fuzz entry (a function of the input bytes that returns whether they were accepted,
+// and one giving its seeds) is shared by the test and the libFuzzer build: TESSEL_FUZZ_ENTRY
+// in the entry's file defines LLVMFuzzerTestOneInput when tools/build_fuzzers.sh compiles it
+// with clang (-DTESSEL_LIBFUZZER); under gcc it defines nothing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +30,45 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace tessel::fuzz {
+
+/// What an entry found wrong with input it accepted (a parser's result that does not read back
+/// the same): printed, then abort(), which libFuzzer and the test both report as a failure.
+inline void Check(bool ok, const char *what) {
+  if (ok)
+    return;
+  std::fprintf(stderr, "fuzz check failed: %s\n", what);
+  std::abort();
+}
+
+/// A directory for an entry's files (a parser that reads paths): the test's temporary directory,
+/// else one made for this process.
+inline const std::string &ScratchDir() {
+  static const std::string dir = [] {
+    if (const char *t = std::getenv("TEST_TMPDIR"))
+      return std::string(t);
+    std::string pattern = "/tmp/tessel-fuzz-XXXXXX";
+    if (!mkdtemp(pattern.data())) {
+      std::perror("tessel fuzz: mkdtemp");
+      std::abort();
+    }
+    return pattern;
+  }();
+  return dir;
+}
+
+/// The whole of a file, or "" when it cannot be read.
+inline std::string ReadFileBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// Writes `bytes` to `path` (truncating).
+inline void WriteFileBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
 
 /// Tokens worth inserting: numbers at type boundaries, JSON and Python and MLIR punctuation.
 inline const std::vector<std::string> &Dictionary() {
@@ -90,6 +134,8 @@ inline std::string Mutate(std::string s, const std::string &other, std::mt19937_
 inline int Run(const std::string &name, const std::vector<std::string> &seeds,
                const std::function<void(const std::string &)> &target, double seconds = 8,
                int minInputs = 200) {
+  if (const char *longer = std::getenv("TESSEL_FUZZ_SECONDS"))
+    seconds = std::strtod(longer, nullptr);
   uint64_t seed = std::random_device{}();
   if (const char *fixed = std::getenv("TESSEL_FUZZ_SEED"))
     seed = std::strtoull(fixed, nullptr, 10);
@@ -125,6 +171,44 @@ inline int Run(const std::string &name, const std::vector<std::string> &seeds,
   return tried;
 }
 
+/// Runs a fuzz entry (which returns whether it accepted its input) over `seeds`, which it must
+/// all accept, and their mutations. Returns how many inputs it accepted.
+inline int RunEntry(const std::string &name, const std::vector<std::string> &seeds,
+                    bool (*entry)(const std::string &), double seconds = 8, int minInputs = 200) {
+  Check(!seeds.empty(), "an entry has no seeds");
+  for (const std::string &s : seeds)
+    if (!entry(s)) {
+      std::fprintf(stderr, "fuzz %s: a seed is refused:\n%s\n", name.c_str(), s.c_str());
+      Check(false, "every seed is accepted");
+    }
+  int accepted = 0;
+  Run(name, seeds, [&](const std::string &input) { accepted += entry(input); }, seconds,
+      minInputs);
+  return accepted;
+}
+
 } // namespace tessel::fuzz
+
+/// The libFuzzer entry for `entry` (bool(const std::string &)) with seeds from `seeds`
+/// (std::vector<std::string>()): TESSEL_FUZZ_WRITE_SEEDS=DIR makes the binary write them there
+/// as a starting corpus and exit (tools/build_fuzzers.sh does).
+#ifdef TESSEL_LIBFUZZER
+#define TESSEL_FUZZ_ENTRY(entry, seeds)                                                        \
+  extern "C" int LLVMFuzzerInitialize(int *, char ***) {                                      \
+    if (const char *dir = std::getenv("TESSEL_FUZZ_WRITE_SEEDS")) {                           \
+      int k = 0;                                                                               \
+      for (const std::string &s : seeds())                                                     \
+        tessel::fuzz::WriteFileBytes(std::string(dir) + "/seed" + std::to_string(k++), s);     \
+      std::exit(0);                                                                            \
+    }                                                                                          \
+    return 0;                                                                                  \
+  }                                                                                            \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {                   \
+    (void)entry(std::string(reinterpret_cast<const char *>(data), size));                      \
+    return 0;                                                                                  \
+  }
+#else
+#define TESSEL_FUZZ_ENTRY(entry, seeds)
+#endif
 
 #endif // TESSEL_TOOLS_FUZZ_FUZZ_H

@@ -346,7 +346,9 @@ private:
   /// The views a tile is made of: one, or two per wrap-around dimension.
   FailureOr<SmallVector<Piece>> tilePieces(OpBuilder &b, Location loc,
                                            tts::MakeTensorPtrOp make) {
-    std::optional<Address> base = addressOf(make, make.getBase());
+    // The base operand by position: after function conversion it may already be a memref, which
+    // the typed accessor (a !tt.ptr cast) would not accept.
+    std::optional<Address> base = addressOf(make, make->getOperand(0));
     if (!base)
       return failure();
     ArrayRef<int64_t> sizes = make.getSizes();

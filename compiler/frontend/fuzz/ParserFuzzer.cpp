@@ -1,28 +1,26 @@
-//===- ParserFuzzer.cpp - libFuzzer entry point: any bytes through the frontend -*- C++ -*-===//
+//===- ParserFuzzer.cpp - fuzz entry: bytes as a kernel file -*- C++ -*-===//
 //
-// Parses the input as a kernel file and generates tt IR for each @triton.jit function with
-// every runtime parameter typed i32 and every constexpr left to its default. Errors are
-// expected; crashes, hangs and aborts are bugs. Built as a libFuzzer target with clang
-// (tools/build_parser_fuzzer.sh); under the default toolchain parser_fuzz_test runs the same
-// entry point over a seed corpus and its mutations.
+// Parses the input as a kernel file and generates tt IR for each @triton.jit function with its
+// first parameter typed *fp32, every other runtime parameter i32 and every constexpr left to its
+// default.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/CodeGen.h"
 #include "compiler/frontend/Parser.h"
+#include "compiler/frontend/fuzz/Fuzzers.h"
+#include "tools/fuzz/Fuzz.h"
 
 #include "mlir/IR/MLIRContext.h"
 
-#include <cstddef>
-#include <cstdint>
-#include <string>
+namespace tessel::fuzz {
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+bool FuzzKernelSource(const std::string &bytes) {
   using namespace tessel::frontend;
-  SourceFile file("fuzz.py", std::string(reinterpret_cast<const char *>(data), size));
+  SourceFile file("fuzz.py", bytes);
   absl::StatusOr<Module> module = Parse(file);
   if (!module.ok())
-    return 0;
+    return false;
   for (const FunctionDef &fn : module->functions) {
     KernelSpec spec;
     spec.entry = fn.name;
@@ -31,5 +29,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mlir::MLIRContext context;
     (void)GenerateKernel(context, file, *module, spec);
   }
-  return 0;
+  return true;
 }
+
+std::vector<std::string> KernelSourceSeeds() {
+  std::vector<std::string> seeds;
+  for (const char *path :
+       {"compiler/frontend/test/samples/kernels.py", "compiler/frontend/test/lit/builtins.py",
+        "compiler/frontend/test/lit/calls.py", "compiler/frontend/test/lit/control_flow.py",
+        "compiler/frontend/test/lit/more_builtins.py", "compiler/frontend/test/lit/noinline.py",
+        "compiler/frontend/test/lit/promotion.py", "compiler/frontend/test/lit/shapes.py",
+        "compiler/frontend/test/lit/syntax.py",
+        "compiler/frontend/test/kernels/frontend_kernels.py"}) {
+    seeds.push_back(ReadFileBytes(path));
+    Check(!seeds.back().empty(), path);
+  }
+  return seeds;
+}
+
+} // namespace tessel::fuzz
+
+TESSEL_FUZZ_ENTRY(tessel::fuzz::FuzzKernelSource, tessel::fuzz::KernelSourceSeeds)

@@ -3,38 +3,19 @@
 // Triton-language kernels (the corpus's and the zoo's, with their specializations) and TTIR as
 // Triton 3.6 prints it, each from valid seeds and their mutations (tools/fuzz/Fuzz.h): the
 // frontend generates TTIR or reports an error; the TTIR reader parses and verifies or reports
-// an error, and what verifies goes down the structured lowering. Never a crash.
+// an error, and what verifies goes down the structured lowering (compiler/frontend/fuzz/). Never a
+// crash.
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/dialect/structured/StructuredDialect.h"
-#include "compiler/dialect/triton/TritonDialect.h"
+#include "compiler/frontend/fuzz/Fuzzers.h"
 #include "compiler/frontend/test/CorpusSpecs.h"
 #include "compiler/pipeline/Compiler.h"
-#include "compiler/pipeline/SourceLimits.h"
-#include "compiler/pipeline/StructuredPipeline.h"
 #include "tools/fuzz/Fuzz.h"
-
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "gtest/gtest.h"
 
-#include <fstream>
-#include <sstream>
-
 namespace {
-
-std::string readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST(Fuzz, TritonLanguageFrontend) {
   // Each corpus specialization; mutations of its source keep its entry and constexprs.
@@ -42,7 +23,7 @@ TEST(Fuzz, TritonLanguageFrontend) {
   std::vector<std::string> seeds;
   std::vector<const tessel::test::CorpusSpec *> specOfSeed;
   for (const auto &s : specs) {
-    seeds.push_back(readFile(s.source));
+    seeds.push_back(tessel::fuzz::ReadFileBytes(s.source));
     specOfSeed.push_back(&s);
     ASSERT_FALSE(seeds.back().empty()) << s.source;
   }
@@ -72,37 +53,8 @@ TEST(Fuzz, TritonLanguageFrontend) {
 }
 
 TEST(Fuzz, TtirReaderAndStructuredLowering) {
-  std::vector<std::string> seeds;
-  for (const auto &s : tessel::test::corpusSpecs())
-    if (s.printedByTriton)
-      seeds.push_back(
-          readFile("compiler/dialect/triton/test/triton_printed/" + s.dump + ".ttir"));
-  mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
-  int verified = 0;
-  tessel::fuzz::Run(
-      "ttir",
-      seeds,
-      [&](const std::string &text) {
-        if (!tessel::IrNestingProblem(text).empty())
-          return; // refused before parsing, as tessel-opt and tessel-compile do
-        mlir::MLIRContext context(registry);
-        context.loadAllAvailableDialects();
-        mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
-          return mlir::success();
-        });
-        mlir::OwningOpRef<mlir::ModuleOp> module =
-            mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-        if (!module || mlir::failed(mlir::verify(*module)))
-          return;
-        ++verified;
-        mlir::PassManager pm(&context);
-        tessel::buildStructuredPipeline(pm);
-        (void)pm.run(*module);
-      },
-      15, 100);
-  EXPECT_GT(verified, 0);
+  // Every seed verifies (else the entry aborts); then their mutations.
+  tessel::fuzz::RunEntry("ttir", tessel::fuzz::TtirSeeds(), tessel::fuzz::FuzzTtir, 15, 100);
 }
 
 } // namespace
