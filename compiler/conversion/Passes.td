@@ -68,4 +68,18 @@ def StructuredToMemref : Pass<"structured-to-memref", "::mlir::ModuleOp"> {
   ];
 }
 
+def ExpandFp8 : Pass<"tessel-expand-fp8"> {
+  let summary = "Conversions to and from 8-bit floats as integer arithmetic";
+  let description = [{
+    arith.truncf to f8E5M2, f8E4M3FN, f8E5M2FNUZ or f8E4M3FNUZ (from f16, bf16, f32 or f64) and
+    arith.extf from them become integer operations on the bits, with Triton's semantics on
+    NVIDIA (cvt.rn.satfinite): round to nearest even (toward zero with
+    `roundingmode = toward_zero`), overflow and infinities saturate to the largest finite value,
+    NaN stays NaN, FNUZ formats have no negative zero. Run it after
+    arith-emulate-unsupported-floats, which turns arithmetic on these types into f32 arithmetic
+    between such conversions; what remains (loads, stores, selects, constants) is i8 to LLVM.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSEL_CONVERSION_PASSES_TD

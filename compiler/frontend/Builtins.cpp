@@ -28,7 +28,40 @@ std::vector<int64_t> intList(Generator &g, const V &v, SourceLocation at, const 
   return out;
 }
 
+/// The `dim` argument of a function over one dimension of `x` (tl.flip, tl.sort): the last
+/// when not given, negative from the end; an error for a scalar or out of range.
+int64_t dimArg(Generator &g, const Params &p, const V &x, SourceLocation at,
+               const std::string &fn) {
+  int64_t rank = int64_t(shapeOf(x->value).size());
+  if (rank == 0)
+    g.error(at, fn + " needs a tensor, got " + g.describe(x));
+  int64_t dim = p.opt("dim") ? g.requireInt(p.get("dim"), at, "dim") : rank - 1;
+  if (dim < 0)
+    dim += rank;
+  if (dim < 0 || dim >= rank)
+    g.error(at, fn + ": dim " + std::to_string(dim) + " is out of range for rank " +
+                    std::to_string(rank));
+  return dim;
+}
+
 } // namespace
+
+V Generator::castCall(const std::string &name, const std::string &input, CallArgs &args,
+                       SourceLocation at) {
+  Params p(*this, args, name, {{input, true}, {"dtype", true}, {"fp_downcast_rounding", false},
+                               {"bitcast", false}});
+  bool u = false;
+  Type t = requireDtype(p.get("dtype"), at, "the dtype", &u);
+  bool bitcast = p.opt("bitcast") && truthy(p.get("bitcast"), at);
+  std::optional<tt::RoundingMode> rounding;
+  if (V r = p.opt("fp_downcast_rounding")) {
+    if (r->kind != Val::Str || (r->s != "rtne" && r->s != "rtz"))
+      error(at, "fp_downcast_rounding must be 'rtne' or 'rtz', got " +
+                    (r->kind == Val::Str ? "'" + r->s + "'" : describe(r)));
+    rounding = r->s == "rtz" ? tt::RoundingMode::RTZ : tt::RoundingMode::RTNE;
+  }
+  return cast(p.get(input), t, u, at, bitcast, rounding);
+}
 
 V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
@@ -82,14 +115,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
         "sin", "cos", "sigmoid", "cumsum", "cumprod", "split", "ravel"};
     if (!methods.count(name))
       error(at, "tensors have no method '" + name + "'");
-    if (name == "to") {
-      Params p(*this, args, "to", {{"x", true}, {"dtype", true}, {"fp_downcast_rounding", false},
-                                   {"bitcast", false}});
-      bool u = false;
-      Type t = requireDtype(p.get("dtype"), at, "the dtype", &u);
-      bool bitcast = p.opt("bitcast") && truthy(p.get("bitcast"), at);
-      return cast(p.get("x"), t, u, at, bitcast);
-    }
+    if (name == "to")
+      return castCall("to", "x", args, at);
     // The remaining methods are the tl functions with the tensor first.
   }
 
@@ -775,14 +802,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     V x = p.tensor("x");
     ArrayRef<int64_t> shape = shapeOf(x->value);
     int64_t rank = int64_t(shape.size());
-    if (rank == 0)
-      error(at, "tl.flip needs a tensor, got " + describe(x));
-    int64_t dim = p.opt("dim") ? requireInt(p.get("dim"), at, "dim") : rank - 1;
-    if (dim < 0)
-      dim += rank;
-    if (dim < 0 || dim >= rank)
-      error(at, "tl.flip: dim " + std::to_string(dim) + " is out of range for rank " +
-                    std::to_string(rank));
+    int64_t dim = dimArg(*this, p, x, at, "tl.flip");
     int64_t n = shape[dim];
     CallArgs range{{makeInt(0), makeInt(n)}, {}, at};
     V reversed = binary("-", makeInt(n - 1), callBuiltin("arange", range), at);
@@ -794,6 +814,50 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     V index = broadcastTo(reversed, shape, at);
     CallArgs gather{{x, index, makeInt(dim)}, {}, at};
     return callBuiltin("gather", gather);
+  }
+  if (name == "sort") {
+    // Triton's standard library: a bitonic sort along the last dimension (a power of two),
+    // ascending unless `descending`. Each compare-and-swap step pairs position i with i ^ j (a
+    // gather), orders the pair (lo, hi) up or down by block ((i & k) != 0, flipped when
+    // descending) and swaps when (lo > hi) differs from that direction, as Triton's does (so a
+    // NaN never moves on its own).
+    Params p(*this, args, "sort", {{"x", true}, {"dim", false}, {"descending", false}});
+    V x = p.tensor("x");
+    SmallVector<int64_t> shape(shapeOf(x->value));
+    int64_t rank = int64_t(shape.size());
+    int64_t dim = dimArg(*this, p, x, at, "tl.sort");
+    if (dim != rank - 1)
+      error(at, "tl.sort sorts along the last dimension only (dim " + std::to_string(rank - 1) +
+                    " or -1), as Triton does");
+    int64_t n = shape[dim];
+    if (n & (n - 1))
+      error(at, "tl.sort needs a power-of-two size along its dimension, got " +
+                    std::to_string(n));
+    bool descending = p.opt("descending") && truthy(p.get("descending"), at);
+    CallArgs range{{makeInt(0), makeInt(n)}, {}, at};
+    V pos = callBuiltin("arange", range);
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      CallArgs expand{{pos, makeInt(0)}, {}, at};
+      pos = callBuiltin("expand_dims", expand);
+    }
+    pos = broadcastTo(pos, shape, at);
+    auto where = [&](V c, V a, V b) {
+      CallArgs w{{c, a, b}, {}, at};
+      return callBuiltin("where", w);
+    };
+    for (int64_t k = 2; k <= n; k *= 2)
+      for (int64_t j = k / 2; j >= 1; j /= 2) {
+        CallArgs gather{{x, binary("^", pos, makeInt(j), at), makeInt(dim)}, {}, at};
+        V partner = callBuiltin("gather", gather);
+        V lower = binary("==", binary("&", pos, makeInt(j), at), makeInt(0), at);
+        V lo = where(lower, x, partner), hi = where(lower, partner, x);
+        V down = binary("!=", binary("&", pos, makeInt(k), at), makeInt(0), at);
+        if (descending)
+          down = binary("^", down, makeBool(true), at);
+        V swap = binary("!=", binary(">", lo, hi, at), down, at);
+        x = where(swap, partner, x);
+      }
+    return x;
   }
   if (name == "assume") {
     // A fact for the optimizer; the structured lowering does not use it.
@@ -1149,14 +1213,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
                                           x->value, order32),
                       x->isUnsigned);
   }
-  if (name == "cast") {
-    Params p(*this, args, "cast", {{"input", true}, {"dtype", true}, {"fp_downcast_rounding", false},
-                                   {"bitcast", false}});
-    bool u = false;
-    Type t = requireDtype(p.get("dtype"), at, "the dtype", &u);
-    bool bitcast = p.opt("bitcast") && truthy(p.get("bitcast"), at);
-    return cast(p.get("input"), t, u, at, bitcast);
-  }
+  if (name == "cast")
+    return castCall("cast", "input", args, at);
 
   // ---- hints and checks ----
   if (name == "multiple_of" || name == "max_contiguous" || name == "max_constancy") {

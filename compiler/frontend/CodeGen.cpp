@@ -253,8 +253,40 @@ Type Generator::parseTypeName(const std::string &raw, bool &isUnsigned) const {
     return Float32Type::get(ctx);
   if (name == "float64" || name == "fp64" || name == "f64")
     return Float64Type::get(ctx);
+  // 8-bit floats as Triton names them (storage and cast targets; arithmetic on them is f32
+  // arithmetic rounded back).
+  if (name == "float8e5" || name == "fp8e5")
+    return Float8E5M2Type::get(ctx);
+  if (name == "float8e4nv" || name == "fp8e4nv")
+    return Float8E4M3FNType::get(ctx);
+  if (name == "float8e5b16" || name == "fp8e5b16")
+    return Float8E5M2FNUZType::get(ctx);
+  if (name == "float8e4b8" || name == "fp8e4b8")
+    return Float8E4M3FNUZType::get(ctx);
   return {};
 }
+
+namespace {
+
+bool isFp8(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8; }
+
+/// "float8e4nv" for a Triton type, else MLIR's spelling.
+std::string typeText(Type t) {
+  if (isa<Float8E5M2Type>(t))
+    return "float8e5";
+  if (isa<Float8E4M3FNType>(t))
+    return "float8e4nv";
+  if (isa<Float8E5M2FNUZType>(t))
+    return "float8e5b16";
+  if (isa<Float8E4M3FNUZType>(t))
+    return "float8e4b8";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+} // namespace
 
 Value Generator::constant(Type elem, double value, ArrayRef<int64_t> shape) {
   Location l = b_.getUnknownLoc();
@@ -290,7 +322,8 @@ V Generator::toTensor(const V &v, SourceLocation at) {
 }
 
 
-V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, bool bitcast) {
+V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, bool bitcast,
+                   std::optional<tt::RoundingMode> rounding) {
   V v = toTensor(vIn, at);
   Value x = v->value;
   Type from = getElementTypeOrSelf(x.getType());
@@ -319,6 +352,23 @@ V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, boo
     return makeTensor(tt::IntToPtrOp::create(b_, l, result, x));
   }
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if ((isFp8(from) && !toFloat) || (isFp8(to) && !fromFloat))
+    error(at, "cannot cast " + typeText(from) + " to " + typeText(to) +
+                  " (8-bit floats convert to and from float types only: cast through float32)");
+  if (fromFloat && toFloat && (isFp8(from) || isFp8(to) || rounding)) {
+    // Triton's tt.fp_to_fp: narrowing rounds to nearest even unless told otherwise; 8-bit
+    // float to 8-bit float goes through float32 (exact).
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (fw == tw && from != to) {
+      Value wide = tt::FpToFpOp::create(b_, l, withElement(x.getType(), b_.getF32Type()), x,
+                                        tt::RoundingModeAttr());
+      x = wide, fw = 32;
+    }
+    tt::RoundingModeAttr mode;
+    if (tw < fw)
+      mode = tt::RoundingModeAttr::get(&context_, rounding.value_or(tt::RoundingMode::RTNE));
+    return makeTensor(tt::FpToFpOp::create(b_, l, result, x, mode));
+  }
   if (to.isInteger(1)) {
     Value zero = constant(from, 0, shapeOf(x));
     if (fromFloat)
@@ -459,7 +509,7 @@ namespace {
 /// Triton's result type of a binary arithmetic op on element types (a "weak" side is a Python
 /// number literal, which adopts the other side's type of the same kind).
 Type promote(Generator &g, Type a, bool aWeak, bool aU, Type b, bool bWeak, bool bU,
-             bool trueDiv, bool &unsignedOut) {
+             bool trueDiv, bool &unsignedOut, SourceLocation at) {
   OpBuilder &bld = g.builder();
   unsignedOut = false;
   bool af = isa<FloatType>(a), bf = isa<FloatType>(b);
@@ -474,14 +524,16 @@ Type promote(Generator &g, Type a, bool aWeak, bool aU, Type b, bool bWeak, bool
       unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
       if (a == b)
         return a;
-      if (wa == wb) // f16 with bf16
-        return bld.getF32Type();
+      if (wa == wb) // f16 with bf16 (f32); two 8-bit float types (f16)
+        return wa == 8 ? Type(bld.getF16Type()) : Type(bld.getF32Type());
       return wa > wb ? a : b;
     }
     Type f = af ? a : b;
     bool fWeak = af ? aWeak : bWeak;
     if (fWeak) // a float literal with an int tensor
       return bld.getF32Type();
+    if (isFp8(f) && !(af ? bWeak : aWeak))
+      g.error(at, "cannot mix " + typeText(f) + " with an integer tensor (cast one of them)");
     return f;
   }
   // Both integers (bools are 1-bit integers).
@@ -661,7 +713,7 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
   bool isCompare = op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
   bool resultUnsigned = false;
   Type elem = promote(*this, ea, aWeak, ta->isUnsigned, eb, bWeak, tb->isUnsigned, op == "/",
-                      resultUnsigned);
+                      resultUnsigned, at);
   auto [xa, xb] = broadcastPair(ta, tb, at);
   xa = cast(xa, elem, resultUnsigned, at);
   xb = cast(xb, elem, resultUnsigned, at);

@@ -143,7 +143,14 @@ public:
   /// i64 when it does not fit, float -> f32, bool -> i1).
   V toTensor(const V &v, SourceLocation at);
   /// `v` converted to element type `elem` (same shape).
-  V cast(const V &v, mlir::Type elem, bool toUnsigned, SourceLocation at, bool bitcast = false);
+  /// `v` converted to `elem` (Triton's tl.cast); `rounding`: fp_downcast_rounding, for a
+  /// narrowing float conversion.
+  V cast(const V &v, mlir::Type elem, bool toUnsigned, SourceLocation at, bool bitcast = false,
+         std::optional<tt::RoundingMode> rounding = std::nullopt);
+  /// tl.cast / tensor.to: `input` (the tensor's parameter name), dtype, fp_downcast_rounding
+  /// ('rtne' or 'rtz'), bitcast.
+  V castCall(const std::string &name, const std::string &input, CallArgs &args,
+             SourceLocation at);
   /// Broadcasts two tensors (or a scalar and a tensor) to a common shape.
   std::pair<V, V> broadcastPair(V a, V b, SourceLocation at);
   /// `v` broadcast (splat / expand + broadcast) to `shape`.

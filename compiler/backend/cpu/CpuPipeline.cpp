@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cpu/Passes.h"
+#include "compiler/conversion/fp8/Fp8Lowering.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
@@ -49,6 +50,8 @@ std::string tessel::cpuPipeline(const CpuKnobs &knobs, bool fastExp) {
   add("expand-strided-metadata,lower-affine,canonicalize,cse");
   add(std::string("tessel-cpu-approximate-math{fast-exp=") + (fastExp ? "true" : "false") +
       "}");
+  // 8-bit floats: arithmetic on them as f32, conversions as integer arithmetic.
+  add(fp8Lowering());
   add("tessel-cpu-add-launch-entries");
   add("convert-scf-to-cf");
   add("finalize-memref-to-llvm");

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/conversion/fp8/Fp8Lowering.h"
 
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vectorBytes,
                                  int64_t maxSharedBytes, bool libdevice) {
@@ -36,6 +37,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vecto
       " max-shared-bytes=" + std::to_string(maxSharedBytes) +
       "}");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
+  add(fp8Lowering());
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) becomes LLVM intrinsics
   // NVPTX has instructions for where there are some, the rest is linked from libdevice
   // (NvvmMath.cpp).

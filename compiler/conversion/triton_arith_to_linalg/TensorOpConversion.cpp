@@ -282,7 +282,14 @@ struct FpToFpToArith : public OpRewritePattern<tt::FpToFpOp> {
       rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), op.getSrc());
       return success();
     }
-    auto trunc = arith::TruncFOp::create(rewriter, op.getLoc(), op.getType(), op.getSrc());
+    Value src = op.getSrc();
+    if (to.getIntOrFloatBitWidth() == from.getIntOrFloatBitWidth()) { // through f32, exactly
+      Type f32 = rewriter.getF32Type();
+      if (auto shaped = dyn_cast<ShapedType>(src.getType()))
+        f32 = shaped.clone(f32);
+      src = arith::ExtFOp::create(rewriter, op.getLoc(), f32, src);
+    }
+    auto trunc = arith::TruncFOp::create(rewriter, op.getLoc(), op.getType(), src);
     if (op.getRounding() == tt::RoundingMode::RTZ)
       trunc.setRoundingmodeAttr(
           arith::RoundingModeAttr::get(getContext(), arith::RoundingMode::toward_zero));

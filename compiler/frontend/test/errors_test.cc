@@ -120,6 +120,21 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"IntegerModuloZero", "def k(p, n):\n    tl.store(p, n % 0)\n",
              "k.py:7:19: error: integer division by zero ('% 0')\n    tl.store(p, n % 0)\n"
              "                  ^"},
+        Case{"IntToFp8", "def k(p, n):\n    x = n.to(tl.float8e4nv)\n",
+             "k.py:7:9: error: cannot cast i32 to float8e4nv (8-bit floats convert to and from "
+             "float types only: cast through float32)\n    x = n.to(tl.float8e4nv)\n        ^"},
+        Case{"Fp8WithIntTensor",
+             "def k(p, n):\n    x = tl.load(p + tl.arange(0, 16))\n    y = x + tl.arange(0, 16)\n",
+             "k.py:8:11: error: cannot mix float8e5 with an integer tensor (cast one of them)\n"
+             "    y = x + tl.arange(0, 16)\n          ^",
+             "*fp8e5,i32"},
+        Case{"DowncastRounding", "def k(p, n):\n    x = (n * 1.5).to(tl.float16, fp_downcast_rounding='up')\n",
+             "k.py:7:9: error: fp_downcast_rounding must be 'rtne' or 'rtz', got 'up'\n"
+             "    x = (n * 1.5).to(tl.float16, fp_downcast_rounding='up')\n        ^"},
+        Case{"SortNotLastDim",
+             "def k(p, n):\n    x = tl.zeros((4, 8), dtype=tl.float32)\n    y = tl.sort(x, 0)\n",
+             "k.py:8:9: error: tl.sort sorts along the last dimension only (dim 1 or -1), as "
+             "Triton does\n    y = tl.sort(x, 0)\n        ^"},
         Case{"StaticAssert", "def k(p, n):\n    tl.static_assert(1 > 2, \"too small\")\n",
              "k.py:7:5: error: static_assert failed: too small\n"
              "    tl.static_assert(1 > 2, \"too small\")\n    ^"},

@@ -12,10 +12,12 @@
 
 #include "compiler/frontend/test/MathKernelReference.h"
 #include "gtest/gtest.h"
+#include "llvm/ADT/APFloat.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -469,6 +471,183 @@ TEST_P(PyEndToEnd, Flip) {
     }
   for (int c = 0; c < 16; ++c)
     ASSERT_EQ(out[128 + c], x[15 - c]) << "1-D flip at " << c;
+}
+
+/// Runs sort_kernel on R x C values of type T and checks each row against std::sort.
+template <typename T>
+void checkSort(const std::string &pointer, int threads, std::vector<T> x, int R, int C) {
+  tessel::runtime::ThreadPool pool(threads);
+  for (bool descending : {false, true}) {
+    SCOPED_TRACE(pointer + (descending ? " descending" : " ascending"));
+    Loaded k = compile("sort_kernel",
+                       {{"R", std::to_string(R)}, {"C", std::to_string(C)},
+                        {"DESCENDING", descending ? "True" : "False"}},
+                       pointer + "," + pointer);
+    ASSERT_TRUE(k.kernel);
+    std::vector<T> out(size_t(R + 1) * C, T(7));
+    ASSERT_TRUE(
+        tessel::runtime::Launch(*k.kernel, {1, 1, 1}, {x.data(), out.data()}, pool).ok());
+    for (int r = 0; r <= R; ++r) {
+      // Row R: the first row, sorted ascending.
+      std::vector<T> want(x.begin() + size_t(r < R ? r : 0) * C,
+                          x.begin() + size_t(r < R ? r : 0) * C + C);
+      std::sort(want.begin(), want.end());
+      if (descending && r < R)
+        std::reverse(want.begin(), want.end());
+      for (int c = 0; c < C; ++c)
+        ASSERT_EQ(out[size_t(r) * C + c], want[c]) << "row " << r << " column " << c;
+    }
+  }
+}
+
+TEST_P(PyEndToEnd, Sort) {
+  // Fresh values with repeats (small ranges), negative and, for u32, above 2^31.
+  std::uniform_int_distribution<int> small(-20, 20);
+  std::vector<float> f(4 * 64);
+  for (float &v : f)
+    v = small(rng()) * 0.5f;
+  checkSort<float>("*fp32", GetParam(), f, 4, 64);
+  std::vector<int32_t> i(8 * 16);
+  for (int32_t &v : i)
+    v = small(rng()) * 100000;
+  checkSort<int32_t>("*i32", GetParam(), i, 8, 16);
+  std::vector<uint32_t> u(2 * 128);
+  for (uint32_t &v : u)
+    v = uint32_t(rng()()) | (rng()() % 2 ? 0x80000000u : 0u);
+  checkSort<uint32_t>("*u32", GetParam(), u, 2, 128);
+}
+
+/// An 8-bit float format as Triton names it and as LLVM's APFloat knows it (the reference).
+struct Fp8Case {
+  std::string dtype, signature;
+  const llvm::fltSemantics &semantics;
+  uint8_t largest; ///< positive largest finite encoding
+};
+
+/// `x` (in `from` semantics) to `to` as Triton does on NVIDIA (cvt.rn.satfinite): correctly
+/// rounded by APFloat, then infinities and overflow (APFloat's inf or NaN from a number)
+/// saturated to the largest finite value of x's sign; NaN is any NaN (returned as 0xff-marked
+/// -1).
+int refFp8(llvm::APFloat x, const Fp8Case &c, bool towardZero) {
+  if (x.isNaN())
+    return -1;
+  bool lost = false;
+  llvm::APFloat y = x;
+  y.convert(c.semantics,
+            towardZero ? llvm::APFloat::rmTowardZero : llvm::APFloat::rmNearestTiesToEven, &lost);
+  if (y.isInfinity() || y.isNaN())
+    return c.largest | (x.isNegative() ? 0x80 : 0);
+  return int(y.bitcastToAPInt().getZExtValue());
+}
+
+bool isNaNCode(uint8_t code, const Fp8Case &c) {
+  return llvm::APFloat(c.semantics, llvm::APInt(8, code)).isNaN();
+}
+
+float decode(uint8_t code, const Fp8Case &c) {
+  llvm::APFloat v(c.semantics, llvm::APInt(8, code));
+  bool lost = false;
+  v.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return v.convertToFloat();
+}
+
+uint32_t bitsOf(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+TEST_P(PyEndToEnd, Fp8ConversionsAreCorrectlyRoundedAndSaturate) {
+  tessel::runtime::ThreadPool pool(GetParam());
+  const Fp8Case cases[] = {
+      {"tl.float8e5", "*fp8e5", llvm::APFloat::Float8E5M2(), 0x7b},
+      {"tl.float8e4nv", "*fp8e4nv", llvm::APFloat::Float8E4M3FN(), 0x7e},
+      {"tl.float8e5b16", "*fp8e5b16", llvm::APFloat::Float8E5M2FNUZ(), 0x7f},
+      {"tl.float8e4b8", "*fp8e4b8", llvm::APFloat::Float8E4M3FNUZ(), 0x7f},
+  };
+  // Every float16 and bfloat16 bit pattern; float32: the same count of fresh random values
+  // around the 8-bit range (normal, subnormal, beyond), the exact midpoints between
+  // neighbouring 8-bit values (ties), and specials.
+  const int n = 65536;
+  std::vector<uint16_t> h(n), bf(n);
+  for (int k = 0; k < n; ++k)
+    h[k] = bf[k] = uint16_t(k);
+  std::vector<float> x(n);
+  std::uniform_int_distribution<int> exponent(-22, 18);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  for (int k = 0; k < n; ++k)
+    x[k] = std::ldexp(mantissa(rng()), exponent(rng())) * (rng()() % 2 ? -1.f : 1.f);
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1.0625f, 1.1875f,
+                            500.0f, 448.0f, 464.0f, 57344.0f, 61440.0f, 1e30f, -1e30f,
+                            1e-30f, -1e-30f, 240.0f, 248.0f};
+  for (size_t k = 0; k < std::size(specials); ++k)
+    x[k] = specials[k];
+  for (const Fp8Case &c : cases) {
+    // Ties between neighbouring positive values, after the specials.
+    for (int code = 0; code + 1 < 0x7f; ++code) {
+      size_t at = std::size(specials) + size_t(code);
+      float lo = decode(uint8_t(code), c), hi = decode(uint8_t(code + 1), c);
+      if (!std::isnan(lo) && !std::isnan(hi))
+        x[at] = (lo + hi) / 2 * (code % 2 ? -1.f : 1.f);
+    }
+    for (const char *round : {"'rtne'", "'rtz'"}) {
+      SCOPED_TRACE(c.dtype + std::string(" ") + round);
+      Loaded k = compile("fp8_kernel", {{"FP8", c.dtype}, {"ROUND", round}, {"BLOCK", "256"}},
+                         "*fp32,*fp16,*bf16," + c.signature + "," + c.signature + "," +
+                             c.signature + ",*fp32,*fp32,i32");
+      ASSERT_TRUE(k.kernel);
+      std::vector<uint8_t> q(n, 0x55), qh(n, 0x55), qb(n, 0x55);
+      std::vector<float> back(n, NAN), twice(n, NAN);
+      ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {n / 256, 1, 1},
+                                          {x.data(), h.data(), bf.data(), q.data(), qh.data(),
+                                           qb.data(), back.data(), twice.data(), n},
+                                          pool)
+                      .ok());
+      bool rtz = std::string(round) == "'rtz'";
+      auto expectCode = [&](uint8_t got, int want, const std::string &what) {
+        if (want < 0)
+          ASSERT_TRUE(isNaNCode(got, c)) << what << " gives " << int(got) << ", not NaN";
+        else
+          ASSERT_EQ(int(got), want) << what;
+      };
+      for (int i = 0; i < n; ++i) {
+        std::string at = " at " + std::to_string(i);
+        expectCode(q[i], refFp8(llvm::APFloat(x[i]), c, rtz),
+                   "float32 " + std::to_string(x[i]) + " (bits " + std::to_string(bitsOf(x[i])) +
+                       ")" + at);
+        expectCode(qh[i], refFp8(llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, h[i])),
+                                 c, false),
+                   "float16 bits " + std::to_string(h[i]));
+        expectCode(qb[i], refFp8(llvm::APFloat(llvm::APFloat::BFloat(), llvm::APInt(16, bf[i])),
+                                 c, false),
+                   "bfloat16 bits " + std::to_string(bf[i]));
+        float want = decode(q[i], c);
+        if (std::isnan(want))
+          ASSERT_TRUE(std::isnan(back[i])) << "widening code " << int(q[i]) << at;
+        else
+          ASSERT_EQ(bitsOf(back[i]), bitsOf(want)) << "widening code " << int(q[i]) << at;
+        // q + q in 8-bit arithmetic: the f32 sum rounded back (to nearest even, saturating).
+        int sum = refFp8(llvm::APFloat(2 * want), c, false);
+        float wantTwice = sum < 0 ? NAN : decode(uint8_t(sum), c);
+        if (std::isnan(wantTwice))
+          ASSERT_TRUE(std::isnan(twice[i])) << "doubling code " << int(q[i]) << at;
+        else
+          ASSERT_EQ(bitsOf(twice[i]), bitsOf(wantTwice)) << "doubling code " << int(q[i]) << at;
+      }
+      // What an H100 gives (cvt.rn.satfinite), for the two formats it has.
+      if (c.dtype == "tl.float8e4nv" && !rtz) {
+        EXPECT_EQ(int(q[6]), 0x38) << "1.0625 rounds to even (1.0)";
+        EXPECT_EQ(int(q[7]), 0x3a) << "1.1875 rounds to even (1.25)";
+        EXPECT_EQ(int(q[8]), 0x7e) << "500 saturates to 448";
+        EXPECT_EQ(int(q[3]), 0xfe) << "-inf saturates to -448";
+        EXPECT_EQ(int(q[4]) & 0x7f, 0x7f) << "NaN stays NaN";
+      }
+      if (c.dtype == "tl.float8e5" && !rtz) {
+        EXPECT_EQ(int(q[2]), 0x7b) << "inf saturates to 57344";
+        EXPECT_EQ(int(q[12]), 0x7b) << "61440 saturates to 57344";
+      }
+    }
+  }
 }
 
 TEST(PyErrors, HostCodeNamesAreErrorsInKernels) {

@@ -330,3 +330,31 @@ def flip_kernel(x_ptr, out_ptr, n, R: tl.constexpr, C: tl.constexpr):
     tl.store(out_ptr + R * C + r * C + c, tl.flip(x))
     row = tl.load(x_ptr + tl.arange(0, C))
     tl.store(out_ptr + 2 * R * C + tl.arange(0, C), tl.flip(row, dim=-1))
+
+
+@triton.jit
+def fp8_kernel(x_ptr, h_ptr, b_ptr, q_ptr, qh_ptr, qb_ptr, back_ptr, twice_ptr, n,
+               FP8: tl.constexpr, ROUND: tl.constexpr, BLOCK: tl.constexpr):
+    # float32 (rounded as ROUND says), float16 and bfloat16 values to FP8, stored; the stored
+    # float32 conversions loaded back and widened; and doubled in FP8 arithmetic.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(q_ptr + offs, x.to(FP8, fp_downcast_rounding=ROUND), mask=m)
+    tl.store(qh_ptr + offs, tl.load(h_ptr + offs, mask=m).to(FP8), mask=m)
+    tl.store(qb_ptr + offs, tl.cast(tl.load(b_ptr + offs, mask=m), FP8), mask=m)
+    stored = tl.load(q_ptr + offs, mask=m)
+    tl.store(back_ptr + offs, stored.to(tl.float32), mask=m)
+    tl.store(twice_ptr + offs, (stored + stored).to(tl.float32), mask=m)
+
+
+@triton.jit
+def sort_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, DESCENDING: tl.constexpr):
+    # out[0]: each row of x (R x C) sorted (descending if DESCENDING); out[1]: the first row
+    # sorted ascending as a 1-D tensor.
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + r * C + c)
+    tl.store(out_ptr + r * C + c, tl.sort(x, descending=DESCENDING))
+    row = tl.load(x_ptr + tl.arange(0, C))
+    tl.store(out_ptr + R * C + tl.arange(0, C), tl.sort(row, dim=-1))
