@@ -250,7 +250,12 @@ struct ExpandFp8Pass : tessel::impl::ExpandFp8Base<ExpandFp8Pass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<TruncToFp8, ExtFromFp8>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // Only the conversions change: no folding, constant merging or region simplification, so
+    // a kernel without 8-bit floats comes out as it went in.
+    GreedyRewriteConfig config;
+    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     // What could not be expanded is an error here, not an LLVM translation failure later.
     WalkResult r = getOperation()->walk([](Operation *op) {
