@@ -499,6 +499,9 @@ Type Generator::requireDtype(const V &v, SourceLocation at, const std::string &w
       return t;
     }
   }
+  if ((v->kind == Val::Builtin || v->kind == Val::Str) && v->s == "float8e4b15")
+    error(at, "tl.float8e4b15 is not supported (Triton builds it from NVIDIA inline assembly): "
+              "use tl.float8e4nv or tl.float8e5");
   error(at, what + " must be a dtype (tl.float32, ...), got " + describe(v));
 }
 

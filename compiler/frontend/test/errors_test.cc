@@ -135,6 +135,10 @@ INSTANTIATE_TEST_SUITE_P(
              "def k(p, n):\n    x = tl.zeros((4, 8), dtype=tl.float32)\n    y = tl.sort(x, 0)\n",
              "k.py:8:9: error: tl.sort sorts along the last dimension only (dim 1 or -1), as "
              "Triton does\n    y = tl.sort(x, 0)\n        ^"},
+        Case{"Float8e4b15", "def k(p, n):\n    x = n.to(tl.float32).to(tl.float8e4b15)\n",
+             "k.py:7:9: error: tl.float8e4b15 is not supported (Triton builds it from NVIDIA "
+             "inline assembly): use tl.float8e4nv or tl.float8e5\n"
+             "    x = n.to(tl.float32).to(tl.float8e4b15)\n        ^"},
         Case{"StaticAssert", "def k(p, n):\n    tl.static_assert(1 > 2, \"too small\")\n",
              "k.py:7:5: error: static_assert failed: too small\n"
              "    tl.static_assert(1 > 2, \"too small\")\n    ^"},
