@@ -2,7 +2,8 @@
 //
 // Every seed (the sample kernels), every prefix of it at token-ish boundaries, every copy with
 // one line deleted, and a few thousand mutations of the seeds (tools/fuzz/Fuzz.h: fresh seed
-// each run, printed) go through the entry (fuzz/ParserFuzzer.cpp). The test fails by crashing or hanging.
+// each run, printed) go through the entry (fuzz/ParserFuzzer.cpp). The test fails by crashing or
+// hanging.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,7 +19,9 @@ namespace {
 
 using tessel::fuzz::FuzzKernelSource;
 
-std::string seed() { return tessel::fuzz::ReadFileBytes("compiler/frontend/test/samples/kernels.py"); }
+std::string seed() {
+  return tessel::fuzz::ReadFileBytes("compiler/frontend/test/samples/kernels.py");
+}
 
 TEST(ParserFuzz, EveryTestKernelAsIs) {
   // The frontend's own test kernels (constructs, builtins, aggregates) run through the entry
