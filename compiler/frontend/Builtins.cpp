@@ -44,6 +44,19 @@ int64_t dimArg(Generator &g, const Params &p, const V &x, SourceLocation at,
   return dim;
 }
 
+/// The index along `dim` of every element of a tensor of `shape`: tl.arange(0, shape[dim])
+/// expanded in the other dimensions and broadcast.
+V positionsAlong(Generator &g, ArrayRef<int64_t> shape, int64_t dim, SourceLocation at) {
+  CallArgs range{{makeInt(0), makeInt(shape[dim])}, {}, at};
+  V pos = g.callBuiltin("arange", range);
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    if (d != dim) {
+      CallArgs expand{{pos, makeInt(d)}, {}, at};
+      pos = g.callBuiltin("expand_dims", expand);
+    }
+  return g.broadcastTo(pos, shape, at);
+}
+
 } // namespace
 
 V Generator::castCall(const std::string &name, const std::string &input, CallArgs &args,
@@ -801,17 +814,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     Params p(*this, args, "flip", {{"x", true}, {"dim", false}});
     V x = p.tensor("x");
     ArrayRef<int64_t> shape = shapeOf(x->value);
-    int64_t rank = int64_t(shape.size());
     int64_t dim = dimArg(*this, p, x, at, "tl.flip");
-    int64_t n = shape[dim];
-    CallArgs range{{makeInt(0), makeInt(n)}, {}, at};
-    V reversed = binary("-", makeInt(n - 1), callBuiltin("arange", range), at);
-    for (int64_t d = 0; d < rank; ++d) // index shaped 1 x .. x n x .. x 1, then broadcast
-      if (d != dim) {
-        CallArgs expand{{reversed, makeInt(d)}, {}, at};
-        reversed = callBuiltin("expand_dims", expand);
-      }
-    V index = broadcastTo(reversed, shape, at);
+    V index = binary("-", makeInt(shape[dim] - 1), positionsAlong(*this, shape, dim, at), at);
     CallArgs gather{{x, index, makeInt(dim)}, {}, at};
     return callBuiltin("gather", gather);
   }
@@ -819,8 +823,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     // Triton's standard library: a bitonic sort along the last dimension (a power of two),
     // ascending unless `descending`. Each compare-and-swap step pairs position i with i ^ j (a
     // gather), orders the pair (lo, hi) up or down by block ((i & k) != 0, flipped when
-    // descending) and swaps when (lo > hi) differs from that direction, as Triton's does (so a
-    // NaN never moves on its own).
+    // descending) and swaps when (lo > hi) differs from that direction (so a NaN never moves
+    // on its own).
     Params p(*this, args, "sort", {{"x", true}, {"dim", false}, {"descending", false}});
     V x = p.tensor("x");
     SmallVector<int64_t> shape(shapeOf(x->value));
@@ -834,13 +838,7 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
       error(at, "tl.sort needs a power-of-two size along its dimension, got " +
                     std::to_string(n));
     bool descending = p.opt("descending") && truthy(p.get("descending"), at);
-    CallArgs range{{makeInt(0), makeInt(n)}, {}, at};
-    V pos = callBuiltin("arange", range);
-    for (int64_t d = 0; d + 1 < rank; ++d) {
-      CallArgs expand{{pos, makeInt(0)}, {}, at};
-      pos = callBuiltin("expand_dims", expand);
-    }
-    pos = broadcastTo(pos, shape, at);
+    V pos = positionsAlong(*this, shape, dim, at);
     auto where = [&](V c, V a, V b) {
       CallArgs w{{c, a, b}, {}, at};
       return callBuiltin("where", w);

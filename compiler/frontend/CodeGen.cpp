@@ -227,6 +227,23 @@ std::string Generator::describe(const V &v) const {
 
 // ---- types and conversions ---------------------------------------------------------------
 
+namespace {
+
+/// Triton's 8-bit float types: the tl name, the signature name and the MLIR type.
+struct Fp8Name {
+  const char *dtype, *signature;
+  Type (*get)(MLIRContext *);
+};
+const Fp8Name kFp8Names[] = {
+    {"float8e5", "fp8e5", [](MLIRContext *c) -> Type { return Float8E5M2Type::get(c); }},
+    {"float8e4nv", "fp8e4nv", [](MLIRContext *c) -> Type { return Float8E4M3FNType::get(c); }},
+    {"float8e5b16", "fp8e5b16",
+     [](MLIRContext *c) -> Type { return Float8E5M2FNUZType::get(c); }},
+    {"float8e4b8", "fp8e4b8", [](MLIRContext *c) -> Type { return Float8E4M3FNUZType::get(c); }},
+};
+
+} // namespace
+
 Type Generator::parseTypeName(const std::string &raw, bool &isUnsigned) const {
   std::string name = raw;
   for (const char *prefix : {"tl.", "triton.language."})
@@ -253,16 +270,10 @@ Type Generator::parseTypeName(const std::string &raw, bool &isUnsigned) const {
     return Float32Type::get(ctx);
   if (name == "float64" || name == "fp64" || name == "f64")
     return Float64Type::get(ctx);
-  // 8-bit floats as Triton names them (storage and cast targets; arithmetic on them is f32
-  // arithmetic rounded back).
-  if (name == "float8e5" || name == "fp8e5")
-    return Float8E5M2Type::get(ctx);
-  if (name == "float8e4nv" || name == "fp8e4nv")
-    return Float8E4M3FNType::get(ctx);
-  if (name == "float8e5b16" || name == "fp8e5b16")
-    return Float8E5M2FNUZType::get(ctx);
-  if (name == "float8e4b8" || name == "fp8e4b8")
-    return Float8E4M3FNUZType::get(ctx);
+  // 8-bit floats (storage and cast targets; arithmetic on them is f32 arithmetic rounded back).
+  for (const Fp8Name &f : kFp8Names)
+    if (name == f.dtype || name == f.signature)
+      return f.get(ctx);
   return {};
 }
 
@@ -272,14 +283,9 @@ bool isFp8(Type t) { return isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8;
 
 /// "float8e4nv" for a Triton type, else MLIR's spelling.
 std::string typeText(Type t) {
-  if (isa<Float8E5M2Type>(t))
-    return "float8e5";
-  if (isa<Float8E4M3FNType>(t))
-    return "float8e4nv";
-  if (isa<Float8E5M2FNUZType>(t))
-    return "float8e5b16";
-  if (isa<Float8E4M3FNUZType>(t))
-    return "float8e4b8";
+  for (const Fp8Name &f : kFp8Names)
+    if (f.get(t.getContext()) == t)
+      return f.dtype;
   std::string s;
   llvm::raw_string_ostream os(s);
   os << t;
@@ -356,16 +362,11 @@ V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, boo
     error(at, "cannot cast " + typeText(from) + " to " + typeText(to) +
                   " (8-bit floats convert to and from float types only: cast through float32)");
   if (fromFloat && toFloat && (isFp8(from) || isFp8(to) || rounding)) {
-    // Triton's tt.fp_to_fp: narrowing rounds to nearest even unless told otherwise; 8-bit
-    // float to 8-bit float goes through float32 (exact).
+    // Triton's tt.fp_to_fp: narrowing (in width, or 8-bit float to another 8-bit float, which
+    // the lowering does through float32) rounds to nearest even unless told otherwise.
     unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-    if (fw == tw && from != to) {
-      Value wide = tt::FpToFpOp::create(b_, l, withElement(x.getType(), b_.getF32Type()), x,
-                                        tt::RoundingModeAttr());
-      x = wide, fw = 32;
-    }
     tt::RoundingModeAttr mode;
-    if (tw < fw)
+    if (tw <= fw)
       mode = tt::RoundingModeAttr::get(&context_, rounding.value_or(tt::RoundingMode::RTNE));
     return makeTensor(tt::FpToFpOp::create(b_, l, result, x, mode));
   }
