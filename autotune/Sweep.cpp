@@ -550,9 +550,10 @@ int main(int argc, char **argv) {
         }
         list << line.dump() << "\n";
       }
-      // The group's baseline (a device copy of the same bytes for memory-bound kernels), timed
-      // the same way in the same run.
-      if (!g.kernel->flopBound)
+      // The group's baseline (a device copy of the same bytes for memory-bound kernels, cuBLAS
+      // for a product of M x K and K x N), timed the same way in the same run.
+      bool gemm = g.shape.count("M") && g.shape.count("N") && g.shape.count("K");
+      if (!g.kernel->flopBound || gemm)
         script << "printf '{\"baseline\": \"" << g.kernel->name << " " << g.dtype << " "
                << zoo::ShapeText(g.shape) << "\"}\\n' >> results.jsonl\n"
                << benchLine(runner.BaselineArgs(*g.kernel, g.dtype, g.shape)) << "\n";

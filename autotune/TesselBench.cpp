@@ -27,7 +27,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "autotune/BuildInfo.h"
+#include "autotune/CublasGemm.h"
 #include "autotune/OpenBlasCore.h"
+#include "kernels/ProblemData.h"
 #include "kernels/Zoo.h"
 #include "runtime/Device.h"
 #include "runtime/Files.h"
@@ -244,8 +246,43 @@ int main(int argc, char **argv) {
   if (baseline && (*device)->kind() != "cpu") {
     // A GPU's memory-bound baseline: a device-to-device copy of the kernel's bytes (half read,
     // half written), timed like a candidate.
-    if (kernel->flopBound)
-      return fail("no GPU baseline for compute-bound kernels yet (cuBLAS comes later)");
+    if (kernel->flopBound) {
+      // cuBLAS for a GEMM (C = A B of the problem's M, N, K and dtype, f32 accumulation).
+      if (!shape->count("M") || !shape->count("N") || !shape->count("K"))
+        return fail("no GPU baseline for " + kernel->name +
+                    " here (attention: tools/gpu_checks/attention_baselines.py times torch "
+                    "SDPA and Triton)");
+      absl::StatusOr<std::unique_ptr<autotune::CublasGemm>> gemm = autotune::CublasGemm::Open();
+      if (!gemm.ok())
+        return fail(std::string(gemm.status().message()));
+      int64_t m = shape->at("M"), n = shape->at("N"), k = shape->at("K");
+      size_t bytes = zoo::elementBytes(dtype);
+      auto a = (*device)->Allocate(size_t(m * k) * bytes);
+      auto b = (*device)->Allocate(size_t(k * n) * bytes);
+      auto c = (*device)->Allocate(size_t(m * n) * bytes);
+      for (auto *buffer : {&a, &b, &c})
+        if (!buffer->ok())
+          return fail(std::string(buffer->status().message()));
+      std::mt19937_64 gen(1);
+      for (auto [buffer, count] : {std::pair{&a, m * k}, std::pair{&b, k * n}}) {
+        zoo::TypedBuffer host(dtype, size_t(count));
+        zoo::fillRandom(host, gen);
+        if (absl::Status s = (**buffer)->CopyFromHost(host.data(), host.bytes.size()); !s.ok())
+          return fail(std::string(s.message()));
+      }
+      auto run = [&] {
+        return (*gemm)->Run(dtype, /*tf32=*/false, m, n, k, (*a)->data(), (*b)->data(),
+                            (*c)->data());
+      };
+      if (absl::Status s = run(); !s.ok())
+        return fail(std::string(s.message()));
+      report(runtime::TimeOnDevice(**device, run, timingOptions(1, minTime, flush)), flush, out);
+      out["baseline"] = "cublas_gemm " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                        std::to_string(k) + " " + dtype;
+      out["environment"]["baseline_library"] = (*gemm)->library();
+      std::printf("%s\n", out.dump().c_str());
+      return 0;
+    }
     size_t half = std::max<size_t>(1, size_t(kernel->bytes(*shape, flags["dtype"]) / 2));
     auto src = (*device)->Allocate(half), dst = (*device)->Allocate(half);
     if (!src.ok() || !dst.ok())
