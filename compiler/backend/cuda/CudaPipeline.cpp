@@ -26,6 +26,8 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vecto
   add("func.func(buffer-hoisting,buffer-loop-hoisting)");
   add("convert-bufferization-to-memref");
   add("tessel-cpu-copies-to-linalg");
+  // Matmuls of 16-bit floats on tensor cores; the rest as loops.
+  add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) + "})");
   add("convert-linalg-to-parallel-loops");
   // Without libdevice, math as polynomials; with it, libdevice's functions (CudaCodeGen.cpp).
   if (!libdevice)
@@ -41,6 +43,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vecto
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) becomes LLVM intrinsics
   // NVPTX has instructions for where there are some, the rest is linked from libdevice
   // (NvvmMath.cpp).
+  add("gpu.module(convert-nvgpu-to-nvvm)");
   add("gpu.module(convert-gpu-to-nvvm{index-bitwidth=64})");
   // What it leaves (math.trunc) as LLVM intrinsics NVPTX selects.
   add("gpu.module(convert-math-to-llvm)");

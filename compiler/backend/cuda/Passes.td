@@ -24,6 +24,28 @@ def CudaWholeTileLoops : Pass<"tessel-cuda-whole-tile-loops", "::mlir::func::Fun
                            "::mlir::memref::MemRefDialect"];
 }
 
+def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::FuncOp"> {
+  let summary = "Tile matmuls of f16/bf16 into f32 on tensor cores (mma.sync, ldmatrix)";
+  let description = [{
+    A linalg.matmul of static tile buffers in a kernel (A: M x K and B: K x N of f16 or bf16,
+    C: M x N of f32, K a multiple of 16), reached by every thread (only loops and ifs around
+    it), becomes warp-level code: the num-warps warps split C into a grid of warp tiles of
+    whole 16 x 8 pieces, and each warp runs mma.sync.m16n8k16 per piece and k step, its A and
+    B fragments read by ldmatrix (B transposed by it). The code is already spread over the
+    threads (scf.execute_region marked tessel.per_thread, which tessel-cuda-map-programs keeps
+    with barriers around it). Where the matmul is the only access of C in the loop around it
+    (a K loop), the accumulators live in registers across that loop: read from C before it,
+    carried by it, written back after it. Other matmuls are left to the scalar lowering.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
 def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
   let summary = "One program = one CUDA block: kernels become gpu.func, work spread over threads";
   let description = [{

@@ -1,0 +1,132 @@
+// Matmuls of 16-bit floats into f32 on tensor cores (TensorCoreDots.cpp). A K loop whose only
+// access of the accumulator is the matmul keeps the accumulators in registers: read from C
+// before the loop, carried by it, written back after it. 4 warps over a 64 x 32 accumulator:
+// a 2 x 2 grid of 32 x 16 warp tiles, each 2 x 2 pieces of 16 x 8 (4 mma per k step of 16;
+// A by two ldmatrix.x4, B by one transposed ldmatrix.x4). Then map-programs keeps the regions
+// (canonicalize, which runs in between, must not inline them: the whole warp runs them, never
+// thread 0 alone) and puts barriers around them (they read shared memory), and the whole
+// pipeline gives PTX with mma.sync and ldmatrix.
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4}))' | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
+// RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=PTX
+
+// CHECK-LABEL: func.func public @k_loop(
+// CHECK: %[[C:.*]] = memref.alloc() : memref<64x32xf32>
+// CHECK: %[[INIT:.*]]:4 = scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
+// CHECK: gpu.thread_id x
+// CHECK-COUNT-16: memref.load %[[C]]
+// CHECK: } {tessel.per_thread}
+// CHECK: %[[LOOP:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]#0, %{{.*}} = %[[INIT]]#1, %{{.*}} = %[[INIT]]#2, %{{.*}} = %[[INIT]]#3)
+// CHECK: linalg.fill
+// CHECK: %[[STEP:.*]]:4 = scf.execute_region
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(
+// CHECK-COUNT-2: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-4: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+// CHECK: } {tessel.per_thread}
+// CHECK-NOT: linalg.matmul
+// CHECK: scf.yield %[[STEP]]#0, %[[STEP]]#1, %[[STEP]]#2, %[[STEP]]#3
+// CHECK: scf.execute_region no_inline {
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[C]]
+// CHECK: } {tessel.per_thread}
+
+// MAP-LABEL: gpu.func @k_loop(
+// MAP: scf.for %{{.*}} to %c2048 step
+// MAP: gpu.barrier
+// MAP-NEXT: scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
+// MAP-NOT: gpu.barrier
+// MAP: } {tessel.per_thread}
+// MAP-NEXT: gpu.barrier
+// MAP: scf.for {{.*}} iter_args(
+// MAP: gpu.barrier
+// MAP: scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
+// MAP-NOT: scf.if
+// MAP: nvvm.mma.sync
+// MAP: } {tessel.per_thread}
+// MAP-NEXT: gpu.barrier
+
+// PTX-LABEL: .entry k_loop(
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func public @k_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out: memref<?xf32>, %n: i32,
+                         %p0: i32, %p1: i32, %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : bf16
+  %ta = memref.alloc() : memref<64x32xbf16>
+  %tb = memref.alloc() : memref<32x32xbf16>
+  %acc = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x32xf32>)
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.fill ins(%one : bf16) outs(%ta : memref<64x32xbf16>)
+    linalg.fill ins(%one : bf16) outs(%tb : memref<32x32xbf16>)
+    linalg.matmul ins(%ta, %tb : memref<64x32xbf16>, memref<32x32xbf16>)
+                  outs(%acc : memref<64x32xf32>)
+  }
+  %flat = memref.collapse_shape %acc [[0, 1]] : memref<64x32xf32> into memref<2048xf32>
+  %view = memref.subview %out[0] [2048] [1] : memref<?xf32> to memref<2048xf32, strided<[1]>>
+  linalg.copy ins(%flat : memref<2048xf32>) outs(%view : memref<2048xf32, strided<[1]>>)
+  return
+}
+
+// -----
+
+// A matmul whose accumulator the loop also reads: loaded, multiplied and stored in place.
+// CHECK-LABEL: func.func public @c_read_in_loop(
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK: scf.execute_region no_inline {
+// CHECK: memref.load
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
+// CHECK: memref.store
+// CHECK: } {tessel.per_thread}
+// CHECK: memref.load %{{.*}} : memref<16x8xf32>
+func.func public @c_read_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                 %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %ta = memref.alloc() : memref<16x16xf16>
+  %tb = memref.alloc() : memref<16x8xf16>
+  %acc = memref.alloc() : memref<16x8xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.matmul ins(%ta, %tb : memref<16x16xf16>, memref<16x8xf16>)
+                  outs(%acc : memref<16x8xf32>)
+    %x = memref.load %acc[%c0, %c0] : memref<16x8xf32>
+    memref.store %x, %o[%k] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// Left to the scalar lowering: f32 inputs, K not a multiple of 16, a device function (one
+// thread runs it), a matmul inside a parallel loop.
+// CHECK-LABEL: func.func public @not_on_tensor_cores(
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-COUNT-2: linalg.matmul
+// CHECK-LABEL: func.func private @device_function(
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: linalg.matmul
+func.func public @not_on_tensor_cores(%p0: i32, %p1: i32, %p2: i32, %g0: i32, %g1: i32,
+                                      %g2: i32) {
+  %a = memref.alloc() : memref<16x16xf32>
+  %b = memref.alloc() : memref<16x8xf32>
+  %c = memref.alloc() : memref<16x8xf32>
+  linalg.matmul ins(%a, %b : memref<16x16xf32>, memref<16x8xf32>) outs(%c : memref<16x8xf32>)
+  %a8 = memref.alloc() : memref<16x8xf16>
+  %b8 = memref.alloc() : memref<8x8xf16>
+  %c8 = memref.alloc() : memref<16x8xf32>
+  linalg.matmul ins(%a8, %b8 : memref<16x8xf16>, memref<8x8xf16>) outs(%c8 : memref<16x8xf32>)
+  return
+}
+func.func private @device_function() {
+  %a = memref.alloc() : memref<16x16xf16>
+  %b = memref.alloc() : memref<16x8xf16>
+  %c = memref.alloc() : memref<16x8xf32>
+  linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x8xf16>) outs(%c : memref<16x8xf32>)
+  return
+}
