@@ -18,6 +18,7 @@
 
 #include "compiler/backend/cuda/Passes.h"
 #include "compiler/backend/cuda/BlockMapping.h"
+#include "compiler/backend/cuda/TileCopies.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -83,10 +84,8 @@ std::optional<MmaPlan> planMma(linalg::MatmulOp op, int64_t warps) {
   // The default indexing maps only (no transposed or broadcast variants).
   if (op.hasUserDefinedMaps())
     return std::nullopt;
-  // Every thread must reach it: only loops and ifs (uniform control flow) around it.
-  for (Operation *up = op->getParentOp(); !isa<func::FuncOp>(up); up = up->getParentOp())
-    if (!isa<scf::ForOp, scf::IfOp>(up))
-      return std::nullopt;
+  if (!tessel::cuda::reachedByEveryThread(op))
+    return std::nullopt;
   MmaPlan p;
   p.op = op;
   p.a = op.getInputs()[0];
@@ -281,21 +280,6 @@ private:
   Value lane_, row0_, col0_, fragRow_, fragCol_, warpRowBase_, warpColBase_;
 };
 
-/// An scf.execute_region at `b` returning `types`, marked as already spread over the threads
-/// and not to be inlined; `body` fills it and returns what it yields.
-scf::ExecuteRegionOp perThread(OpBuilder &b, Location loc, TypeRange types,
-                               llvm::function_ref<SmallVector<Value>(OpBuilder &)> body) {
-  auto region = scf::ExecuteRegionOp::create(b, loc, types);
-  region->setAttr(tessel::cuda::kPerThreadAttr, b.getUnitAttr());
-  // Kept as a region until tessel-cuda-map-programs sees it (canonicalize runs in between).
-  region.setNoInline(true);
-  Block *block = &region.getRegion().emplaceBlock();
-  OpBuilder inner = OpBuilder::atBlockBegin(block);
-  SmallVector<Value> results = body(inner);
-  scf::YieldOp::create(inner, loc, results);
-  return region;
-}
-
 /// Whether anything in `loop` but `op` reads or writes `buffer` (through views).
 bool othersTouch(scf::ForOp loop, Operation *op, Value buffer) {
   return loop.getBody()
@@ -320,7 +304,7 @@ void rewrite(MmaPlan p) {
                  tessel::cuda::viewedBuffer(p.c) == p.c && !othersTouch(loop, p.op, p.c);
   if (!carried) {
     OpBuilder b(p.op);
-    perThread(b, loc, {}, [&](OpBuilder &in) {
+    tessel::cuda::perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
       MmaEmitter e(in, loc, p);
       e.locate();
       e.storeAccumulators(e.multiply(e.loadAccumulators()));
@@ -335,7 +319,7 @@ void rewrite(MmaPlan p) {
     MmaEmitter e(before, loc, p);
     types = e.accumulatorTypes();
   }
-  auto init = perThread(before, loc, types, [&](OpBuilder &in) {
+  auto init = tessel::cuda::perThreadRegion(before, loc, types, [&](OpBuilder &in) {
     MmaEmitter e(in, loc, p);
     e.locate();
     return e.loadAccumulators();
@@ -346,7 +330,7 @@ void rewrite(MmaPlan p) {
       rewriter, init.getResults(), /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> accs) {
         b.setInsertionPoint(matmul);
-        auto step = perThread(b, loc, types, [&](OpBuilder &in) {
+        auto step = tessel::cuda::perThreadRegion(b, loc, types, [&](OpBuilder &in) {
           MmaEmitter e(in, loc, p);
           e.locate();
           SmallVector<Value> carried(accs.begin(), accs.end());
@@ -360,7 +344,7 @@ void rewrite(MmaPlan p) {
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());
-  perThread(after, loc, {}, [&](OpBuilder &in) {
+  tessel::cuda::perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
     MmaEmitter e(in, loc, p);
     e.locate();
     e.storeAccumulators(finals);
@@ -380,6 +364,12 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
       if (std::optional<MmaPlan> p = planMma(op, numWarps))
         plans.push_back(*p);
     });
+    // The operands' tiles written in 16-byte chunks (each tile once), then the matmuls.
+    llvm::SmallPtrSet<void *, 8> staged;
+    for (MmaPlan &p : plans)
+      for (Value tile : {p.a, p.b})
+        if (staged.insert(tile.getAsOpaquePointer()).second)
+          tessel::cuda::writeTileInChunks(tile, numWarps * 32);
     for (MmaPlan &p : plans)
       rewrite(p);
   }

@@ -1,0 +1,40 @@
+//===- TileCopies.h - operand tiles written in 16-byte chunks per thread -*- C++ -*-===//
+//
+// tessel-cuda-tensor-core-dots stages a matmul's operands in shared-memory tile buffers; the
+// structured lowering fills them (a masked load's `other`) and copies the loaded part from
+// global memory. Lowered as linalg loops, each thread moves one 2-byte element per iteration
+// with 2-D index arithmetic, which dominates a tensor-core matmul. Here those writes become
+// per-thread code moving 16-byte chunks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_BACKEND_CUDA_TILECOPIES_H
+#define TESSEL_COMPILER_BACKEND_CUDA_TILECOPIES_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace tessel::cuda {
+
+/// An scf.execute_region at `b` returning `types`, marked kPerThreadAttr (every thread runs it
+/// on its own part) and not to be inlined (canonicalization runs before
+/// tessel-cuda-map-programs sees it); `body` fills it and returns what it yields.
+mlir::scf::ExecuteRegionOp
+perThreadRegion(mlir::OpBuilder &b, mlir::Location loc, mlir::TypeRange types,
+                llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &)> body);
+
+/// Whether every thread of a kernel's block runs `op`: only loops and ifs around it (control
+/// flow tessel-cuda-map-programs keeps uniform), not a parallel loop or a while loop.
+bool reachedByEveryThread(mlir::Operation *op);
+
+/// The writes of `tile` (a 2-D static tile buffer of 16-bit elements whose rows are whole
+/// 16-byte chunks) by linalg.fill, and by linalg.copy into it or a subview of it from a 2-D
+/// memref whose rows are contiguous, become per-thread regions: chunk q (8 elements, row-major)
+/// goes to thread q mod `threads`; a chunk the copy covers whole, from a 16-byte aligned
+/// address (checked at run time), moves as one 16-byte load and store, the others element by
+/// element. Returns how many writes were rewritten.
+int64_t writeTileInChunks(mlir::Value tile, int64_t threads);
+
+} // namespace tessel::cuda
+
+#endif // TESSEL_COMPILER_BACKEND_CUDA_TILECOPIES_H
