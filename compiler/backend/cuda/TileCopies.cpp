@@ -1,7 +1,8 @@
 //===- TileCopies.cpp - operand tiles written in 16-byte chunks per thread -*- C++ -*-===//
 //
-// See TileCopies.h. A thread's chunks are q = tid + k * threads for k below a constant count,
-// so that LLVM unrolls the loop and the thread's loads are in flight together.
+// See TileCopies.h. A thread's chunks are q = tid + k * threads, unrolled (at most
+// kMaxRounds): a copy issues all of the thread's loads before its first store, so they are in
+// flight together instead of each waiting for the one before.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -48,27 +50,41 @@ Value cst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// Runs `body(row, column)` for each chunk of `tile` this thread owns (inside a per-thread
-/// region).
-void forEachChunk(OpBuilder &b, Location loc, MemRefType tile, int64_t threads,
-                  llvm::function_ref<void(OpBuilder &, Value, Value)> body) {
+/// The most chunks a thread moves in one write: its loads are all issued before its stores,
+/// so each is a vector of registers.
+constexpr int64_t kMaxRounds = 16;
+
+/// One chunk of a thread: its row and column in the tile, and whether it exists (the last
+/// round of a tile whose chunks are not a multiple of the threads).
+struct Chunk {
+  Value row, col, exists;
+};
+
+/// The chunks of `tile` this thread owns (inside a per-thread region), unrolled.
+SmallVector<Chunk> chunksOfThread(OpBuilder &b, Location loc, MemRefType tile, int64_t threads) {
   int64_t perRow = tile.getDimSize(1) / kChunk, chunks = tile.getDimSize(0) * perRow;
-  int64_t rounds = (chunks + threads - 1) / threads;
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  auto loop = scf::ForOp::create(b, loc, cst(b, loc, 0), cst(b, loc, rounds), cst(b, loc, 1));
-  OpBuilder in = OpBuilder::atBlockBegin(loop.getBody());
-  Value q = arith::AddIOp::create(
-      in, loc, tid, arith::MulIOp::create(in, loc, loop.getInductionVar(), cst(in, loc, threads)));
-  if (chunks % threads) {
-    Value inside = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::ult, q,
-                                         cst(in, loc, chunks));
-    auto guard = scf::IfOp::create(in, loc, inside, /*withElseRegion=*/false);
-    in.setInsertionPoint(guard.thenBlock()->getTerminator());
+  SmallVector<Chunk> out;
+  for (int64_t k = 0; k * threads < chunks; ++k) {
+    Value q = arith::AddIOp::create(b, loc, tid, cst(b, loc, k * threads));
+    Chunk c;
+    c.exists = (k + 1) * threads <= chunks
+                   ? Value(arith::ConstantIntOp::create(b, loc, 1, 1))
+                   : Value(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q,
+                                                 cst(b, loc, chunks)));
+    c.row = arith::DivUIOp::create(b, loc, q, cst(b, loc, perRow));
+    c.col = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, q, cst(b, loc, perRow)), cst(b, loc, kChunk));
+    out.push_back(c);
   }
-  Value row = arith::DivUIOp::create(in, loc, q, cst(in, loc, perRow));
-  Value col = arith::MulIOp::create(
-      in, loc, arith::RemUIOp::create(in, loc, q, cst(in, loc, perRow)), cst(in, loc, kChunk));
-  body(in, row, col);
+  return out;
+}
+
+/// `then` under `cond` at `b`'s point.
+void when(OpBuilder &b, Location loc, Value cond, llvm::function_ref<void(OpBuilder &)> then) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder in(ifOp.thenBlock()->getTerminator());
+  then(in);
 }
 
 /// Whether `v` is `tile` or a unit-stride subview of it; sets its offsets in the tile.
@@ -103,10 +119,11 @@ void chunkedFill(linalg::FillOp fill, Value tile, int64_t threads) {
   perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
     auto vec = VectorType::get({kChunk}, type.getElementType());
     Value splat = vector::BroadcastOp::create(in, loc, vec, fill.getInputs()[0]);
-    forEachChunk(in, loc, type, threads, [&](OpBuilder &at, Value r, Value c) {
-      vector::StoreOp::create(at, loc, splat, tile, ValueRange{r, c}, /*nontemporal=*/false,
-                              at.getI64IntegerAttr(16));
-    });
+    for (const Chunk &c : chunksOfThread(in, loc, type, threads))
+      when(in, loc, c.exists, [&](OpBuilder &at) {
+        vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.row, c.col},
+                                /*nontemporal=*/false, at.getI64IntegerAttr(16));
+      });
     return SmallVector<Value>{};
   });
   fill.erase();
@@ -147,40 +164,58 @@ void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets
     auto both = [&](OpBuilder &at, Value x, Value y) {
       return arith::AndIOp::create(at, loc, x, y);
     };
-    forEachChunk(in, loc, type, threads, [&](OpBuilder &at, Value r, Value c) {
-      Value zero = cst(at, loc, 0);
-      Value i = arith::SubIOp::create(at, loc, r, o0);
-      Value j = arith::SubIOp::create(at, loc, c, o1);
-      Value rowIn = both(at, sge(at, i, zero), slt(at, i, h));
-      Value jEnd = arith::AddIOp::create(at, loc, j, cst(at, loc, kChunk));
-      Value whole = both(at, both(at, rowIn, aligned),
-                         both(at, sge(at, j, zero),
-                              arith::CmpIOp::create(at, loc, arith::CmpIPredicate::sle, jEnd,
-                                                    w)));
-      auto ifWhole = scf::IfOp::create(at, loc, whole, /*withElseRegion=*/true);
+    // All of the thread's loads first (each chunk's 16 bytes, or nothing), then its stores:
+    // the loads are in flight together.
+    auto vec = VectorType::get({kChunk}, type.getElementType());
+    Value zero = cst(in, loc, 0);
+    struct Move {
+      Chunk chunk;
+      Value i, j, rowIn, whole, data;
+    };
+    SmallVector<Move> moves;
+    for (const Chunk &c : chunksOfThread(in, loc, type, threads)) {
+      Move m{c, arith::SubIOp::create(in, loc, c.row, o0), arith::SubIOp::create(in, loc, c.col, o1),
+             {}, {}, {}};
+      m.rowIn = both(in, c.exists, both(in, sge(in, m.i, zero), slt(in, m.i, h)));
+      Value jEnd = arith::AddIOp::create(in, loc, m.j, cst(in, loc, kChunk));
+      m.whole = both(in, both(in, m.rowIn, aligned),
+                     both(in, sge(in, m.j, zero),
+                          arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sle, jEnd, w)));
+      auto load = scf::IfOp::create(in, loc, TypeRange{vec}, m.whole, /*withElseRegion=*/true);
+      OpBuilder then = load.getThenBodyBuilder();
+      scf::YieldOp::create(then, loc,
+                           ValueRange{vector::LoadOp::create(then, loc, vec, src,
+                                                             ValueRange{m.i, m.j},
+                                                             /*nontemporal=*/false,
+                                                             then.getI64IntegerAttr(16))});
+      OpBuilder otherwise = load.getElseBodyBuilder();
+      scf::YieldOp::create(otherwise, loc,
+                           ValueRange{ub::PoisonOp::create(otherwise, loc, vec).getResult()});
+      m.data = load.getResult(0);
+      moves.push_back(m);
+    }
+    for (const Move &m : moves) {
+      auto ifWhole = scf::IfOp::create(in, loc, m.whole, /*withElseRegion=*/true);
       OpBuilder then = ifWhole.getThenBodyBuilder();
-      auto vec = VectorType::get({kChunk}, type.getElementType());
-      Value v = vector::LoadOp::create(then, loc, vec, src, ValueRange{i, j},
-                                       /*nontemporal=*/false, then.getI64IntegerAttr(16));
-      vector::StoreOp::create(then, loc, v, tile, ValueRange{r, c}, /*nontemporal=*/false,
-                              then.getI64IntegerAttr(16));
+      vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.row, m.chunk.col},
+                              /*nontemporal=*/false, then.getI64IntegerAttr(16));
       // A chunk on the copy's edge (or unaligned): element by element where it lies inside.
       OpBuilder other = ifWhole.getElseBodyBuilder();
-      auto ifRow = scf::IfOp::create(other, loc, rowIn, /*withElseRegion=*/false);
-      OpBuilder inRow(ifRow.thenBlock()->getTerminator());
-      auto elements = scf::ForOp::create(inRow, loc, cst(inRow, loc, 0),
-                                         cst(inRow, loc, kChunk), cst(inRow, loc, 1));
-      OpBuilder each(elements.getBody()->getTerminator());
-      Value e = elements.getInductionVar();
-      Value jj = arith::AddIOp::create(each, loc, j, e);
-      auto ifIn = scf::IfOp::create(each, loc, both(each, sge(each, jj, cst(each, loc, 0)),
-                                                     slt(each, jj, w)),
-                                    /*withElseRegion=*/false);
-      OpBuilder put(ifIn.thenBlock()->getTerminator());
-      Value x = memref::LoadOp::create(put, loc, src, ValueRange{i, jj});
-      memref::StoreOp::create(put, loc, x, tile,
-                              ValueRange{r, arith::AddIOp::create(put, loc, c, e)});
-    });
+      when(other, loc, m.rowIn, [&](OpBuilder &inRow) {
+        auto elements = scf::ForOp::create(inRow, loc, cst(inRow, loc, 0),
+                                           cst(inRow, loc, kChunk), cst(inRow, loc, 1));
+        OpBuilder each(elements.getBody()->getTerminator());
+        Value e = elements.getInductionVar();
+        Value jj = arith::AddIOp::create(each, loc, m.j, e);
+        when(each, loc, both(each, sge(each, jj, cst(each, loc, 0)), slt(each, jj, w)),
+             [&](OpBuilder &put) {
+               Value x = memref::LoadOp::create(put, loc, src, ValueRange{m.i, jj});
+               memref::StoreOp::create(
+                   put, loc, x, tile,
+                   ValueRange{m.chunk.row, arith::AddIOp::create(put, loc, m.chunk.col, e)});
+             });
+      });
+    }
     return SmallVector<Value>{};
   });
   copy.erase();
@@ -191,7 +226,8 @@ void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets
 int64_t writeTileInChunks(Value tile, int64_t threads) {
   auto type = dyn_cast<MemRefType>(tile.getType());
   if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-      type.getElementTypeBitWidth() != 16 || type.getDimSize(1) % kChunk)
+      type.getElementTypeBitWidth() != 16 || type.getDimSize(1) % kChunk ||
+      type.getNumElements() / kChunk > kMaxRounds * threads)
     return 0;
   SmallVector<linalg::FillOp> fills;
   SmallVector<std::pair<linalg::CopyOp, SmallVector<OpFoldResult>>> copies;

@@ -30,9 +30,10 @@ bool reachedByEveryThread(mlir::Operation *op);
 /// The writes of `tile` (a 2-D static tile buffer of 16-bit elements whose rows are whole
 /// 16-byte chunks) by linalg.fill, and by linalg.copy into it or a subview of it from a 2-D
 /// memref whose rows are contiguous, become per-thread regions: chunk q (8 elements, row-major)
-/// goes to thread q mod `threads`; a chunk the copy covers whole, from a 16-byte aligned
-/// address (checked at run time), moves as one 16-byte load and store, the others element by
-/// element. Returns how many writes were rewritten.
+/// goes to thread q mod `threads` (at most 16 chunks a thread, else nothing is rewritten); a
+/// chunk the copy covers whole, from a 16-byte aligned address (checked at run time), moves as
+/// one 16-byte load and store, the others element by element; a thread issues all of its
+/// loads before its first store. Returns how many writes were rewritten.
 int64_t writeTileInChunks(mlir::Value tile, int64_t threads);
 
 } // namespace tessel::cuda

@@ -18,12 +18,12 @@
 // CHECK: } {tessel.per_thread}
 // CHECK: %[[LOOP:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]#0, %{{.*}} = %[[INIT]]#1, %{{.*}} = %[[INIT]]#2, %{{.*}} = %[[INIT]]#3)
 // The operand tiles' fills: 16-byte stores of 8 elements, 64 x 32 / 8 = 256 chunks over 128
-// threads (2 each, a constant trip count).
+// threads (2 each, unrolled).
 // CHECK: scf.execute_region no_inline {
 // CHECK: vector.broadcast %{{.*}} : bf16 to vector<8xbf16>
 // CHECK: gpu.thread_id x
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
-// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x32xbf16>, vector<8xbf16>
+// CHECK-COUNT-2: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x32xbf16>, vector<8xbf16>
+// CHECK-NOT: vector.store
 // CHECK: } {tessel.per_thread}
 // CHECK-NOT: linalg.fill
 // CHECK: %[[STEP:.*]]:4 = scf.execute_region
@@ -83,18 +83,21 @@ func.func public @k_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out: memref<?x
 // -----
 
 // The copy of a masked load into an operand tile (a subview at a dynamic row offset, from a view
-// of global memory with contiguous rows): per thread, 32 x 16 / 8 = 64 chunks over 128 threads
-// (guarded); a chunk inside the copied part, from a 16-byte aligned address (checked at run
-// time: the view's start, row stride and column offset), is one 16-byte load and store, others
-// go element by element where they lie inside.
+// of global memory with contiguous rows): 32 x 16 / 8 = 64 chunks over 128 threads (guarded);
+// a chunk inside the copied part, from a 16-byte aligned address (checked at run time: the
+// view's start, row stride and column offset), is one 16-byte load, issued before the
+// thread's stores, and one 16-byte store; others go element by element where they lie inside.
+// The second case: 32 x 64 has 256 chunks, two rounds: both loads come before either store.
 // CHECK-LABEL: func.func public @operand_copy(
 // CHECK: scf.execute_region no_inline {
 // CHECK: memref.extract_strided_metadata
 // CHECK: memref.extract_aligned_pointer_as_index
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c1{{.*}} step %c1
 // CHECK: arith.cmpi ult, %{{.*}}, %c64
-// CHECK: scf.if %{{.*}} {
+// CHECK: scf.if %{{.*}} -> (vector<8xf16>) {
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16, strided<[?, 1], offset: ?>>, vector<8xf16>
+// CHECK: } else {
+// CHECK: ub.poison : vector<8xf16>
+// CHECK: scf.if %{{.*}} {
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<32x16xf16>, vector<8xf16>
 // CHECK: } else {
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c8{{.*}} step %c1
@@ -115,6 +118,28 @@ func.func public @operand_copy(%g: memref<?x?xf16, strided<[?, 1], offset: ?>>, 
   linalg.copy ins(%src : memref<?x?xf16, strided<[?, 1], offset: ?>>)
               outs(%part : memref<?x?xf16, strided<[16, 1], offset: ?>>)
   linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x8xf16>) outs(%acc : memref<32x8xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func public @operand_copy_rounds(
+// CHECK: scf.execute_region no_inline {
+// CHECK-COUNT-2: vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16, strided<[?, 1], offset: ?>>, vector<8xf16>
+// CHECK-NOT: vector.load
+// CHECK-COUNT-2: vector.store %{{.*}} {alignment = 16 : i64} : memref<32x64xf16>, vector<8xf16>
+// CHECK: } {tessel.per_thread}
+func.func public @operand_copy_rounds(%g: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                                      %rows: index, %cols: index, %p0: i32, %p1: i32,
+                                      %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %ta = memref.alloc() : memref<32x64xf16>
+  %tb = memref.alloc() : memref<64x8xf16>
+  %acc = memref.alloc() : memref<32x8xf32>
+  %part = memref.subview %ta[0, 0] [%rows, %cols] [1, 1]
+      : memref<32x64xf16> to memref<?x?xf16, strided<[64, 1]>>
+  %src = memref.subview %g[0, 0] [%rows, %cols] [1, 1]
+      : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<?x?xf16, strided<[?, 1], offset: ?>>
+  linalg.copy ins(%src : memref<?x?xf16, strided<[?, 1], offset: ?>>)
+              outs(%part : memref<?x?xf16, strided<[64, 1]>>)
+  linalg.matmul ins(%ta, %tb : memref<32x64xf16>, memref<64x8xf16>) outs(%acc : memref<32x8xf32>)
   return
 }
 
