@@ -184,6 +184,32 @@ int ingest(const std::string &dir) {
   return 0;
 }
 
+/// Takes DIR/.sweep.lock for as long as this process lives (not inherited by tessel-bench):
+/// one sweep or ingest per output directory, since a second one would delete or double what
+/// the first appends. Returns the lock's descriptor; the error names the holder.
+absl::StatusOr<int> lockOutputDirectory(const std::string &dir) {
+  int lock = open((dir + "/.sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (lock < 0)
+    return absl::FailedPreconditionError("cannot open " + dir + "/.sweep.lock: " +
+                                         std::strerror(errno));
+  if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
+    std::string holder;
+    runtime::ReadWholeFile(dir + "/.sweep.lock", holder);
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r'))
+      holder.pop_back();
+    close(lock);
+    return absl::FailedPreconditionError(
+        dir + " is in use by another sweep (" +
+        (holder.empty() ? std::string("holder unknown") : holder.substr(0, 200)) +
+        "); wait for it or give another --out");
+  }
+  std::string holder = "pid " + std::to_string(getpid()) + " on " + hostName() + " since " +
+                       nowUtc() + "\n";
+  if (ftruncate(lock, 0) != 0 || write(lock, holder.data(), holder.size()) < 0)
+    std::fprintf(stderr, "sweep: cannot note this sweep in %s/.sweep.lock\n", dir.c_str());
+  return lock;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -255,6 +281,11 @@ int main(int argc, char **argv) {
   if (!opt.ingest.empty()) {
     if (const char *wd = getenv("BUILD_WORKING_DIRECTORY"); wd && opt.ingest[0] != '/')
       opt.ingest = std::string(wd) + "/" + opt.ingest;
+    // Ingesting writes records, summary and bundle there: not while a sweep or another ingest
+    // uses the directory (a directory that is not there is ingest's own error).
+    if (fs::is_directory(opt.ingest))
+      if (absl::StatusOr<int> lock = lockOutputDirectory(opt.ingest); !lock.ok())
+        return usage(std::string(lock.status().message()));
     return ingest(opt.ingest);
   }
   // Where the runner is: next to this binary's runfiles (bazel run) or given by TESSEL_BENCH.
@@ -274,25 +305,8 @@ int main(int argc, char **argv) {
   }
 
   fs::create_directories(opt.out);
-  // One sweep per output directory: a second one would delete or double what the first
-  // appends. The lock lives as long as this process (not inherited by tessel-bench).
-  int lock = open((opt.out + "/.sweep.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW,
-                  0644);
-  if (lock < 0)
-    return usage("cannot open " + opt.out + "/.sweep.lock: " + std::strerror(errno));
-  if (flock(lock, LOCK_EX | LOCK_NB) != 0) {
-    std::string holder;
-    runtime::ReadWholeFile(opt.out + "/.sweep.lock", holder);
-    while (!holder.empty() && (holder.back() == '\n' || holder.back() == '\r'))
-      holder.pop_back();
-    return usage(opt.out + " is in use by another sweep (" +
-                 (holder.empty() ? std::string("holder unknown") : holder.substr(0, 200)) +
-                 "); wait for it or give another --out");
-  }
-  std::string holder = "pid " + std::to_string(getpid()) + " on " + hostName() + " since " +
-                       nowUtc() + "\n";
-  if (ftruncate(lock, 0) != 0 || write(lock, holder.data(), holder.size()) < 0)
-    std::fprintf(stderr, "sweep: cannot note this sweep in %s/.sweep.lock\n", opt.out.c_str());
+  if (absl::StatusOr<int> lock = lockOutputDirectory(opt.out); !lock.ok())
+    return usage(std::string(lock.status().message()));
   std::string recordsPath = opt.out + "/records.jsonl";
   if (!opt.resume && fs::exists(recordsPath))
     fs::remove(recordsPath);

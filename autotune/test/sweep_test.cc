@@ -126,6 +126,12 @@ TEST(Sweep, OneSweepPerOutputDirectory) {
       << log;
   EXPECT_TRUE(std::filesystem::exists(dir + "/records.jsonl")); // not removed
   EXPECT_FALSE(std::filesystem::exists(dir + "/benchmark.json"));
+  // Ingesting a runner's results writes there too: refused the same way.
+  log.clear();
+  EXPECT_EQ(run("autotune/sweep --ingest=" + dir, log), 2) << log;
+  EXPECT_NE(log.find("is in use by another sweep (pid 4242 on testhost"), std::string::npos)
+      << log;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/benchmark.json"));
   // Released: the sweep runs, and its own lock is gone with it.
   close(fd);
   log.clear();

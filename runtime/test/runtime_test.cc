@@ -24,6 +24,7 @@
 #include <tuple>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -103,6 +104,33 @@ TEST(Module, MissingFile) {
   EXPECT_NE(module.status().message().find("cannot open /nonexistent/kernel.so"),
             std::string::npos)
       << module.status();
+}
+
+TEST(Module, ARelativeNameIsThatFileNeverTheLibraryPath) {
+  // A name without '/' names a file in the working directory: never a library that dlopen
+  // would find on its search path (libm.so.6 is on every machine's), and the file there is
+  // what loads.
+  char *cwd = getcwd(nullptr, 0);
+  ASSERT_NE(cwd, nullptr);
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/relative";
+  mkdir(dir.c_str(), 0755);
+  ASSERT_EQ(chdir(dir.c_str()), 0);
+  auto system = Module::Open("libm.so.6");
+  auto device = Device::Create("cpu");
+  ASSERT_TRUE(device.ok());
+  auto viaDevice = (*device)->Load("libm.so.6");
+  std::ifstream in(kVaddSo, std::ios::binary);
+  std::ofstream("kernel.so", std::ios::binary) << in.rdbuf();
+  auto local = (*device)->Load("kernel.so");
+  ASSERT_EQ(chdir(cwd), 0);
+  free(cwd);
+  ASSERT_FALSE(system.ok());
+  EXPECT_NE(system.status().message().find("cannot open"), std::string::npos) << system.status();
+  ASSERT_FALSE(viaDevice.ok());
+  EXPECT_NE(viaDevice.status().message().find("libm.so.6"), std::string::npos)
+      << viaDevice.status();
+  ASSERT_TRUE(local.ok()) << local.status();
+  EXPECT_TRUE((*local)->GetKernel("vadd").ok());
 }
 
 TEST(Module, NotAnElfFile) {
