@@ -36,4 +36,7 @@ struct TestPrintAxisInfoPass
 };
 } // namespace
 
-void tessel::registerAnalysisTestPasses() { PassRegistration<TestPrintAxisInfoPass>(); }
+void tessel::registerAnalysisTestPasses() {
+  PassRegistration<TestPrintAxisInfoPass>();
+  registerAllocationTestPass();
+}

@@ -6,8 +6,10 @@
 #include "compiler/dialect/triton/TritonDialect.h"
 
 namespace tessel {
-/// Registers `-test-print-axis-info`.
+/// Registers `-test-print-axis-info` and `-test-print-allocation`.
 void registerAnalysisTestPasses();
+/// Registers `-test-print-allocation` (called by registerAnalysisTestPasses).
+void registerAllocationTestPass();
 } // namespace tessel
 
 #endif // TESSEL_COMPILER_ANALYSIS_TESTPASSES_H

@@ -1,0 +1,58 @@
+//===- Allocation.h - shared-memory offsets of tile buffers over the call graph -*- C++ -*-===//
+//
+// On a GPU all shared memory of a kernel is one arena. Each function's tile buffers (static
+// memref.alloc outside parallel loops: what tessel-cuda-map-programs places in shared memory)
+// get offsets in its part of the arena from their lifetimes, so buffers whose lifetimes do not
+// overlap share bytes; a call is a *virtual* buffer as large as its callee's total, live at the
+// call, and the callee's own offsets are relative to where the call site placed it (one
+// callee, different bases from different call sites). Functions are analysed callees first;
+// recursion is an error. Lifetimes are intervals in the order ops appear (pre-order): from a
+// buffer's allocation to its last use through views, widened to the whole of any loop that
+// uses it without allocating it (the next iteration reads it again).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_ANALYSIS_ALLOCATION_H
+#define TESSEL_COMPILER_ANALYSIS_ALLOCATION_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace tessel {
+
+class SharedAllocation {
+public:
+  /// One buffer of a function: a tile buffer (`op` its memref.alloc) or a call's virtual
+  /// buffer (`op` the call).
+  struct Buffer {
+    mlir::Operation *op = nullptr;
+    bool isVirtual = false; ///< a call's: its callee's total
+    int64_t bytes = 0;
+    int64_t offset = 0;
+    int64_t firstUse = 0, lastUse = 0; ///< the lifetime, in op positions of its function
+  };
+
+  /// Analyses every function of `module` with a body; offsets aligned to `alignment` bytes.
+  /// Fails (with a diagnostic at the call) on recursion.
+  static mlir::FailureOr<SharedAllocation> analyze(mlir::ModuleOp module, int64_t alignment = 16);
+
+  /// The bytes of arena a function needs, its callees' included.
+  int64_t totalBytes(mlir::FunctionOpInterface func) const;
+  /// The function's buffers, in the order they appear.
+  llvm::ArrayRef<Buffer> buffers(mlir::FunctionOpInterface func) const;
+  /// The offset of a tile buffer (its memref.alloc) or a call's virtual buffer, relative to its
+  /// function's base; none for other ops.
+  std::optional<int64_t> offsetOf(mlir::Operation *op) const;
+
+private:
+  llvm::DenseMap<mlir::Operation *, std::vector<Buffer>> buffers_;
+  llvm::DenseMap<mlir::Operation *, int64_t> totals_;
+  llvm::DenseMap<mlir::Operation *, int64_t> offsets_;
+};
+
+} // namespace tessel
+
+#endif // TESSEL_COMPILER_ANALYSIS_ALLOCATION_H
