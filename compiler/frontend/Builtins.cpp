@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -197,8 +198,40 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   }
   if (name == "py.print" || name == "static_print")
     return makeNone(); // compile-time printing has no output channel here
-  if (name == "py.isinstance")
-    error(at, "isinstance() is not supported in kernels");
+  if (name == "py.isinstance") {
+    // Decided at compile time, as in Triton (constexprs are compared unwrapped): tensors,
+    // tensor descriptors, dtypes, tuples, Python numbers and @tl.aggregate classes.
+    if (args.positional.size() != 2 || !args.keywords.empty())
+      error(at, "isinstance() takes a value and a class or a tuple of classes");
+    V x = args.positional[0];
+    std::function<bool(const V &)> is = [&](const V &cls) -> bool {
+      if (cls->kind == Val::Tuple)
+        return llvm::any_of(cls->items, is);
+      if (cls->kind == Val::Class)
+        return x->kind == Val::Aggregate && x->obj->cls == cls->cls;
+      if (cls->kind == Val::Builtin) {
+        const std::string &c = cls->s;
+        if (c == "tensor_descriptor" || c == "tensor_descriptor_base")
+          return x->kind == Val::Descriptor;
+        if (c == "tensor")
+          return x->kind == Val::Tensor;
+        if (c == "dtype")
+          return x->kind == Val::Dtype;
+        if (c == "tuple")
+          return x->kind == Val::Tuple;
+        if (c == "py.int") // bool is an int in Python
+          return x->kind == Val::Int || x->kind == Val::Bool;
+        if (c == "py.float")
+          return x->kind == Val::Float;
+        if (c == "py.bool")
+          return x->kind == Val::Bool;
+      }
+      error(at, "isinstance() against " + describe(cls) +
+                    " is not supported (tl.tensor, tl.tensor_descriptor, tl.dtype, tl.tuple, "
+                    "int, float, bool or a @tl.aggregate class)");
+    };
+    return makeBool(is(args.positional[1]));
+  }
   if (name == "py.range" || name == "range" || name == "static_range")
     error(at, "range objects can only be iterated by a for loop");
   if (name.rfind("triton.", 0) == 0)

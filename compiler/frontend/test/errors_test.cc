@@ -139,6 +139,11 @@ INSTANTIATE_TEST_SUITE_P(
              "k.py:7:9: error: tl.float8e4b15 is not supported (Triton builds it from NVIDIA "
              "inline assembly): use tl.float8e4nv or tl.float8e5\n"
              "    x = n.to(tl.float32).to(tl.float8e4b15)\n        ^"},
+        Case{"IsinstanceOfAnUnsupportedClass",
+             "def k(p, n):\n    x = isinstance(n, tl.constexpr)\n",
+             "k.py:7:9: error: isinstance() against the builtin 'constexpr' is not supported "
+             "(tl.tensor, tl.tensor_descriptor, tl.dtype, tl.tuple, int, float, bool or a "
+             "@tl.aggregate class)\n    x = isinstance(n, tl.constexpr)\n        ^"},
         Case{"StaticAssert", "def k(p, n):\n    tl.static_assert(1 > 2, \"too small\")\n",
              "k.py:7:5: error: static_assert failed: too small\n"
              "    tl.static_assert(1 > 2, \"too small\")\n    ^"},

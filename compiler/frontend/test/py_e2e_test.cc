@@ -458,6 +458,23 @@ TEST_P(PyEndToEnd, TensorDescriptors) {
     }
 }
 
+TEST_P(PyEndToEnd, IsinstanceDecidedAtCompileTime) {
+  // Tensors, descriptors, dtypes, tuples and Python numbers; a helper that takes a pointer or
+  // a descriptor (as Triton's tutorials write them). The checks that hold weigh 1 + 10 + 1000 +
+  // 10000.
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("isinstance_kernel", {{"BLOCK", "16"}}, "*fp32,*fp32,i32");
+  ASSERT_TRUE(k.kernel);
+  int n = 1 + int(rng()() % 100), programs = (n + 15) / 16;
+  std::vector<float> x = randomFloats(size_t(n)), out(size_t(n) + 1, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {programs, 1, 1}, {x.data(), out.data(), n},
+                                      pool)
+                  .ok());
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[size_t(i)], x[size_t(i)] + 11011.0f) << i;
+  EXPECT_TRUE(std::isnan(out[size_t(n)])) << "written past the descriptor's shape";
+}
+
 TEST_P(PyEndToEnd, Flip) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("flip_kernel", {{"R", "4"}, {"C", "16"}}, "*fp32,*fp32,i32");

@@ -358,3 +358,36 @@ def sort_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr, DESCENDING: tl
     tl.store(out_ptr + r * C + c, tl.sort(x, descending=DESCENDING))
     row = tl.load(x_ptr + tl.arange(0, C))
     tl.store(out_ptr + R * C + tl.arange(0, C), tl.sort(row, dim=-1))
+
+
+@triton.jit
+def _as_descriptor(x, n, BLOCK: tl.constexpr):
+    # A pointer becomes a descriptor of its n elements; a descriptor is taken as it is.
+    if isinstance(x, tl.tensor_descriptor):
+        return x
+    return tl.make_tensor_descriptor(x, shape=[n, 1], strides=[1, 1], block_shape=[BLOCK, 1])
+
+
+@triton.jit
+def isinstance_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # out = x + the sum of the weights of the isinstance checks that hold (decided at compile
+    # time), moved through descriptors the helper makes from a pointer or passes through.
+    src = _as_descriptor(x_ptr, n, BLOCK)
+    given = tl.make_tensor_descriptor(out_ptr, shape=[n, 1], strides=[1, 1],
+                                      block_shape=[BLOCK, 1])
+    dst = _as_descriptor(given, n, BLOCK)
+    k = 0
+    if isinstance(n, tl.tensor):
+        k += 1
+    if isinstance(BLOCK, int):
+        k += 10
+    if isinstance(BLOCK, (float, tl.tensor_descriptor)):
+        k += 100
+    if isinstance(tl.float32, tl.dtype):
+        k += 1000
+    if isinstance((n, BLOCK), tl.tuple):
+        k += 10000
+    if isinstance(x_ptr, tl.tensor_descriptor):
+        k += 100000
+    pid = tl.program_id(0)
+    dst.store([pid * BLOCK, 0], src.load([pid * BLOCK, 0]) + k)
