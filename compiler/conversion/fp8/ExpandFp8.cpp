@@ -156,7 +156,7 @@ struct TruncToFp8 : OpRewritePattern<arith::TruncFOp> {
     Value normal = w.band(w.cmp(P::sge, expField, w.cst(emin + Bs)),
                           w.cmp(P::ne, expField, w.cst(0)));
     Value codeNormal = w.sub(w.roundShift(abs, w.cst(Ms - M), nearestEven),
-                             w.cst(int64_t(Bs - Bt) << M));
+                             w.cst(int64_t(Bs - Bt) * (int64_t(1) << M))); // Bs - Bt may be < 0
     // Below it: the value in units of 2^(emin - M), i.e. significand >> k with
     // k = (emin - M) - (max(exp, 1) - Bs - Ms), at most Ms + 2 (everything rounds to 0 beyond).
     Value sig = w.select(expZero, mant, w.bor(mant, w.cst(int64_t(1) << Ms)));
