@@ -250,8 +250,8 @@ int main(int argc, char **argv) {
       // cuBLAS for a GEMM (C = A B of the problem's M, N, K and dtype, f32 accumulation).
       if (!shape->count("M") || !shape->count("N") || !shape->count("K"))
         return fail("no GPU baseline for " + kernel->name +
-                    " here (attention: tools/gpu_checks/attention_baselines.py times torch "
-                    "SDPA and Triton)");
+                    " in tessel-bench (cuBLAS serves matmul; attention's, torch SDPA, is not "
+                    "timed here yet)");
       absl::StatusOr<std::unique_ptr<autotune::CublasGemm>> gemm = autotune::CublasGemm::Open();
       if (!gemm.ok())
         return fail(std::string(gemm.status().message()));
