@@ -35,7 +35,9 @@ def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::Fun
     threads (scf.execute_region marked tessel.per_thread, which tessel-cuda-map-programs keeps
     with barriers around it). Where the matmul is the only access of C in the loop around it
     (a K loop), the accumulators live in registers across that loop: read from C before it,
-    carried by it, written back after it. Other matmuls are left to the scalar lowering.
+    carried by it, written back after it. The operand tiles' fills and copies from global
+    memory become per-thread 16-byte chunks (TileCopies.h). Other matmuls are left to the
+    scalar lowering.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,

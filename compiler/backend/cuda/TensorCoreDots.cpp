@@ -8,11 +8,12 @@
 //   lane l, g = l / 4, t = l % 4 holds of a 16 x 8 piece at (r, c) the elements
 //   (r + g, c + 2t), (r + g, c + 2t + 1), (r + g + 8, c + 2t), (r + g + 8, c + 2t + 1);
 //   ldmatrix.x4 takes row r + l % 16 at column k + (l / 16) * 8 from each lane.
-// The code is emitted already spread over the threads (scf.execute_region marked
+// The code is emitted already spread over the threads (no_inline scf.execute_region marked
 // tessel.per_thread), which tessel-cuda-map-programs keeps as it is, with barriers around it.
 // Where the matmul is the only access of C inside a loop (the K loop of a Triton matmul), the
 // accumulators stay in registers across the loop: loaded from C before it, carried by it,
-// stored after it.
+// stored after it. The writes of the operand tiles (fills, copies from global memory) become
+// 16-byte chunks per thread first (TileCopies.h).
 //
 //===----------------------------------------------------------------------===//
 
