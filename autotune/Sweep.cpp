@@ -533,6 +533,14 @@ int main(int argc, char **argv) {
     };
     size_t built = 0, failed = 0;
     for (const Group &g : groups) {
+      // The group's baseline (a device copy of the same bytes for memory-bound kernels, cuBLAS
+      // for a product of M x K and K x N), timed the same way in the same run, before the
+      // candidates: a run cut short still has it.
+      bool gemm = g.shape.count("M") && g.shape.count("N") && g.shape.count("K");
+      if (!g.kernel->flopBound || gemm)
+        script << "printf '{\"baseline\": \"" << g.kernel->name << " " << g.dtype << " "
+               << zoo::ShapeText(g.shape) << "\"}\\n' >> results.jsonl\n"
+               << benchLine(runner.BaselineArgs(*g.kernel, g.dtype, g.shape)) << "\n";
       std::vector<autotune::Candidate> todo;
       for (const autotune::Point &p : g.points)
         todo.push_back({g.kernel, g.dtype, g.shape, p});
@@ -564,13 +572,6 @@ int main(int argc, char **argv) {
         }
         list << line.dump() << "\n";
       }
-      // The group's baseline (a device copy of the same bytes for memory-bound kernels, cuBLAS
-      // for a product of M x K and K x N), timed the same way in the same run.
-      bool gemm = g.shape.count("M") && g.shape.count("N") && g.shape.count("K");
-      if (!g.kernel->flopBound || gemm)
-        script << "printf '{\"baseline\": \"" << g.kernel->name << " " << g.dtype << " "
-               << zoo::ShapeText(g.shape) << "\"}\\n' >> results.jsonl\n"
-               << benchLine(runner.BaselineArgs(*g.kernel, g.dtype, g.shape)) << "\n";
     }
     std::printf("sweep: built %zu candidates for %s (%zu did not compile) in %s: "
                 "candidates.jsonl, run.sh\n",

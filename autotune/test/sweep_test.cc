@@ -258,6 +258,13 @@ TEST(Sweep, BuildOnlyRunnerAndIngest) {
   log.clear();
   ASSERT_EQ(run("autotune/sweep --ingest=" + dir, log), 0) << log;
   EXPECT_NE(log.find("(3 built candidates had no result)"), std::string::npos) << log;
+  // The group's baseline runs before its candidates: the run cut short still compares with it.
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(dir + "/benchmark.json", text));
+  int cutWithBaseline = 0;
+  nlohmann::json cut = nlohmann::json::parse(text);
+  for (const auto &b : cut["benchmarks"])
+    cutWithBaseline += b.value("aggregate_name", "") == "median" && b.value("vs_baseline", 0.0) > 0;
+  EXPECT_EQ(cutWithBaseline, 1) << text;
   EXPECT_EQ(run("autotune/sweep --ingest=" + dir + "/nothing", log), 2);
   // Fields of the wrong type (a damaged or hand-edited results file): an error or a crash
   // record, never an exception escaping (each of these threw nlohmann's type_error).
