@@ -47,6 +47,11 @@ struct MmaPlan {
 
   int64_t piecesM() const { return tileM / 16; }
   int64_t piecesN() const { return tileN / 8; }
+  /// The accumulators' types: one vector<4xf32> per 16 x 8 piece, row-major over pieces.
+  SmallVector<Type> accumulatorTypes() const {
+    return SmallVector<Type>(piecesM() * piecesN(),
+                             VectorType::get({4}, Float32Type::get(c.getContext())));
+  }
 };
 
 /// The warp grid for an M x N accumulator: warp tiles of whole 16 x 8 pieces with the fewest
@@ -109,8 +114,8 @@ std::optional<MmaPlan> planMma(linalg::MatmulOp op, int64_t warps) {
   // All warps where C has pieces for them, else the most that have (the others repeat
   // their work: the same values stored twice).
   std::optional<std::pair<int64_t, int64_t>> grid;
-  for (p.activeWarps = warps; p.activeWarps >= 1 && !grid; p.activeWarps /= 2)
-    grid = warpGrid(p.m, p.n, p.activeWarps);
+  for (int64_t w = warps; w >= 1 && !grid; w /= 2)
+    grid = warpGrid(p.m, p.n, w);
   if (!grid)
     return std::nullopt;
   p.activeWarps = grid->first * grid->second;
@@ -131,26 +136,19 @@ public:
     Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
     Value warp = arith::RemUIOp::create(
         b_, loc_, arith::DivUIOp::create(b_, loc_, tid, cst(32)), cst(p_.activeWarps));
-    lane_ = arith::RemUIOp::create(b_, loc_, tid, cst(32));
-    Value g = arith::DivUIOp::create(b_, loc_, lane_, cst(4));
-    Value t = arith::RemUIOp::create(b_, loc_, lane_, cst(4));
-    Value warpRow = arith::DivUIOp::create(b_, loc_, warp, cst(p_.warpsN));
-    Value warpCol = arith::RemUIOp::create(b_, loc_, warp, cst(p_.warpsN));
-    row0_ = add(arith::MulIOp::create(b_, loc_, warpRow, cst(p_.tileM)), g);
-    col0_ = add(arith::MulIOp::create(b_, loc_, warpCol, cst(p_.tileN)),
-                arith::MulIOp::create(b_, loc_, t, cst(2)));
+    Value lane = arith::RemUIOp::create(b_, loc_, tid, cst(32));
+    Value g = arith::DivUIOp::create(b_, loc_, lane, cst(4));
+    Value t = arith::RemUIOp::create(b_, loc_, lane, cst(4));
+    warpRowBase_ = arith::MulIOp::create(
+        b_, loc_, arith::DivUIOp::create(b_, loc_, warp, cst(p_.warpsN)), cst(p_.tileM));
+    warpColBase_ = arith::MulIOp::create(
+        b_, loc_, arith::RemUIOp::create(b_, loc_, warp, cst(p_.warpsN)), cst(p_.tileN));
+    row0_ = add(warpRowBase_, g);
+    col0_ = add(warpColBase_, arith::MulIOp::create(b_, loc_, t, cst(2)));
     // ldmatrix: this lane's row within a 16-row fragment, and its 8-column half.
-    fragRow_ = arith::RemUIOp::create(b_, loc_, lane_, cst(16));
-    fragCol_ = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, lane_, cst(16)),
+    fragRow_ = arith::RemUIOp::create(b_, loc_, lane, cst(16));
+    fragCol_ = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, lane, cst(16)),
                                      cst(8));
-    warpRowBase_ = arith::MulIOp::create(b_, loc_, warpRow, cst(p_.tileM));
-    warpColBase_ = arith::MulIOp::create(b_, loc_, warpCol, cst(p_.tileN));
-  }
-
-  /// The accumulators' types: one vector<4xf32> per 16 x 8 piece, row-major over pieces.
-  SmallVector<Type> accumulatorTypes() {
-    return SmallVector<Type>(p_.piecesM() * p_.piecesN(),
-                             VectorType::get({4}, b_.getF32Type()));
   }
 
   /// The thread's accumulator elements of C.
@@ -186,11 +184,12 @@ public:
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPointToStart(loop.getBody());
     Value kk = loop.getInductionVar();
+    Value a = inSharedMemory(p_.a), b = inSharedMemory(p_.b);
     Value aCol = add(kk, fragCol_);
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t i = 0; i < p_.piecesM(); ++i) {
       Value r = add(add(warpRowBase_, cst(16 * i)), fragRow_);
-      aFrags.push_back(registers(ldmatrix(p_.a, r, aCol, 4, /*transpose=*/false)));
+      aFrags.push_back(registers(ldmatrix(a, r, aCol, 4, /*transpose=*/false)));
     }
     // B (K x N, row-major) transposed by ldmatrix: lane l names row kk + l % 16; x4 covers
     // two 8-column pieces, the columns at + (l / 16) * 8.
@@ -199,11 +198,11 @@ public:
     for (int64_t j = 0; j < p_.piecesN(); j += 2) {
       Value c = add(warpColBase_, cst(8 * j));
       if (j + 1 < p_.piecesN()) {
-        SmallVector<Value> regs = registers(ldmatrix(p_.b, bRow, add(c, fragCol_), 4, true));
+        SmallVector<Value> regs = registers(ldmatrix(b, bRow, add(c, fragCol_), 4, true));
         bFrags.push_back({regs[0], regs[1]});
         bFrags.push_back({regs[2], regs[3]});
       } else {
-        bFrags.push_back(registers(ldmatrix(p_.b, bRow, c, 2, true)));
+        bFrags.push_back(registers(ldmatrix(b, bRow, c, 2, true)));
       }
     }
     SmallVector<Value> out;
@@ -227,15 +226,18 @@ private:
   }
 
   /// ldmatrix reads shared memory: the tile buffer, which tessel-cuda-map-programs places
-  /// there, is cast to that space here (the two casts fold away in LLVM).
-  Value ldmatrix(Value buffer, Value row, Value col, int32_t tiles, bool transpose) {
-    auto type = VectorType::get({tiles, 2}, p_.input);
+  /// there, cast to that space (the two casts fold away in LLVM).
+  Value inSharedMemory(Value buffer) {
     auto memref = cast<MemRefType>(buffer.getType());
     auto space = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
-    Value shared = memref::MemorySpaceCastOp::create(
-        b_, loc_, MemRefType::get(memref.getShape(), memref.getElementType(), memref.getLayout(),
-                                  space),
+    return memref::MemorySpaceCastOp::create(
+        b_, loc_,
+        MemRefType::get(memref.getShape(), memref.getElementType(), memref.getLayout(), space),
         buffer);
+  }
+
+  Value ldmatrix(Value shared, Value row, Value col, int32_t tiles, bool transpose) {
+    auto type = VectorType::get({tiles, 2}, p_.input);
     return nvgpu::LdMatrixOp::create(b_, loc_, type, shared, ValueRange{row, col}, transpose,
                                      tiles);
   }
@@ -278,7 +280,7 @@ private:
   OpBuilder &b_;
   Location loc_;
   const MmaPlan &p_;
-  Value lane_, row0_, col0_, fragRow_, fragCol_, warpRowBase_, warpColBase_;
+  Value row0_, col0_, fragRow_, fragCol_, warpRowBase_, warpColBase_;
 };
 
 /// Whether anything in `loop` but `op` reads or writes `buffer` (through views).
@@ -301,8 +303,9 @@ bool othersTouch(scf::ForOp loop, Operation *op, Value buffer) {
 void rewrite(MmaPlan p) {
   Location loc = p.op.getLoc();
   auto loop = dyn_cast<scf::ForOp>(p.op->getParentOp());
-  bool carried = loop && loop.isDefinedOutsideOfLoop(p.c) &&
-                 tessel::cuda::viewedBuffer(p.c) == p.c && !othersTouch(loop, p.op, p.c);
+  // (C is a memref.alloc itself: planMma's isTileBuffer.)
+  bool carried =
+      loop && loop.isDefinedOutsideOfLoop(p.c) && !othersTouch(loop, p.op, p.c);
   if (!carried) {
     OpBuilder b(p.op);
     tessel::cuda::perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
@@ -315,11 +318,7 @@ void rewrite(MmaPlan p) {
     return;
   }
   OpBuilder before(loop);
-  SmallVector<Type> types;
-  {
-    MmaEmitter e(before, loc, p);
-    types = e.accumulatorTypes();
-  }
+  SmallVector<Type> types = p.accumulatorTypes();
   auto init = tessel::cuda::perThreadRegion(before, loc, types, [&](OpBuilder &in) {
     MmaEmitter e(in, loc, p);
     e.locate();
@@ -339,8 +338,10 @@ void rewrite(MmaPlan p) {
         });
         return SmallVector<Value>(step.getResults());
       });
-  if (failed(grown))
+  if (failed(grown)) {
+    init.erase(); // the matmul stays for the scalar lowering
     return;
+  }
   matmul->erase();
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
@@ -366,10 +367,10 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
         plans.push_back(*p);
     });
     // The operands' tiles written in 16-byte chunks (each tile once), then the matmuls.
-    llvm::SmallPtrSet<void *, 8> staged;
+    llvm::SmallDenseSet<Value, 8> staged;
     for (MmaPlan &p : plans)
       for (Value tile : {p.a, p.b})
-        if (staged.insert(tile.getAsOpaquePointer()).second)
+        if (staged.insert(tile).second)
           tessel::cuda::writeTileInChunks(tile, numWarps * 32);
     for (MmaPlan &p : plans)
       rewrite(p);

@@ -44,7 +44,8 @@ bool reachedByEveryThread(Operation *op) {
 
 namespace {
 
-constexpr int64_t kChunk = 8; // 16-bit elements in 16 bytes
+constexpr int64_t kElementBytes = 2;
+constexpr int64_t kChunk = 16 / kElementBytes; // elements in a 16-byte chunk
 
 Value cst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -145,7 +146,7 @@ void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets
     auto meta = memref::ExtractStridedMetadataOp::create(in, loc, src);
     Value start = arith::AddIOp::create(
         in, loc, memref::ExtractAlignedPointerAsIndexOp::create(in, loc, src),
-        arith::MulIOp::create(in, loc, meta.getOffset(), cst(in, loc, 2)));
+        arith::MulIOp::create(in, loc, meta.getOffset(), cst(in, loc, kElementBytes)));
     auto multipleOf = [&](Value v, int64_t n) {
       return arith::CmpIOp::create(in, loc, arith::CmpIPredicate::eq,
                                    arith::RemUIOp::create(in, loc, v, cst(in, loc, n)),
@@ -223,12 +224,12 @@ void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets
 
 } // namespace
 
-int64_t writeTileInChunks(Value tile, int64_t threads) {
+void writeTileInChunks(Value tile, int64_t threads) {
   auto type = dyn_cast<MemRefType>(tile.getType());
   if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-      type.getElementTypeBitWidth() != 16 || type.getDimSize(1) % kChunk ||
+      type.getElementTypeBitWidth() != 8 * kElementBytes || type.getDimSize(1) % kChunk ||
       type.getNumElements() / kChunk > kMaxRounds * threads)
-    return 0;
+    return;
   SmallVector<linalg::FillOp> fills;
   SmallVector<std::pair<linalg::CopyOp, SmallVector<OpFoldResult>>> copies;
   auto collect = [&](Operation *user) {
@@ -247,18 +248,12 @@ int64_t writeTileInChunks(Value tile, int64_t threads) {
       for (Operation *viewUser : user->getResult(0).getUsers())
         collect(viewUser);
   }
-  int64_t rewritten = 0;
   for (linalg::FillOp fill : fills)
-    if (reachedByEveryThread(fill)) {
+    if (reachedByEveryThread(fill))
       chunkedFill(fill, tile, threads);
-      ++rewritten;
-    }
   for (auto &[copy, offsets] : copies)
-    if (reachedByEveryThread(copy)) {
+    if (reachedByEveryThread(copy))
       chunkedCopy(copy, tile, offsets, threads);
-      ++rewritten;
-    }
-  return rewritten;
 }
 
 } // namespace tessel::cuda

@@ -33,8 +33,8 @@ bool reachedByEveryThread(mlir::Operation *op);
 /// goes to thread q mod `threads` (at most 16 chunks a thread, else nothing is rewritten); a
 /// chunk the copy covers whole, from a 16-byte aligned address (checked at run time), moves as
 /// one 16-byte load and store, the others element by element; a thread issues all of its
-/// loads before its first store. Returns how many writes were rewritten.
-int64_t writeTileInChunks(mlir::Value tile, int64_t threads);
+/// loads before its first store.
+void writeTileInChunks(mlir::Value tile, int64_t threads);
 
 } // namespace tessel::cuda
 
