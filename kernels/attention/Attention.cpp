@@ -106,7 +106,7 @@ Kernel attentionKernel() {
                        {{"Z", 1}, {"H", 16}, {"N_CTX", 16384}, {"D", 128}, {"CAUSAL", 0}}};
   k.gpu.dtypes = {"f16"};
   k.gpu.space.params = {{"BLOCK_M", {16, 32, 64, 128}}, {"BLOCK_N", {16, 32, 64}},
-                        {"knob.num_warps", {4, 8}}};
+                        {"knob.num_warps", {4, 8}}, {"knob.num_stages", {1, 2}}};
   k.signature = [](const std::string &) {
     return std::string("*fp16:16,*fp16:16,*fp16:16,*fp16:16,fp32,i32:16,i32:16,i32:16,i32");
   };

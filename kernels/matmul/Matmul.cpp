@@ -104,10 +104,11 @@ Kernel matmulKernel() {
   k.gpu.largeShapes = {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, {{"M", 8192}, {"N", 8192}, {"K", 8192}}};
   k.gpu.dtypes = {"bf16", "f16", "f32"};
   // f16/bf16 run on tensor cores (warp tiles of 16 x 8 pieces): blocks up to 256 x 256 and K
-  // steps to 64; what does not fit in shared memory is a compile error of that candidate.
+  // steps to 64, operand tiles loaded num_stages - 1 K steps ahead; what does not fit in
+  // shared memory is a compile error of that candidate.
   k.gpu.space.params = {{"BLOCK_M", {32, 64, 128, 256}}, {"BLOCK_N", {32, 64, 128, 256}},
                         {"BLOCK_K", {16, 32, 64}},         {"GROUP_M", {8}},
-                        {"knob.num_warps", {4, 8}}};
+                        {"knob.num_warps", {4, 8}},        {"knob.num_stages", {1, 2, 3}}};
   k.signature = [](const std::string &d) {
     std::string p = pointer(d);
     return p + "," + p + "," + p + ",i32,i32,i32,i32,i32,i32";

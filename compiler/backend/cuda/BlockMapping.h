@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 
 #include <optional>
@@ -22,6 +23,18 @@ namespace tessel::cuda {
 /// spread over the threads): MapPrograms leaves it as it is, with barriers around it only
 /// where it touches shared memory.
 inline constexpr llvm::StringLiteral kPerThreadAttr = "tessel.per_thread";
+
+/// Per-thread regions of asynchronous copies into shared memory (cp.async): kAsyncCopyAttr
+/// issues copies (its writes land later: a barrier before it, none after, and each reader
+/// of what it writes waits first), kAsyncCommitAttr closes the thread's group of them,
+/// kAsyncWaitAttr waits until at most N groups are pending (neither touches shared memory;
+/// the barrier before the reader makes the data visible to every thread).
+inline constexpr llvm::StringLiteral kAsyncCopyAttr = "tessel.async_copy";
+inline constexpr llvm::StringLiteral kAsyncCommitAttr = "tessel.async_commit";
+inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
+
+/// Whether `op` touches registers only although it declares no memory effects (mma.sync).
+inline bool registersOnly(mlir::Operation *op) { return llvm::isa<mlir::NVVM::MmaOp>(op); }
 
 /// The memref and indices `op` reads or writes when it is a memref.load or memref.store.
 inline std::optional<std::pair<mlir::Value, mlir::ValueRange>> memrefAccess(mlir::Operation *op) {

@@ -25,6 +25,10 @@ public:
     static const std::vector<KnobInfo> knobs = {
         {"num_warps", 1, 16, {1, 2, 4, 8, 16}, 4,
          "warps per block: one program runs on num_warps * 32 threads"},
+        {"num_stages", 1, 4, {1, 2, 3, 4}, 2,
+         "stages of a tensor-core K loop: its operand tiles are copied (cp.async) num_stages - 1 "
+         "iterations ahead, each tile num_stages times in shared memory (1: each iteration "
+         "waits for its own)"},
         {"unroll", 1, 16, {1, 2, 4, 8, 16}, 4,
          "iterations of a loop spread over the threads that each thread runs at once (loads in "
          "flight)"},
@@ -132,7 +136,8 @@ public:
     absl::StatusOr<int64_t> maxShared = MaxSharedBytesPerBlock(arch);
     if (!maxShared.ok())
       return maxShared.status();
-    std::string pipeline = cudaPipeline(numWarps, knobs.at("unroll"), knobs.at("vector_bytes"),
+    std::string pipeline = cudaPipeline(numWarps, knobs.at("num_stages"), knobs.at("unroll"),
+                                        knobs.at("vector_bytes"),
                                         *maxShared, !libdevice.empty());
     if (failed(parsePassPipeline(pipeline, pm, os)))
       return absl::InternalError("bad cuda pipeline: " + error);

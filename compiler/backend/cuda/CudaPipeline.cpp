@@ -11,8 +11,8 @@
 #include "compiler/backend/cuda/Passes.h"
 #include "compiler/conversion/fp8/Fp8Lowering.h"
 
-std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vectorBytes,
-                                 int64_t maxSharedBytes, bool libdevice) {
+std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
+                                 int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -28,6 +28,8 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vecto
   add("tessel-cpu-copies-to-linalg");
   // Matmuls of 16-bit floats on tensor cores; the rest as loops.
   add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) + "})");
+  // Their operand tiles loaded num_stages - 1 iterations of the K loop ahead.
+  add("func.func(tessel-cuda-pipeline-tile-loads{num-stages=" + std::to_string(numStages) + "})");
   add("convert-linalg-to-parallel-loops");
   // Without libdevice, math as polynomials; with it, libdevice's functions (CudaCodeGen.cpp).
   if (!libdevice)

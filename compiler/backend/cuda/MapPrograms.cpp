@@ -190,7 +190,8 @@ using tessel::cuda::viewedBuffer;
 /// Whether `op` (or an op nested in it) may write memory or has effects not known.
 bool writesMemory(Operation *op) {
   WalkResult r = op->walk([](Operation *inner) {
-    if (isa<scf::YieldOp, scf::ReduceOp, scf::ReduceReturnOp, scf::ConditionOp>(inner))
+    if (isa<scf::YieldOp, scf::ReduceOp, scf::ReduceReturnOp, scf::ConditionOp>(inner) ||
+        tessel::cuda::registersOnly(inner))
       return WalkResult::advance();
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner)) {
       if (effects.hasEffect<MemoryEffects::Write>() || effects.hasEffect<MemoryEffects::Free>())
@@ -507,6 +508,18 @@ private:
         .wasInterrupted();
   }
 
+  /// Whether only side-effect-free ops and commits separate `op` from an earlier async-copy
+  /// region.
+  static bool followsAsyncCopies(Operation *op) {
+    for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (prev->hasAttr(tessel::cuda::kAsyncCopyAttr))
+        return true;
+      if (!isMemoryEffectFree(prev) && !prev->hasAttr(tessel::cuda::kAsyncCommitAttr))
+        return false;
+    }
+    return false;
+  }
+
   /// A barrier before `op` unless the op before it is one.
   void barrierBefore(Operation *op) {
     if (Operation *prev = op->getPrevNode(); prev && isa<gpu::BarrierOp>(prev))
@@ -539,9 +552,21 @@ private:
         // shared memory is touched.
         if (failed(flush()))
           return failure();
+        if (op.hasAttr(tessel::cuda::kAsyncCommitAttr) || op.hasAttr(tessel::cuda::kAsyncWaitAttr))
+          continue; // no memory of their own: the readers' barriers order the data
+        if (op.hasAttr(tessel::cuda::kAsyncCopyAttr)) {
+          // What it writes lands later; its readers wait, then pass a barrier of their own.
+          // Before it, one barrier for a run of such regions (they write different tiles).
+          if (!followsAsyncCopies(&op))
+            barrierBefore(&op);
+          continue;
+        }
         if (touchesShared(&op)) {
           barrierBefore(&op);
-          barrierAfter(&op);
+          // Every writer of shared memory is preceded by a barrier: a region that writes no
+          // memory needs none after it.
+          if (writesMemory(&op))
+            barrierAfter(&op);
         } else if (writesBeyondThread(&op)) {
           barrierAfter(&op);
         }

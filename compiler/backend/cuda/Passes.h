@@ -38,13 +38,14 @@ inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr = "tessel.dynamic_s
 inline constexpr llvm::StringLiteral kArgDivisibilityAttr = "tessel.arg_divisibility";
 
 /// The cuda pipeline from the structured lowering's output to a gpu.module of NVVM/LLVM
-/// dialect kernels with bare-pointer entries (textual, as tessel-opt runs it). `unroll`:
+/// dialect kernels with bare-pointer entries (textual, as tessel-opt runs it). `numStages`:
+/// the K loops' operand tiles are loaded numStages - 1 iterations ahead; `unroll`:
 /// iterations of a distributed loop per thread at once; `vectorBytes`: the widest group of
 /// consecutive elements a thread owns in a kept tile (vector accesses); `maxSharedBytes`:
 /// what a block may use; `libdevice`: math is left to libdevice (linked after the lowering),
 /// not approximated.
-std::string cudaPipeline(int64_t numWarps, int64_t unroll, int64_t vectorBytes,
-                         int64_t maxSharedBytes, bool libdevice);
+std::string cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
+                         int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice);
 
 } // namespace tessel
 

@@ -49,6 +49,28 @@ def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::Fun
                            "::mlir::ub::UBDialect"];
 }
 
+def CudaPipelineTileLoads : Pass<"tessel-cuda-pipeline-tile-loads", "::mlir::func::FuncOp"> {
+  let summary = "Operand tiles copied num-stages - 1 loop iterations ahead of their use (cp.async)";
+  let description = [{
+    A loop whose body holds async-copy regions (tessel.async_copy, from
+    tessel-cuda-tensor-core-dots: cp.async of an operand tile), their commits and a wait
+    before the tiles' readers is software-pipelined over num-stages stages: the copies, the
+    commits and the side-effect-free ops they need are stage 0, everything else the last
+    stage. Each tile gets num-stages slots (one buffer of num-stages tiles; iteration i uses
+    slot i mod num-stages), the copies of iteration i + num-stages - 1 are issued before the
+    compute of iteration i, and the wait leaves the newer iterations' groups pending. The
+    loop is left as it is where the other ops could write what the copies read (a store to
+    global memory in the loop), a tile is touched other than read outside its copy, or stage 0
+    would need an op with effects. num-stages 1: nothing changes (each iteration waits for
+    its own copies).
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int64_t", "2", "pipeline stages (1..8)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
 def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
   let summary = "One program = one CUDA block: kernels become gpu.func, work spread over threads";
   let description = [{

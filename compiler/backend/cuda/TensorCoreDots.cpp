@@ -366,11 +366,17 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
       if (std::optional<MmaPlan> p = planMma(op, numWarps))
         plans.push_back(*p);
     });
-    // The operands' tiles written in 16-byte chunks (each tile once), then the matmuls.
+    // The operands' tiles written in 16-byte chunks (each tile once): asynchronously where a
+    // loop writes them for its matmuls only, else synchronously. Then the matmuls.
     llvm::SmallDenseSet<Value, 8> staged;
+    llvm::SmallPtrSet<Operation *, 8> matmuls;
+    for (MmaPlan &p : plans)
+      matmuls.insert(p.op);
+    auto isPlannedMatmul = [&](Operation *op) { return matmuls.contains(op); };
     for (MmaPlan &p : plans)
       for (Value tile : {p.a, p.b})
-        if (staged.insert(tile).second)
+        if (staged.insert(tile).second &&
+            !tessel::cuda::writeTileAsync(tile, numWarps * 32, isPlannedMatmul))
           tessel::cuda::writeTileInChunks(tile, numWarps * 32);
     for (MmaPlan &p : plans)
       rewrite(p);

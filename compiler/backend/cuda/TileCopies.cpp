@@ -13,10 +13,13 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -113,110 +116,125 @@ bool contiguousRows(Value v) {
   return succeeded(type.getStridesAndOffset(strides, offset)) && strides[1] == 1;
 }
 
-void chunkedFill(linalg::FillOp fill, Value tile, int64_t threads) {
-  Location loc = fill.getLoc();
+/// The thread's chunks of `tile` set to `value` (inside a per-thread region).
+void emitFillChunks(OpBuilder &in, Location loc, Value tile, Value value, int64_t threads) {
   auto type = cast<MemRefType>(tile.getType());
+  auto vec = VectorType::get({kChunk}, type.getElementType());
+  Value splat = vector::BroadcastOp::create(in, loc, vec, value);
+  for (const Chunk &c : chunksOfThread(in, loc, type, threads))
+    when(in, loc, c.exists, [&](OpBuilder &at) {
+      vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.row, c.col},
+                              /*nontemporal=*/false, at.getI64IntegerAttr(16));
+    });
+}
+
+void chunkedFill(linalg::FillOp fill, Value tile, int64_t threads) {
   OpBuilder b(fill);
-  perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
-    auto vec = VectorType::get({kChunk}, type.getElementType());
-    Value splat = vector::BroadcastOp::create(in, loc, vec, fill.getInputs()[0]);
-    for (const Chunk &c : chunksOfThread(in, loc, type, threads))
-      when(in, loc, c.exists, [&](OpBuilder &at) {
-        vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.row, c.col},
-                                /*nontemporal=*/false, at.getI64IntegerAttr(16));
-      });
+  perThreadRegion(b, fill.getLoc(), {}, [&](OpBuilder &in) {
+    emitFillChunks(in, fill.getLoc(), tile, fill.getInputs()[0], threads);
     return SmallVector<Value>{};
   });
   fill.erase();
 }
 
+/// Whether the copy source `src` (2-D, contiguous rows) moves as whole 16-byte chunks into a
+/// tile at column `o1`: its start and row stride 16-byte aligned, `o1` a multiple of a chunk.
+Value chunksAligned(OpBuilder &in, Location loc, Value src, Value o1) {
+  auto meta = memref::ExtractStridedMetadataOp::create(in, loc, src);
+  Value start = arith::AddIOp::create(
+      in, loc, memref::ExtractAlignedPointerAsIndexOp::create(in, loc, src),
+      arith::MulIOp::create(in, loc, meta.getOffset(), cst(in, loc, kElementBytes)));
+  auto multipleOf = [&](Value v, int64_t n) {
+    return arith::CmpIOp::create(in, loc, arith::CmpIPredicate::eq,
+                                 arith::RemUIOp::create(in, loc, v, cst(in, loc, n)),
+                                 cst(in, loc, 0));
+  };
+  return arith::AndIOp::create(
+      in, loc, arith::AndIOp::create(in, loc, multipleOf(start, 16),
+                                     multipleOf(meta.getStrides()[0], kChunk)),
+      multipleOf(o1, kChunk));
+}
+
+/// The thread's chunks of the copy of `src` into `tile` at `offsets` (inside a per-thread
+/// region): whole aligned chunks as 16-byte moves, all loads before the stores; the others
+/// element by element.
+void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
+                    ArrayRef<OpFoldResult> offsets, int64_t threads) {
+  auto type = cast<MemRefType>(tile.getType());
+  Value o0 = getValueOrCreateConstantIndexOp(in, loc, offsets[0]);
+  Value o1 = getValueOrCreateConstantIndexOp(in, loc, offsets[1]);
+  Value h = memref::DimOp::create(in, loc, src, 0);
+  Value w = memref::DimOp::create(in, loc, src, 1);
+  // 16-byte moves need the chunk's source address 16-byte aligned.
+  Value aligned = chunksAligned(in, loc, src, o1);
+  auto sge = [&](OpBuilder &at, Value x, Value y) {
+    return arith::CmpIOp::create(at, loc, arith::CmpIPredicate::sge, x, y);
+  };
+  auto slt = [&](OpBuilder &at, Value x, Value y) {
+    return arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, x, y);
+  };
+  auto both = [&](OpBuilder &at, Value x, Value y) {
+    return arith::AndIOp::create(at, loc, x, y);
+  };
+  // All of the thread's loads first (each chunk's 16 bytes, or nothing), then its stores:
+  // the loads are in flight together.
+  auto vec = VectorType::get({kChunk}, type.getElementType());
+  Value zero = cst(in, loc, 0);
+  struct Move {
+    Chunk chunk;
+    Value i, j, rowIn, whole, data;
+  };
+  SmallVector<Move> moves;
+  for (const Chunk &c : chunksOfThread(in, loc, type, threads)) {
+    Move m{c, arith::SubIOp::create(in, loc, c.row, o0), arith::SubIOp::create(in, loc, c.col, o1),
+           {}, {}, {}};
+    m.rowIn = both(in, c.exists, both(in, sge(in, m.i, zero), slt(in, m.i, h)));
+    Value jEnd = arith::AddIOp::create(in, loc, m.j, cst(in, loc, kChunk));
+    m.whole = both(in, both(in, m.rowIn, aligned),
+                   both(in, sge(in, m.j, zero),
+                        arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sle, jEnd, w)));
+    auto load = scf::IfOp::create(in, loc, TypeRange{vec}, m.whole, /*withElseRegion=*/true);
+    OpBuilder then = load.getThenBodyBuilder();
+    scf::YieldOp::create(then, loc,
+                         ValueRange{vector::LoadOp::create(then, loc, vec, src,
+                                                           ValueRange{m.i, m.j},
+                                                           /*nontemporal=*/false,
+                                                           then.getI64IntegerAttr(16))});
+    OpBuilder otherwise = load.getElseBodyBuilder();
+    scf::YieldOp::create(otherwise, loc,
+                         ValueRange{ub::PoisonOp::create(otherwise, loc, vec).getResult()});
+    m.data = load.getResult(0);
+    moves.push_back(m);
+  }
+  for (const Move &m : moves) {
+    auto ifWhole = scf::IfOp::create(in, loc, m.whole, /*withElseRegion=*/true);
+    OpBuilder then = ifWhole.getThenBodyBuilder();
+    vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.row, m.chunk.col},
+                            /*nontemporal=*/false, then.getI64IntegerAttr(16));
+    // A chunk on the copy's edge (or unaligned): element by element where it lies inside.
+    OpBuilder other = ifWhole.getElseBodyBuilder();
+    when(other, loc, m.rowIn, [&](OpBuilder &inRow) {
+      auto elements = scf::ForOp::create(inRow, loc, cst(inRow, loc, 0),
+                                         cst(inRow, loc, kChunk), cst(inRow, loc, 1));
+      OpBuilder each(elements.getBody()->getTerminator());
+      Value e = elements.getInductionVar();
+      Value jj = arith::AddIOp::create(each, loc, m.j, e);
+      when(each, loc, both(each, sge(each, jj, cst(each, loc, 0)), slt(each, jj, w)),
+           [&](OpBuilder &put) {
+             Value x = memref::LoadOp::create(put, loc, src, ValueRange{m.i, jj});
+             memref::StoreOp::create(
+                 put, loc, x, tile,
+                 ValueRange{m.chunk.row, arith::AddIOp::create(put, loc, m.chunk.col, e)});
+           });
+    });
+  }
+}
+
 void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets,
                  int64_t threads) {
-  Location loc = copy.getLoc();
-  auto type = cast<MemRefType>(tile.getType());
-  Value src = copy.getInputs()[0];
   OpBuilder b(copy);
-  perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
-    Value o0 = getValueOrCreateConstantIndexOp(in, loc, offsets[0]);
-    Value o1 = getValueOrCreateConstantIndexOp(in, loc, offsets[1]);
-    Value h = memref::DimOp::create(in, loc, src, 0);
-    Value w = memref::DimOp::create(in, loc, src, 1);
-    // 16-byte moves need the chunk's source address 16-byte aligned: the view's start, its
-    // row stride and its column offset in the tile (chunks start at multiples of 8).
-    auto meta = memref::ExtractStridedMetadataOp::create(in, loc, src);
-    Value start = arith::AddIOp::create(
-        in, loc, memref::ExtractAlignedPointerAsIndexOp::create(in, loc, src),
-        arith::MulIOp::create(in, loc, meta.getOffset(), cst(in, loc, kElementBytes)));
-    auto multipleOf = [&](Value v, int64_t n) {
-      return arith::CmpIOp::create(in, loc, arith::CmpIPredicate::eq,
-                                   arith::RemUIOp::create(in, loc, v, cst(in, loc, n)),
-                                   cst(in, loc, 0));
-    };
-    Value aligned = arith::AndIOp::create(
-        in, loc, arith::AndIOp::create(in, loc, multipleOf(start, 16),
-                                       multipleOf(meta.getStrides()[0], kChunk)),
-        multipleOf(o1, kChunk));
-    auto sge = [&](OpBuilder &at, Value x, Value y) {
-      return arith::CmpIOp::create(at, loc, arith::CmpIPredicate::sge, x, y);
-    };
-    auto slt = [&](OpBuilder &at, Value x, Value y) {
-      return arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, x, y);
-    };
-    auto both = [&](OpBuilder &at, Value x, Value y) {
-      return arith::AndIOp::create(at, loc, x, y);
-    };
-    // All of the thread's loads first (each chunk's 16 bytes, or nothing), then its stores:
-    // the loads are in flight together.
-    auto vec = VectorType::get({kChunk}, type.getElementType());
-    Value zero = cst(in, loc, 0);
-    struct Move {
-      Chunk chunk;
-      Value i, j, rowIn, whole, data;
-    };
-    SmallVector<Move> moves;
-    for (const Chunk &c : chunksOfThread(in, loc, type, threads)) {
-      Move m{c, arith::SubIOp::create(in, loc, c.row, o0), arith::SubIOp::create(in, loc, c.col, o1),
-             {}, {}, {}};
-      m.rowIn = both(in, c.exists, both(in, sge(in, m.i, zero), slt(in, m.i, h)));
-      Value jEnd = arith::AddIOp::create(in, loc, m.j, cst(in, loc, kChunk));
-      m.whole = both(in, both(in, m.rowIn, aligned),
-                     both(in, sge(in, m.j, zero),
-                          arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sle, jEnd, w)));
-      auto load = scf::IfOp::create(in, loc, TypeRange{vec}, m.whole, /*withElseRegion=*/true);
-      OpBuilder then = load.getThenBodyBuilder();
-      scf::YieldOp::create(then, loc,
-                           ValueRange{vector::LoadOp::create(then, loc, vec, src,
-                                                             ValueRange{m.i, m.j},
-                                                             /*nontemporal=*/false,
-                                                             then.getI64IntegerAttr(16))});
-      OpBuilder otherwise = load.getElseBodyBuilder();
-      scf::YieldOp::create(otherwise, loc,
-                           ValueRange{ub::PoisonOp::create(otherwise, loc, vec).getResult()});
-      m.data = load.getResult(0);
-      moves.push_back(m);
-    }
-    for (const Move &m : moves) {
-      auto ifWhole = scf::IfOp::create(in, loc, m.whole, /*withElseRegion=*/true);
-      OpBuilder then = ifWhole.getThenBodyBuilder();
-      vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.row, m.chunk.col},
-                              /*nontemporal=*/false, then.getI64IntegerAttr(16));
-      // A chunk on the copy's edge (or unaligned): element by element where it lies inside.
-      OpBuilder other = ifWhole.getElseBodyBuilder();
-      when(other, loc, m.rowIn, [&](OpBuilder &inRow) {
-        auto elements = scf::ForOp::create(inRow, loc, cst(inRow, loc, 0),
-                                           cst(inRow, loc, kChunk), cst(inRow, loc, 1));
-        OpBuilder each(elements.getBody()->getTerminator());
-        Value e = elements.getInductionVar();
-        Value jj = arith::AddIOp::create(each, loc, m.j, e);
-        when(each, loc, both(each, sge(each, jj, cst(each, loc, 0)), slt(each, jj, w)),
-             [&](OpBuilder &put) {
-               Value x = memref::LoadOp::create(put, loc, src, ValueRange{m.i, jj});
-               memref::StoreOp::create(
-                   put, loc, x, tile,
-                   ValueRange{m.chunk.row, arith::AddIOp::create(put, loc, m.chunk.col, e)});
-             });
-      });
-    }
+  perThreadRegion(b, copy.getLoc(), {}, [&](OpBuilder &in) {
+    emitCopyChunks(in, copy.getLoc(), copy.getInputs()[0], tile, offsets, threads);
     return SmallVector<Value>{};
   });
   copy.erase();
@@ -254,6 +272,190 @@ void writeTileInChunks(Value tile, int64_t threads) {
   for (auto &[copy, offsets] : copies)
     if (reachedByEveryThread(copy))
       chunkedCopy(copy, tile, offsets, threads);
+}
+
+bool writeTileAsync(Value tile, int64_t threads,
+                    llvm::function_ref<bool(Operation *)> isReader) {
+  auto type = dyn_cast<MemRefType>(tile.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      type.getElementTypeBitWidth() != 8 * kElementBytes || type.getDimSize(1) % kChunk ||
+      type.getNumElements() / kChunk > kMaxRounds * threads)
+    return false;
+  linalg::FillOp fill;
+  struct Copy {
+    linalg::CopyOp op;
+    SmallVector<OpFoldResult> offsets;
+  };
+  SmallVector<Copy> copies;
+  SmallVector<Operation *> readers;
+  auto asCopy = [&](Operation *user) {
+    auto copy = dyn_cast<linalg::CopyOp>(user);
+    SmallVector<OpFoldResult> offsets;
+    if (!copy || !copy.hasPureBufferSemantics() ||
+        !viewOfTile(copy.getOutputs()[0], tile, offsets) || !contiguousRows(copy.getInputs()[0]))
+      return false;
+    copies.push_back({copy, offsets});
+    return true;
+  };
+  for (Operation *user : tile.getUsers()) {
+    if (isa<memref::SubViewOp>(user)) {
+      for (Operation *viewUser : user->getResult(0).getUsers())
+        if (!asCopy(viewUser))
+          return false;
+      continue;
+    }
+    if (auto f = dyn_cast<linalg::FillOp>(user);
+        f && f.hasPureBufferSemantics() && f.getOutputs()[0] == tile) {
+      // Only a zero fill: the async copies fill what they do not read with zeros.
+      if (fill || !(matchPattern(f.getInputs()[0], m_AnyZeroFloat()) ||
+                    matchPattern(f.getInputs()[0], m_Zero())))
+        return false;
+      fill = f;
+      continue;
+    }
+    if (asCopy(user))
+      continue;
+    if (!isReader(user))
+      return false;
+    readers.push_back(user);
+  }
+  if (copies.empty())
+    return false;
+  // Writers in one block, the body of a loop the tile lives outside of; the fill first, the
+  // readers after the last writer, in the same loop.
+  Block *block = copies.front().op->getBlock();
+  auto loop = dyn_cast<scf::ForOp>(block->getParentOp());
+  if (!loop || !loop.isDefinedOutsideOfLoop(tile) || !reachedByEveryThread(copies.front().op))
+    return false;
+  Operation *last = fill ? fill.getOperation() : copies.front().op.getOperation();
+  for (Copy &c : copies) {
+    if (c.op->getBlock() != block || (fill && c.op->isBeforeInBlock(fill)))
+      return false;
+    if (last->isBeforeInBlock(c.op))
+      last = c.op;
+  }
+  if (fill && fill->getBlock() != block)
+    return false;
+  for (Operation *reader : readers) {
+    Operation *at = block->findAncestorOpInBlock(*reader);
+    if (!at || at->isBeforeInBlock(last))
+      return false;
+  }
+
+  Location loc = last->getLoc();
+  OpBuilder b(last);
+  auto region = perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
+    SmallVector<Value> o0, o1, h, w;
+    Value aligned = arith::ConstantIntOp::create(in, loc, 1, 1);
+    for (Copy &c : copies) {
+      Value src = c.op.getInputs()[0];
+      o0.push_back(getValueOrCreateConstantIndexOp(in, loc, c.offsets[0]));
+      o1.push_back(getValueOrCreateConstantIndexOp(in, loc, c.offsets[1]));
+      h.push_back(memref::DimOp::create(in, loc, src, 0));
+      w.push_back(memref::DimOp::create(in, loc, src, 1));
+      aligned = arith::AndIOp::create(in, loc, aligned, chunksAligned(in, loc, src, o1.back()));
+    }
+    auto ifAligned = scf::IfOp::create(in, loc, aligned, /*withElseRegion=*/true);
+    {
+      // Every chunk as one cp.async of 16 bytes: the part its copy reads (the rest of the
+      // destination zero-filled), or only zeros outside every copy.
+      OpBuilder at = ifAligned.getThenBodyBuilder();
+      auto space = gpu::AddressSpaceAttr::get(at.getContext(), gpu::AddressSpace::Workgroup);
+      Value shared = memref::MemorySpaceCastOp::create(
+          at, loc, MemRefType::get(type.getShape(), type.getElementType(), type.getLayout(), space),
+          tile);
+      auto vec = VectorType::get({kChunk}, type.getElementType());
+      Value zeros = arith::ConstantOp::create(at, loc, vec, at.getZeroAttr(vec));
+      Value falseValue = arith::ConstantIntOp::create(at, loc, 0, 1);
+      Value zero = cst(at, loc, 0), chunk = cst(at, loc, kChunk);
+      for (const Chunk &c : chunksOfThread(at, loc, type, threads)) {
+        // A later copy wins where copies overlap (as the copies in order would leave it).
+        Value taken = falseValue;
+        for (int64_t j = int64_t(copies.size()) - 1; j >= 0; --j) {
+          Value i = arith::SubIOp::create(at, loc, c.row, o0[j]);
+          Value jj = arith::SubIOp::create(at, loc, c.col, o1[j]);
+          auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+            return arith::CmpIOp::create(at, loc, p, x, y).getResult();
+          };
+          Value own = c.exists;
+          for (Value cond : {cmp(arith::CmpIPredicate::sge, i, zero),
+                             cmp(arith::CmpIPredicate::slt, i, h[j]),
+                             cmp(arith::CmpIPredicate::sge, jj, zero),
+                             cmp(arith::CmpIPredicate::slt, jj, w[j])})
+            own = arith::AndIOp::create(at, loc, own, cond);
+          Value mine = arith::AndIOp::create(
+              at, loc, own,
+              arith::XOrIOp::create(at, loc, taken, arith::ConstantIntOp::create(at, loc, 1, 1)));
+          taken = arith::OrIOp::create(at, loc, taken, own);
+          Value valid = arith::MinSIOp::create(
+              at, loc, arith::SubIOp::create(at, loc, w[j], jj), chunk);
+          Value src = copies[j].op.getInputs()[0];
+          when(at, loc, mine, [&](OpBuilder &put) {
+            nvgpu::DeviceAsyncCopyOp::create(
+                put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
+                ValueRange{c.row, c.col}, src, ValueRange{i, jj}, put.getIndexAttr(kChunk), valid,
+                put.getUnitAttr());
+          });
+        }
+        if (fill) {
+          Value none = arith::AndIOp::create(
+              at, loc, c.exists,
+              arith::XOrIOp::create(at, loc, taken, arith::ConstantIntOp::create(at, loc, 1, 1)));
+          when(at, loc, none, [&](OpBuilder &put) {
+            vector::StoreOp::create(put, loc, zeros, tile, ValueRange{c.row, c.col},
+                                    /*nontemporal=*/false, put.getI64IntegerAttr(16));
+          });
+        }
+      }
+    }
+    {
+      // Unaligned: the fill and the copies as synchronous chunks, in order.
+      OpBuilder other = ifAligned.getElseBodyBuilder();
+      if (fill)
+        emitFillChunks(other, loc, tile, fill.getInputs()[0], threads);
+      for (Copy &c : copies)
+        emitCopyChunks(other, loc, c.op.getInputs()[0], tile, c.offsets, threads);
+    }
+    return SmallVector<Value>{};
+  });
+  region->setAttr(kAsyncCopyAttr, b.getUnitAttr());
+  // The group the copies join, then (before the first reader) the wait for it:
+  // tessel-cuda-pipeline-tile-loads may pipeline the loop and wait for an older group.
+  OpBuilder afterRegion(region->getBlock(), std::next(region->getIterator()));
+  auto commit = perThreadRegion(afterRegion, loc, {}, [&](OpBuilder &in) {
+    NVVM::CpAsyncCommitGroupOp::create(in, loc);
+    return SmallVector<Value>{};
+  });
+  commit->setAttr(kAsyncCommitAttr, b.getUnitAttr());
+  Operation *firstReader = nullptr;
+  for (Operation *reader : readers) {
+    Operation *at = block->findAncestorOpInBlock(*reader);
+    if (!firstReader || at->isBeforeInBlock(firstReader))
+      firstReader = at;
+  }
+  Operation *prev = firstReader ? firstReader->getPrevNode() : nullptr;
+  if (firstReader && !(prev && prev->hasAttr(kAsyncWaitAttr))) {
+    OpBuilder beforeReader(firstReader);
+    waitForAsyncCopies(beforeReader, loc, 0);
+  }
+  if (fill)
+    fill.erase();
+  for (Copy &c : copies) {
+    Operation *view = c.op.getOutputs()[0].getDefiningOp<memref::SubViewOp>();
+    c.op.erase();
+    if (view && view->use_empty())
+      view->erase();
+  }
+  return true;
+}
+
+scf::ExecuteRegionOp waitForAsyncCopies(OpBuilder &b, Location loc, int32_t pendingGroups) {
+  auto wait = perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
+    NVVM::CpAsyncWaitGroupOp::create(in, loc, pendingGroups);
+    return SmallVector<Value>{};
+  });
+  wait->setAttr(kAsyncWaitAttr, b.getUnitAttr());
+  return wait;
 }
 
 } // namespace tessel::cuda

@@ -36,6 +36,22 @@ bool reachedByEveryThread(mlir::Operation *op);
 /// loads before its first store.
 void writeTileInChunks(mlir::Value tile, int64_t threads);
 
+/// The writes of `tile` inside a loop body (at most one zero linalg.fill, then linalg.copy of
+/// views with contiguous rows into it or its subviews; every other user one `isReader`
+/// accepts, after the writes in the same loop; the tile allocated outside the loop) become
+/// one per-thread region marked kAsyncCopyAttr: each of the thread's 16-byte chunks is one
+/// cp.async (nvgpu.device_async_copy) reading what the copies cover and zero-filling the
+/// rest, where every copy's source is 16-byte aligned (checked at run time; otherwise the
+/// synchronous chunks of writeTileInChunks). A region marked kAsyncCommitAttr closes the
+/// group after it and one marked kAsyncWaitAttr waits for it before the first reader.
+/// Returns whether it rewrote anything.
+bool writeTileAsync(mlir::Value tile, int64_t threads,
+                    llvm::function_ref<bool(mlir::Operation *)> isReader);
+
+/// A per-thread region marked kAsyncWaitAttr at `b`: cp.async.wait_group `pendingGroups`.
+mlir::scf::ExecuteRegionOp waitForAsyncCopies(mlir::OpBuilder &b, mlir::Location loc,
+                                              int32_t pendingGroups);
+
 } // namespace tessel::cuda
 
 #endif // TESSEL_COMPILER_BACKEND_CUDA_TILECOPIES_H

@@ -1,0 +1,288 @@
+//===- PipelineTileLoads.cpp - operand tiles loaded stages ahead of their use -*- C++ -*-===//
+//
+// See Passes.td (CudaPipelineTileLoads). A K loop after tessel-cuda-tensor-core-dots:
+//   [index arithmetic, views] [async copies into A] [.. into B] [commit]* [wait 0] [mma] ...
+// Its copies, the pure ops they need and the commits form stage 0; everything else is stage
+// S - 1. Each tile a stage-0 region writes gets S slots (one shared buffer S x M x K), slot
+// ((iv - lb) / step) mod S for iteration iv, and MLIR's loop pipeliner (scf::pipelineForLoop)
+// issues the copies of iteration iv + S - 1 before the compute of iteration iv; the wait
+// leaves the newer (S - 1) iterations' groups pending.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/backend/cuda/BlockMapping.h"
+#include "compiler/backend/cuda/Passes.h"
+
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+
+namespace tessel {
+#define GEN_PASS_DEF_CUDAPIPELINETILELOADS
+#include "compiler/backend/cuda/Passes.h.inc"
+} // namespace tessel
+
+namespace {
+
+using tessel::cuda::kAsyncCommitAttr;
+using tessel::cuda::kAsyncCopyAttr;
+using tessel::cuda::kAsyncWaitAttr;
+using tessel::cuda::kPerThreadAttr;
+
+/// The tile buffers an async-copy region writes: allocations outside `loop` it uses.
+SmallVector<Value> tilesOf(Operation *region, scf::ForOp loop) {
+  llvm::SetVector<Value> tiles;
+  visitUsedValuesDefinedAbove(region->getRegions(), [&](OpOperand *use) {
+    Value v = use->get();
+    if (v.getDefiningOp<memref::AllocOp>() && loop.isDefinedOutsideOfLoop(v))
+      tiles.insert(v);
+  });
+  return tiles.takeVector();
+}
+
+/// The op of `loop`'s body that contains `op`.
+Operation *inBody(scf::ForOp loop, Operation *op) {
+  return loop.getBody()->findAncestorOpInBlock(*op);
+}
+
+/// Whether every use of `tile` is inside `writer`, or a read inside a per-thread region of the
+/// loop body (directly or through a memory-space cast).
+bool onlyReadElsewhere(Value tile, Operation *writer, scf::ForOp loop) {
+  for (OpOperand &use : tile.getUses()) {
+    Operation *user = use.getOwner();
+    if (writer->isAncestor(user))
+      continue;
+    Operation *top = inBody(loop, user);
+    if (!top || !top->hasAttr(kPerThreadAttr) || top->hasAttr(kAsyncCopyAttr))
+      return false;
+    SmallVector<Operation *> readers{user};
+    if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user))
+      readers.assign(cast->getUsers().begin(), cast->getUsers().end());
+    for (Operation *r : readers)
+      if (!isa<memref::LoadOp, vector::LoadOp, nvgpu::LdMatrixOp>(r))
+        return false;
+  }
+  return true;
+}
+
+/// Whether `op` writes only tile buffers the kernel allocates (or nothing).
+bool writesOnlyAllocations(Operation *op) {
+  return !op
+              ->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+                if (inner->hasAttr(kAsyncWaitAttr) || inner->hasAttr(kAsyncCommitAttr))
+                  return WalkResult::skip();
+                if (isMemoryEffectFree(inner) || tessel::cuda::registersOnly(inner) ||
+                    inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+                  return WalkResult::advance();
+                auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+                if (!effects)
+                  return WalkResult::interrupt();
+                SmallVector<MemoryEffects::EffectInstance> list;
+                effects.getEffects(list);
+                for (const MemoryEffects::EffectInstance &e : list) {
+                  if (!isa<MemoryEffects::Write>(e.getEffect()))
+                    continue;
+                  Value target = e.getValue();
+                  if (!target || !tessel::cuda::viewedBuffer(target).getDefiningOp<memref::AllocOp>())
+                    return WalkResult::interrupt();
+                }
+                return WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
+/// Gives `tile` `stages` slots: a buffer stages x M x K, and in each region of the loop body
+/// that uses it, the slot of the region's iteration in its place.
+void multiBuffer(Value tile, scf::ForOp loop, int64_t stages) {
+  auto alloc = tile.getDefiningOp<memref::AllocOp>();
+  auto type = cast<MemRefType>(tile.getType());
+  SmallVector<int64_t> shape{stages};
+  llvm::append_range(shape, type.getShape());
+  OpBuilder b(alloc);
+  auto slots = memref::AllocOp::create(b, alloc.getLoc(), MemRefType::get(shape, type.getElementType()));
+  if (auto alignment = alloc.getAlignmentAttr())
+    slots.setAlignmentAttr(alignment);
+
+  llvm::SetVector<Operation *> regions;
+  for (Operation *user : tile.getUsers())
+    regions.insert(inBody(loop, user));
+  for (Operation *region : regions) {
+    Location loc = region->getLoc();
+    Block &entry = region->getRegion(0).front();
+    OpBuilder in = OpBuilder::atBlockBegin(&entry);
+    Value iv = loop.getInductionVar();
+    Value iteration = arith::DivUIOp::create(
+        in, loc, arith::SubIOp::create(in, loc, iv, loop.getLowerBound()), loop.getStep());
+    Value slot = arith::RemUIOp::create(
+        in, loc, iteration,
+        arith::ConstantOp::create(in, loc, in.getIntegerAttr(iv.getType(), stages)));
+    if (!slot.getType().isIndex())
+      slot = arith::IndexCastOp::create(in, loc, in.getIndexType(), slot);
+    SmallVector<OpFoldResult> offsets{slot}, sizes{in.getIndexAttr(1)},
+        strides(shape.size(), in.getIndexAttr(1));
+    for (int64_t d : type.getShape()) {
+      offsets.push_back(in.getIndexAttr(0));
+      sizes.push_back(in.getIndexAttr(d));
+    }
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        type.getShape(), cast<MemRefType>(slots.getType()), offsets, sizes, strides);
+    Value view = memref::SubViewOp::create(in, loc, cast<MemRefType>(viewType), slots, offsets,
+                                           sizes, strides);
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : tile.getUses())
+      if (region->isAncestor(use.getOwner()))
+        uses.push_back(&use);
+    for (OpOperand *use : uses) {
+      Operation *user = use->getOwner();
+      if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user)) {
+        // The cast's type follows its source's layout.
+        auto target = cast.getType();
+        OpBuilder at(cast);
+        auto viewMemref = llvm::cast<MemRefType>(view.getType());
+        auto recast = memref::MemorySpaceCastOp::create(
+            at, cast.getLoc(),
+            MemRefType::get(viewMemref.getShape(), viewMemref.getElementType(),
+                            viewMemref.getLayout(), target.getMemorySpace()),
+            view);
+        cast.replaceAllUsesWith(recast.getResult());
+        cast.erase();
+        continue;
+      }
+      use->set(view);
+    }
+  }
+  alloc.erase();
+}
+
+/// Pipelines `loop` over `stages` stages where its shape allows (otherwise it stays as it is,
+/// its copies waited for in the same iteration); a failure only from the pipeliner itself.
+LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
+  Block *body = loop.getBody();
+  SmallVector<Operation *> copies, commits, waits;
+  for (Operation &op : body->without_terminator()) {
+    if (op.hasAttr(kAsyncCopyAttr))
+      copies.push_back(&op);
+    else if (op.hasAttr(kAsyncCommitAttr))
+      commits.push_back(&op);
+    else if (op.hasAttr(kAsyncWaitAttr))
+      waits.push_back(&op);
+  }
+  if (copies.empty() || commits.empty() || waits.empty())
+    return success();
+
+  // Stage 0: the copies, the commits and what they need (pure ops, loop-carried values
+  // computed by pure ops).
+  llvm::SmallPtrSet<Operation *, 32> first;
+  SmallVector<Operation *> work(copies.begin(), copies.end());
+  llvm::append_range(work, commits);
+  bool feasible = true;
+  auto need = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != body || arg.getArgNumber() == 0)
+        return;
+      v = body->getTerminator()->getOperand(arg.getArgNumber() - 1);
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body) {
+      if (!def && isa<BlockArgument>(v) && cast<BlockArgument>(v).getOwner() == body)
+        feasible = false; // a loop-carried value passed through unchanged
+      return;
+    }
+    if (first.contains(def))
+      return;
+    if (!isMemoryEffectFree(def))
+      feasible = false;
+    work.push_back(def);
+  };
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!first.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      need(operand);
+    visitUsedValuesDefinedAbove(op->getRegions(), [&](OpOperand *use) { need(use->get()); });
+  }
+  if (!feasible)
+    return success();
+
+  // The rest reads no memory stage 0 writes early and writes nothing stage 0 reads: the
+  // tiles only read outside their copy, other writes only into tile buffers.
+  SmallVector<std::pair<Value, Operation *>> tiles;
+  for (Operation *copy : copies)
+    for (Value tile : tilesOf(copy, loop)) {
+      if (llvm::any_of(tiles, [&](auto &t) { return t.first == tile; }) ||
+          !onlyReadElsewhere(tile, copy, loop))
+        return success();
+      tiles.push_back({tile, copy});
+    }
+  for (Operation &op : body->without_terminator())
+    if (!first.contains(&op) && !writesOnlyAllocations(&op))
+      return success();
+
+  // Commit: the slots, the waits' depth, the pipeliner.
+  for (auto &[tile, copy] : tiles)
+    multiBuffer(tile, loop, stages);
+  int32_t pending = int32_t(commits.size() * (stages - 1));
+  for (Operation *wait : waits)
+    wait->walk([&](NVVM::CpAsyncWaitGroupOp op) { op.setN(pending); });
+
+  scf::PipeliningOption options;
+  options.getScheduleFn = [&](scf::ForOp forOp,
+                              std::vector<std::pair<Operation *, unsigned>> &schedule) {
+    for (Operation &op : forOp.getBody()->without_terminator())
+      if (first.contains(&op))
+        schedule.push_back({&op, 0});
+    for (Operation &op : forOp.getBody()->without_terminator())
+      if (!first.contains(&op))
+        schedule.push_back({&op, unsigned(stages - 1)});
+  };
+  options.supportDynamicLoops = true;
+  options.peelEpilogue = false;
+  // Early iterations' copies run only where the iteration exists: the copy region's body
+  // under the predicate (the region stays where tessel-cuda-map-programs finds it). Commits
+  // always run, so every iteration closes one group per commit.
+  options.predicateFn = [](RewriterBase &rewriter, Operation *op, Value pred) -> Operation * {
+    if (isMemoryEffectFree(op) || op->hasAttr(kAsyncCommitAttr))
+      return op;
+    if (!op->hasAttr(kAsyncCopyAttr))
+      return nullptr;
+    Block &entry = op->getRegion(0).front();
+    OpBuilder in = OpBuilder::atBlockBegin(&entry);
+    auto guard = scf::IfOp::create(in, op->getLoc(), pred, /*withElseRegion=*/false);
+    Block *then = guard.thenBlock();
+    SmallVector<Operation *> rest;
+    for (Operation *op = guard->getNextNode(); op != entry.getTerminator(); op = op->getNextNode())
+      rest.push_back(op);
+    for (Operation *move : rest)
+      move->moveBefore(then->getTerminator());
+    return op;
+  };
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  if (failed(scf::pipelineForLoop(rewriter, loop, options)))
+    return loop.emitError("pipelining the tile loads failed");
+  return success();
+}
+
+struct CudaPipelineTileLoads
+    : tessel::impl::CudaPipelineTileLoadsBase<CudaPipelineTileLoads> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (numStages < 1 || numStages > 8) {
+      getOperation().emitError() << "num-stages must be 1 to 8, got " << numStages;
+      return signalPassFailure();
+    }
+    if (numStages == 1)
+      return;
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      if (failed(pipeline(loop, numStages)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,144 @@
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4},tessel-cuda-pipeline-tile-loads{num-stages=2}))' | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4},tessel-cuda-pipeline-tile-loads{num-stages=1}))' | FileCheck %s --check-prefix=ONE
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4},tessel-cuda-pipeline-tile-loads{num-stages=3}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
+
+// A K loop loading both operand tiles from global memory (A zero-filled first, as a masked
+// load with other=0 is): each tile's writes become one async-copy region (a cp.async of 16
+// bytes a chunk, zero-filling what the copy does not cover), a commit closes each tile's
+// group, and a wait comes before the matmul. Pipelined over 2 stages: each tile has 2 slots,
+// the copies of the first iteration run before the loop (only if it exists), those of
+// iteration k + 1 before the matmul of iteration k, which waits for all but the newest 2
+// groups (two commits an iteration).
+// CHECK-LABEL: func.func public @k_loop(
+// CHECK-DAG: %[[A2:.*]] = memref.alloc() : memref<2x32x16xf16>
+// CHECK-DAG: %[[B2:.*]] = memref.alloc() : memref<2x16x32xf16>
+// CHECK: scf.execute_region no_inline {
+// CHECK: scf.if %{{.*}} {
+// CHECK: memref.subview %[[A2]][%{{.*}}, 0, 0] [1, 32, 16] [1, 1, 1]
+// CHECK: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1}
+// CHECK: } {tessel.async_copy, tessel.per_thread}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: } {tessel.async_commit, tessel.per_thread}
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK: scf.execute_region no_inline {
+// CHECK: scf.if %{{.*}} {
+// CHECK: memref.subview %[[A2]]
+// CHECK: nvgpu.device_async_copy
+// CHECK: } {tessel.async_copy, tessel.per_thread}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvgpu.device_async_copy
+// CHECK: } {tessel.async_copy, tessel.per_thread}
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 2
+// CHECK: } {tessel.async_wait, tessel.per_thread}
+// CHECK: scf.execute_region -> (vector<4xf32>
+// CHECK: memref.subview %[[B2]]
+// CHECK: memref.subview %[[A2]]
+// CHECK: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: linalg.matmul
+
+// One stage: the tiles stay single, each iteration waits for its own copies.
+// ONE-LABEL: func.func public @k_loop(
+// ONE-NOT: memref<2x
+// ONE: scf.for
+// ONE: nvgpu.device_async_copy
+// ONE: nvvm.cp.async.commit.group
+// ONE: nvgpu.device_async_copy
+// ONE: nvvm.cp.async.commit.group
+// ONE: nvvm.cp.async.wait.group 0
+// ONE: nvvm.mma.sync
+
+// On the GPU: one barrier before the copies of an iteration (none between the tiles' copy
+// regions, none after the copies, commits or wait) and one before the matmul, none after it
+// (it writes no memory).
+// MAP-LABEL: gpu.func @k_loop(
+// MAP-SAME: workgroup(%{{.*}} : memref<3x32x16xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<3x16x32xf16, #gpu.address_space<workgroup>>
+// MAP: scf.for %{{.*}} iter_args(
+// MAP-NOT: gpu.barrier
+// MAP: gpu.barrier
+// MAP-NEXT: scf.execute_region no_inline {
+// MAP: } {tessel.async_copy, tessel.per_thread}
+// MAP-NOT: gpu.barrier
+// MAP: } {tessel.async_copy, tessel.per_thread}
+// MAP-NOT: gpu.barrier
+// MAP: nvvm.cp.async.wait.group 4
+// MAP: } {tessel.async_wait, tessel.per_thread}
+// MAP-NEXT: gpu.barrier
+// MAP-NEXT: scf.execute_region
+// MAP-NOT: gpu.barrier
+// MAP: nvvm.mma.sync
+// MAP-NOT: gpu.barrier
+// MAP: } {tessel.per_thread}
+// MAP-NEXT: scf.yield
+
+func.func public @k_loop(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                         %b: memref<?x?xf16, strided<[?, 1], offset: ?>>, %out: memref<?xf32>,
+                         %n: index, %p0: i32, %p1: i32, %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %h0 = arith.constant 0.0 : f16
+  %ta = memref.alloc() : memref<32x16xf16>
+  %tb = memref.alloc() : memref<16x32xf16>
+  %acc = memref.alloc() : memref<32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+  scf.for %k = %c0 to %n step %c1 {
+    %col = arith.muli %k, %c16 : index
+    %va = memref.subview %a[0, %col] [32, 16] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<32x16xf16, strided<[?, 1], offset: ?>>
+    linalg.fill ins(%h0 : f16) outs(%ta : memref<32x16xf16>)
+    linalg.copy ins(%va : memref<32x16xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<32x16xf16>)
+    %vb = memref.subview %b[%col, 0] [16, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<16x32xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<16x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%tb : memref<16x32xf16>)
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x32xf16>)
+                  outs(%acc : memref<32x32xf32>)
+  }
+  %flat = memref.collapse_shape %acc [[0, 1]] : memref<32x32xf32> into memref<1024xf32>
+  %view = memref.subview %out[0] [1024] [1] : memref<?xf32> to memref<1024xf32, strided<[1]>>
+  linalg.copy ins(%flat : memref<1024xf32>) outs(%view : memref<1024xf32, strided<[1]>>)
+  return
+}
+
+// -----
+
+// A store to global memory inside the loop could change what a later iteration's copy reads:
+// the loop is not pipelined (its copies are still asynchronous, waited for in the iteration).
+// CHECK-LABEL: func.func public @store_in_loop(
+// CHECK-NOT: memref<2x
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: nvvm.mma.sync
+// CHECK: memref.store
+func.func public @store_in_loop(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                                %b: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                                %n: index, %p0: i32, %p1: i32, %p2: i32, %g0: i32, %g1: i32,
+                                %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %h1 = arith.constant 1.0 : f16
+  %ta = memref.alloc() : memref<32x16xf16>
+  %tb = memref.alloc() : memref<16x32xf16>
+  %acc = memref.alloc() : memref<32x32xf32>
+  scf.for %k = %c0 to %n step %c1 {
+    %col = arith.muli %k, %c16 : index
+    %va = memref.subview %a[0, %col] [32, 16] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<32x16xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<32x16xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<32x16xf16>)
+    %vb = memref.subview %b[%col, 0] [16, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<16x32xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<16x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%tb : memref<16x32xf16>)
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x32xf16>)
+                  outs(%acc : memref<32x32xf32>)
+    memref.store %h1, %b[%k, %c0] : memref<?x?xf16, strided<[?, 1], offset: ?>>
+  }
+  return
+}
