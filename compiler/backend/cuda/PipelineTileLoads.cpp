@@ -172,6 +172,12 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   }
   if (copies.empty() || commits.empty() || waits.empty())
     return success();
+  // The pipeliner carries each loop value from the op of the body that yields it.
+  for (Value yielded : body->getTerminator()->getOperands()) {
+    Operation *def = yielded.getDefiningOp();
+    if (!def || def->getBlock() != body)
+      return success();
+  }
 
   // Stage 0: the copies, the commits and what they need (pure ops, loop-carried values
   // computed by pure ops).
