@@ -33,6 +33,10 @@ inline constexpr llvm::StringLiteral kAsyncCopyAttr = "tessel.async_copy";
 inline constexpr llvm::StringLiteral kAsyncCommitAttr = "tessel.async_commit";
 inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
 
+/// Marks a tile buffer (memref.alloc) whose 16-byte chunks are stored swizzled
+/// (TileCopies.h: swizzledColumn); only code that knows it reads or writes it.
+inline constexpr llvm::StringLiteral kSwizzledAttr = "tessel.swizzled";
+
 /// Whether `op` touches registers only although it declares no memory effects (mma.sync).
 inline bool registersOnly(mlir::Operation *op) { return llvm::isa<mlir::NVVM::MmaOp>(op); }
 

@@ -105,6 +105,7 @@ void multiBuffer(Value tile, scf::ForOp loop, int64_t stages) {
   auto slots = memref::AllocOp::create(b, alloc.getLoc(), MemRefType::get(shape, type.getElementType()));
   if (auto alignment = alloc.getAlignmentAttr())
     slots.setAlignmentAttr(alignment);
+  slots->setDiscardableAttrs(alloc->getDiscardableAttrDictionary());
 
   llvm::SetVector<Operation *> regions;
   for (Operation *user : tile.getUsers())

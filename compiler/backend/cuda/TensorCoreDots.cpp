@@ -189,7 +189,7 @@ public:
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t i = 0; i < p_.piecesM(); ++i) {
       Value r = add(add(warpRowBase_, cst(16 * i)), fragRow_);
-      aFrags.push_back(registers(ldmatrix(a, r, aCol, 4, /*transpose=*/false)));
+      aFrags.push_back(registers(ldmatrix(a, r, stored(p_.a, r, aCol), 4, /*transpose=*/false)));
     }
     // B (K x N, row-major) transposed by ldmatrix: lane l names row kk + l % 16; x4 covers
     // two 8-column pieces, the columns at + (l / 16) * 8.
@@ -198,11 +198,12 @@ public:
     for (int64_t j = 0; j < p_.piecesN(); j += 2) {
       Value c = add(warpColBase_, cst(8 * j));
       if (j + 1 < p_.piecesN()) {
-        SmallVector<Value> regs = registers(ldmatrix(b, bRow, add(c, fragCol_), 4, true));
+        SmallVector<Value> regs =
+            registers(ldmatrix(b, bRow, stored(p_.b, bRow, add(c, fragCol_)), 4, true));
         bFrags.push_back({regs[0], regs[1]});
         bFrags.push_back({regs[2], regs[3]});
       } else {
-        bFrags.push_back(registers(ldmatrix(b, bRow, c, 2, true)));
+        bFrags.push_back(registers(ldmatrix(b, bRow, stored(p_.b, bRow, c), 2, true)));
       }
     }
     SmallVector<Value> out;
@@ -216,6 +217,13 @@ public:
 
 private:
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
+  /// Where the 8 elements of `tile` at (row, col) are stored: swizzled where its writer did.
+  Value stored(Value tile, Value row, Value col) {
+    if (!tile.getDefiningOp()->hasAttr(tessel::cuda::kSwizzledAttr))
+      return col;
+    return tessel::cuda::swizzledColumn(b_, loc_, row, col,
+                                        cast<MemRefType>(tile.getType()).getDimSize(1));
+  }
   Value add(Value x, Value y) { return arith::AddIOp::create(b_, loc_, x, y); }
 
   /// The four (row, column) elements of piece (i, j) this thread holds.

@@ -62,10 +62,12 @@ constexpr int64_t kMaxRounds = 16;
 /// round of a tile whose chunks are not a multiple of the threads).
 struct Chunk {
   Value row, col, exists;
+  Value dst; ///< its column in the tile as stored (col, or swizzled: swizzledColumn)
 };
 
 /// The chunks of `tile` this thread owns (inside a per-thread region), unrolled.
-SmallVector<Chunk> chunksOfThread(OpBuilder &b, Location loc, MemRefType tile, int64_t threads) {
+SmallVector<Chunk> chunksOfThread(OpBuilder &b, Location loc, MemRefType tile, int64_t threads,
+                                  bool swizzle = false) {
   int64_t perRow = tile.getDimSize(1) / kChunk, chunks = tile.getDimSize(0) * perRow;
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   SmallVector<Chunk> out;
@@ -79,6 +81,7 @@ SmallVector<Chunk> chunksOfThread(OpBuilder &b, Location loc, MemRefType tile, i
     c.row = arith::DivUIOp::create(b, loc, q, cst(b, loc, perRow));
     c.col = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, q, cst(b, loc, perRow)), cst(b, loc, kChunk));
+    c.dst = swizzle ? swizzledColumn(b, loc, c.row, c.col, tile.getDimSize(1)) : c.col;
     out.push_back(c);
   }
   return out;
@@ -117,13 +120,14 @@ bool contiguousRows(Value v) {
 }
 
 /// The thread's chunks of `tile` set to `value` (inside a per-thread region).
-void emitFillChunks(OpBuilder &in, Location loc, Value tile, Value value, int64_t threads) {
+void emitFillChunks(OpBuilder &in, Location loc, Value tile, Value value, int64_t threads,
+                    bool swizzle = false) {
   auto type = cast<MemRefType>(tile.getType());
   auto vec = VectorType::get({kChunk}, type.getElementType());
   Value splat = vector::BroadcastOp::create(in, loc, vec, value);
-  for (const Chunk &c : chunksOfThread(in, loc, type, threads))
+  for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle))
     when(in, loc, c.exists, [&](OpBuilder &at) {
-      vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.row, c.col},
+      vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.row, c.dst},
                               /*nontemporal=*/false, at.getI64IntegerAttr(16));
     });
 }
@@ -159,7 +163,7 @@ Value chunksAligned(OpBuilder &in, Location loc, Value src, Value o1) {
 /// region): whole aligned chunks as 16-byte moves, all loads before the stores; the others
 /// element by element.
 void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
-                    ArrayRef<OpFoldResult> offsets, int64_t threads) {
+                    ArrayRef<OpFoldResult> offsets, int64_t threads, bool swizzle = false) {
   auto type = cast<MemRefType>(tile.getType());
   Value o0 = getValueOrCreateConstantIndexOp(in, loc, offsets[0]);
   Value o1 = getValueOrCreateConstantIndexOp(in, loc, offsets[1]);
@@ -185,7 +189,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
     Value i, j, rowIn, whole, data;
   };
   SmallVector<Move> moves;
-  for (const Chunk &c : chunksOfThread(in, loc, type, threads)) {
+  for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle)) {
     Move m{c, arith::SubIOp::create(in, loc, c.row, o0), arith::SubIOp::create(in, loc, c.col, o1),
            {}, {}, {}};
     m.rowIn = both(in, c.exists, both(in, sge(in, m.i, zero), slt(in, m.i, h)));
@@ -209,7 +213,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
   for (const Move &m : moves) {
     auto ifWhole = scf::IfOp::create(in, loc, m.whole, /*withElseRegion=*/true);
     OpBuilder then = ifWhole.getThenBodyBuilder();
-    vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.row, m.chunk.col},
+    vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.row, m.chunk.dst},
                             /*nontemporal=*/false, then.getI64IntegerAttr(16));
     // A chunk on the copy's edge (or unaligned): element by element where it lies inside.
     OpBuilder other = ifWhole.getElseBodyBuilder();
@@ -224,7 +228,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
              Value x = memref::LoadOp::create(put, loc, src, ValueRange{m.i, jj});
              memref::StoreOp::create(
                  put, loc, x, tile,
-                 ValueRange{m.chunk.row, arith::AddIOp::create(put, loc, m.chunk.col, e)});
+                 ValueRange{m.chunk.row, arith::AddIOp::create(put, loc, m.chunk.dst, e)});
            });
     });
   }
@@ -241,6 +245,27 @@ void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets
 }
 
 } // namespace
+
+bool swizzles(int64_t cols) {
+  int64_t perRow = cols / kChunk;
+  return cols % kChunk == 0 && perRow >= 2 && llvm::isPowerOf2_64(perRow);
+}
+
+Value swizzledColumn(OpBuilder &b, Location loc, Value row, Value col, int64_t cols) {
+  // Eight 16-byte chunks span the 32 banks: the chunks of rows that share banks (rows 128
+  // bytes apart or closer) are XOR-permuted by the row, so the 8 rows ldmatrix reads at one
+  // logical column fall in 8 different groups of banks.
+  int64_t perRow = cols / kChunk;
+  Value group = perRow >= 8
+                    ? arith::RemUIOp::create(b, loc, row, cst(b, loc, 8)).getResult()
+                    : arith::RemUIOp::create(
+                          b, loc, arith::DivUIOp::create(b, loc, row, cst(b, loc, 8 / perRow)),
+                          cst(b, loc, perRow))
+                          .getResult();
+  Value chunk = arith::DivUIOp::create(b, loc, col, cst(b, loc, kChunk));
+  return arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunk, group),
+                               cst(b, loc, kChunk));
+}
 
 void writeTileInChunks(Value tile, int64_t threads) {
   auto type = dyn_cast<MemRefType>(tile.getType());
@@ -343,6 +368,11 @@ bool writeTileAsync(Value tile, int64_t threads,
   }
 
   Location loc = last->getLoc();
+  // Only these regions write the tile and only the matmuls read it: its chunks may be stored
+  // swizzled, which the matmul's ldmatrix reads follow (kSwizzledAttr on the buffer).
+  bool swizzle = swizzles(type.getDimSize(1));
+  if (swizzle)
+    tile.getDefiningOp()->setAttr(kSwizzledAttr, UnitAttr::get(tile.getContext()));
   OpBuilder b(last);
   auto region = perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
     SmallVector<Value> o0, o1, h, w;
@@ -368,7 +398,7 @@ bool writeTileAsync(Value tile, int64_t threads,
       Value zeros = arith::ConstantOp::create(at, loc, vec, at.getZeroAttr(vec));
       Value falseValue = arith::ConstantIntOp::create(at, loc, 0, 1);
       Value zero = cst(at, loc, 0), chunk = cst(at, loc, kChunk);
-      for (const Chunk &c : chunksOfThread(at, loc, type, threads)) {
+      for (const Chunk &c : chunksOfThread(at, loc, type, threads, swizzle)) {
         // A later copy wins where copies overlap (as the copies in order would leave it).
         Value taken = falseValue;
         for (int64_t j = int64_t(copies.size()) - 1; j >= 0; --j) {
@@ -393,7 +423,7 @@ bool writeTileAsync(Value tile, int64_t threads,
           when(at, loc, mine, [&](OpBuilder &put) {
             nvgpu::DeviceAsyncCopyOp::create(
                 put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
-                ValueRange{c.row, c.col}, src, ValueRange{i, jj}, put.getIndexAttr(kChunk), valid,
+                ValueRange{c.row, c.dst}, src, ValueRange{i, jj}, put.getIndexAttr(kChunk), valid,
                 put.getUnitAttr());
           });
         }
@@ -402,7 +432,7 @@ bool writeTileAsync(Value tile, int64_t threads,
               at, loc, c.exists,
               arith::XOrIOp::create(at, loc, taken, arith::ConstantIntOp::create(at, loc, 1, 1)));
           when(at, loc, none, [&](OpBuilder &put) {
-            vector::StoreOp::create(put, loc, zeros, tile, ValueRange{c.row, c.col},
+            vector::StoreOp::create(put, loc, zeros, tile, ValueRange{c.row, c.dst},
                                     /*nontemporal=*/false, put.getI64IntegerAttr(16));
           });
         }
@@ -412,9 +442,9 @@ bool writeTileAsync(Value tile, int64_t threads,
       // Unaligned: the fill and the copies as synchronous chunks, in order.
       OpBuilder other = ifAligned.getElseBodyBuilder();
       if (fill)
-        emitFillChunks(other, loc, tile, fill.getInputs()[0], threads);
+        emitFillChunks(other, loc, tile, fill.getInputs()[0], threads, swizzle);
       for (Copy &c : copies)
-        emitCopyChunks(other, loc, c.op.getInputs()[0], tile, c.offsets, threads);
+        emitCopyChunks(other, loc, c.op.getInputs()[0], tile, c.offsets, threads, swizzle);
     }
     return SmallVector<Value>{};
   });

@@ -44,9 +44,22 @@ void writeTileInChunks(mlir::Value tile, int64_t threads);
 /// rest, where every copy's source is 16-byte aligned (checked at run time; otherwise the
 /// synchronous chunks of writeTileInChunks). A region marked kAsyncCommitAttr closes the
 /// group after it and one marked kAsyncWaitAttr waits for it before the first reader.
-/// Returns whether it rewrote anything.
+/// A tile whose rows are whole power-of-two 16-byte chunks is stored swizzled (swizzledColumn)
+/// and its buffer marked kSwizzledAttr: its readers must follow. Returns whether it rewrote
+/// anything.
 bool writeTileAsync(mlir::Value tile, int64_t threads,
                     llvm::function_ref<bool(mlir::Operation *)> isReader);
+
+/// Whether a tile of 16-bit elements with `cols` columns is stored swizzled when
+/// writeTileAsync writes it: its rows are a power of two (at least 2) of 16-byte chunks.
+bool swizzles(int64_t cols);
+
+/// The column where chunk `col` (a multiple of 8) of row `row` of a swizzled tile with `cols`
+/// columns is stored: the chunk index XOR the row's group (row mod 8 for rows of 8 chunks or
+/// more, else row / (8 / chunks a row) mod chunks a row), so the 8 rows an ldmatrix reads at one
+/// logical column lie in 8 different groups of banks.
+mlir::Value swizzledColumn(mlir::OpBuilder &b, mlir::Location loc, mlir::Value row,
+                           mlir::Value col, int64_t cols);
 
 /// A per-thread region marked kAsyncWaitAttr at `b`: cp.async.wait_group `pendingGroups`.
 mlir::scf::ExecuteRegionOp waitForAsyncCopies(mlir::OpBuilder &b, mlir::Location loc,

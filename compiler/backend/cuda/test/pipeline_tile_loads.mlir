@@ -8,13 +8,17 @@
 // group, and a wait comes before the matmul. Pipelined over 2 stages: each tile has 2 slots,
 // the copies of the first iteration run before the loop (only if it exists), those of
 // iteration k + 1 before the matmul of iteration k, which waits for all but the newest 2
-// groups (two commits an iteration).
+// groups (two commits an iteration). Only these regions write the tiles and only the matmul
+// reads them, so their 16-byte chunks are stored swizzled (chunk XOR the row's group) and the
+// ldmatrix addresses follow.
 // CHECK-LABEL: func.func public @k_loop(
-// CHECK-DAG: %[[A2:.*]] = memref.alloc() : memref<2x32x16xf16>
-// CHECK-DAG: %[[B2:.*]] = memref.alloc() : memref<2x16x32xf16>
+// CHECK-DAG: %[[A2:.*]] = memref.alloc() {tessel.swizzled} : memref<2x32x16xf16>
+// CHECK-DAG: %[[B2:.*]] = memref.alloc() {tessel.swizzled} : memref<2x16x32xf16>
 // CHECK: scf.execute_region no_inline {
 // CHECK: scf.if %{{.*}} {
 // CHECK: memref.subview %[[A2]][%{{.*}}, 0, 0] [1, 32, 16] [1, 1, 1]
+// CHECK: %[[SW:.*]] = arith.xori
+// CHECK: arith.muli %[[SW]], %c8
 // CHECK: nvgpu.device_async_copy %{{.*}}, 8, %{{.*}} {bypassL1}
 // CHECK: } {tessel.async_copy, tessel.per_thread}
 // CHECK: nvvm.cp.async.commit.group
@@ -34,6 +38,7 @@
 // CHECK: scf.execute_region -> (vector<4xf32>
 // CHECK: memref.subview %[[B2]]
 // CHECK: memref.subview %[[A2]]
+// CHECK: arith.xori
 // CHECK: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: linalg.matmul
