@@ -7,6 +7,14 @@
 // the exhaustive optimum of these real timings in at least three runs of four, and clearly more
 // often than random sampling with the same budget.
 //
+// data/matmul_bf16_gpu_measured.jsonl: every point of the zoo's matmul space for cuda (bf16,
+// 2000 x 1500 x 1000: blocks, K step, num_warps, num_stages), measured once on an H200 by
+// `sweep --target=cuda:sm_90 --build-only --kernels=matmul --dtypes=bf16 --strategy=exhaustive`,
+// tools/gpu_pack.sh and `sweep --ingest` (the records reduced to shape, config and median, or
+// the error of a candidate that needs more shared memory than a block has: no time). Replayed
+// here, the evolutionary search with a third of the evaluations must land within 5% of the
+// exhaustive optimum in at least 90% of runs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "autotune/search/Search.h"
@@ -27,10 +35,11 @@ namespace {
 
 using tessel::autotune::Point;
 
-/// Per shape ("M=..,N=..,K=.."), the measured seconds of each configuration.
-std::map<std::string, std::map<Point, double>> measured() {
+/// Per shape ("M=..,N=..,K=.."), the measured seconds of each configuration (infinite for one
+/// that did not compile or run: a record without a median).
+std::map<std::string, std::map<Point, double>> measured(const std::string &path) {
   std::string text;
-  EXPECT_TRUE(tessel::runtime::ReadWholeFile("autotune/search/test/data/matmul_f32_measured.jsonl", text));
+  EXPECT_TRUE(tessel::runtime::ReadWholeFile(path, text)) << path;
   std::map<std::string, std::map<Point, double>> byShape;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
@@ -38,7 +47,9 @@ std::map<std::string, std::map<Point, double>> measured() {
     absl::StatusOr<Point> p = tessel::autotune::ParsePoint(j["config"].dump());
     EXPECT_TRUE(p.ok()) << p.status();
     if (p.ok())
-      byShape[j["shape"].dump()][*p] = j["median_seconds"].get<double>();
+      byShape[j["shape"].dump()][*p] = j.contains("median_seconds")
+                                           ? j["median_seconds"].get<double>()
+                                           : std::numeric_limits<double>::infinity();
   }
   return byShape;
 }
@@ -47,7 +58,7 @@ TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheMatmulSpaceMostlyWithinFivePercent
   const tessel::zoo::Kernel *matmul = tessel::zoo::Find("matmul");
   ASSERT_NE(matmul, nullptr);
   std::vector<Point> points = matmul->cpu.space.Enumerate();
-  auto data = measured();
+  auto data = measured("autotune/search/test/data/matmul_f32_measured.jsonl");
   ASSERT_EQ(data.size(), 2u);
   unsigned seed = std::random_device{}();
   std::printf("random seed %u\n", seed);
@@ -79,6 +90,45 @@ TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheMatmulSpaceMostlyWithinFivePercent
     // traps the rest), against 56% and 33% for random sampling with the same budget.
     EXPECT_GE(within, runs * 3 / 4) << shape;
     EXPECT_GT(within, randomWithin + runs / 5) << shape;
+  }
+}
+
+TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheGpuMatmulSpaceWithinFivePercent) {
+  const tessel::zoo::Kernel *matmul = tessel::zoo::Find("matmul");
+  ASSERT_NE(matmul, nullptr);
+  std::vector<Point> points = matmul->gpu.space.Enumerate();
+  auto data = measured("autotune/search/test/data/matmul_bf16_gpu_measured.jsonl");
+  ASSERT_EQ(data.size(), 1u);
+  unsigned seed = std::random_device{}();
+  std::printf("random seed %u\n", seed);
+  for (const auto &[shape, times] : data) {
+    // Every point of the space is in the table (measured, or failed to compile).
+    ASSERT_EQ(times.size(), points.size()) << shape;
+    int measuredPoints = 0;
+    for (const auto &[p, t] : times)
+      measuredPoints += t < std::numeric_limits<double>::infinity();
+    ASSERT_GT(measuredPoints, int(points.size()) / 2) << shape;
+    auto cost = [&](const Point &p) {
+      auto it = times.find(p);
+      return it == times.end() ? std::numeric_limits<double>::infinity() : it->second;
+    };
+    double optimum = tessel::autotune::ExhaustiveSearch(points, cost).bestCost;
+    // Many runs: the bar (90%) is close to what the search reaches (measured: 93 to 95% over
+    // 1000 runs; random sampling 53 to 54%).
+    int budget = int(points.size()) / 3, runs = 1000, within = 0, randomWithin = 0;
+    for (int run = 0; run < runs; ++run) {
+      auto evo = tessel::autotune::EvolutionarySearch(matmul->gpu.space, points, cost, budget,
+                                                      seed + run);
+      EXPECT_LE(evo.evaluations, budget);
+      within += evo.bestCost <= optimum * 1.05;
+      randomWithin += tessel::autotune::RandomSearch(points, cost, budget, seed + 1000 + run)
+                          .bestCost <= optimum * 1.05;
+    }
+    std::printf("%s: %d points (%d measured), optimum %.4f ms; within 5%% in %d of %d runs "
+                "(random sampling: %d)\n",
+                shape.c_str(), int(points.size()), measuredPoints, optimum * 1e3, within, runs,
+                randomWithin);
+    EXPECT_GE(within, runs * 9 / 10) << shape;
   }
 }
 
