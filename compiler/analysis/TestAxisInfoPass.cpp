@@ -39,4 +39,5 @@ struct TestPrintAxisInfoPass
 void tessel::registerAnalysisTestPasses() {
   PassRegistration<TestPrintAxisInfoPass>();
   registerAllocationTestPass();
+  registerMembarTestPass();
 }

@@ -40,6 +40,8 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
       " unroll=" + std::to_string(unroll) + " vector-bytes=" + std::to_string(vectorBytes) +
       " max-shared-bytes=" + std::to_string(maxSharedBytes) +
       "}");
+  // Its barriers where they order conflicting accesses only.
+  add("tessel-cuda-redundant-barriers");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
   add(fp8Lowering());
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) becomes LLVM intrinsics

@@ -115,6 +115,17 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 
+def CudaRedundantBarriers : Pass<"tessel-cuda-redundant-barriers", "::mlir::ModuleOp"> {
+  let summary = "Barriers of the GPU kernels that order no conflicting accesses are removed";
+  let description = [{
+    tessel-cuda-map-programs puts a barrier around every piece of work that touches shared
+    memory; this pass removes, in program order, each barrier between whose neighbouring
+    accesses (back to the previous barrier, on to the next, around loops) no write meets a read
+    or write of the same shared buffer or of global memory (compiler/analysis/Membar.h: the
+    ops' declared effects; an op with undeclared effects touches everything).
+  }];
+}
+
 def CudaBarePointerKernels : Pass<"tessel-cuda-bare-pointer-kernels", "::mlir::ModuleOp"> {
   let summary = "Kernels take bare pointers and scalars: the launch ABI the runtime uses";
   let description = [{

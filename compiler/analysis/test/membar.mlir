@@ -1,0 +1,133 @@
+// RUN: tessel-opt %s --split-input-file --test-print-membar --verify-diagnostics
+// RUN: tessel-opt %s --split-input-file --test-print-membar=remove=1 2>/dev/null | FileCheck %s
+
+// A write of a shared buffer, a barrier, a read of it by (possibly) other threads: needed.
+// Two barriers back to back: each orders nothing while the other is there; removed in program
+// order, the first goes and the second stays.
+// CHECK-LABEL: gpu.func @raw
+// CHECK: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+gpu.module @m {
+  gpu.func @raw(%out: memref<4xf32>) workgroup(%s: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    memref.store %x, %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    // expected-remark @below {{barrier not needed}}
+    gpu.barrier
+    // expected-remark @below {{barrier not needed}}
+    gpu.barrier
+    %y = memref.load %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    memref.store %y, %out[%c0] : memref<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Reads on both sides, or different buffers: not needed. A read, then a write of the same
+// buffer (the write may overwrite what another thread still reads): needed.
+// CHECK-LABEL: gpu.func @war
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<4xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store %{{.*}}, %arg1
+gpu.module @m {
+  gpu.func @war(%out: memref<4xf32>) workgroup(%a: memref<4xf32, #gpu.address_space<workgroup>>, %b: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    %u = memref.load %a[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    // expected-remark @below {{barrier not needed}}
+    gpu.barrier
+    %v = memref.load %a[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    memref.store %v, %b[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    memref.store %u, %a[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// In a loop the next iteration follows: the barrier at the top of the body orders the write at
+// its end (previous iteration) before the read at its start; the one before the loop orders
+// nothing (nothing before it accesses memory).
+// CHECK-LABEL: gpu.func @loop
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+gpu.module @m {
+  gpu.func @loop(%n: index) workgroup(%s: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // expected-remark @below {{barrier not needed}}
+    gpu.barrier
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-remark @below {{barrier needed}}
+      gpu.barrier
+      %y = memref.load %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      %z = arith.addf %y, %y : f32
+      memref.store %z, %s[%c1] : memref<4xf32, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Global memory counts as one buffer (one thread's store, another's load); private memory
+// never conflicts; an op with undeclared effects (a call) touches everything.
+// CHECK-LABEL: gpu.func @global
+// CHECK: memref.store %{{.*}}, %arg0
+// CHECK-NEXT: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[P:[a-z0-9]+]][
+// CHECK-NEXT: memref.load %[[P]]
+// CHECK-NEXT: memref.load %arg0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: call @opaque
+gpu.module @m {
+  func.func private @opaque()
+  gpu.func @global(%g: memref<4xf32>) private(%p: memref<4xf32, #gpu.address_space<private>>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    memref.store %x, %g[%c0] : memref<4xf32>
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    %y = memref.load %g[%c0] : memref<4xf32>
+    memref.store %y, %p[%c0] : memref<4xf32, #gpu.address_space<private>>
+    // expected-remark @below {{barrier not needed}}
+    gpu.barrier
+    %z = memref.load %p[%c0] : memref<4xf32, #gpu.address_space<private>>
+    %w = memref.load %g[%c0] : memref<4xf32>
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    func.call @opaque() : () -> ()
+    gpu.return
+  }
+}
+
+// -----
+
+// A function of several blocks (branches, as gpu.all_reduce's lowering makes): what reaches a
+// barrier from another block is not followed, so it is kept even with nothing in its block.
+// CHECK-LABEL: gpu.func @branches
+// CHECK: ^bb1:
+// CHECK-NEXT: gpu.barrier
+gpu.module @m {
+  gpu.func @branches(%c: i1) workgroup(%s: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    cf.cond_br %c, ^bb1, ^bb2
+  ^bb1:
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    %y = memref.load %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    cf.br ^bb2
+  ^bb2:
+    memref.store %x, %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
