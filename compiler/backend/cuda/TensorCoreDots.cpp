@@ -24,6 +24,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -44,6 +46,7 @@ struct MmaPlan {
   int64_t activeWarps;    ///< warps with a part of C of their own (warp w works as w mod it)
   int64_t warpsM, warpsN; ///< the warps' grid over C
   int64_t tileM, tileN;   ///< one warp's part of C
+  bool bTransposed = false; ///< b is stored N x K (loaded from column-contiguous memory)
 
   int64_t piecesM() const { return tileM / 16; }
   int64_t piecesN() const { return tileN / 8; }
@@ -149,6 +152,14 @@ public:
     fragRow_ = arith::RemUIOp::create(b_, loc_, lane, cst(16));
     fragCol_ = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, lane, cst(16)),
                                      cst(8));
+    // Non-transposing ldmatrix of an N x K B: row l % 8, column ((l / 8) % 2) * 8, and 8 more
+    // rows for lanes 16-31.
+    eighth_ = arith::RemUIOp::create(b_, loc_, lane, cst(8));
+    half_ = arith::MulIOp::create(
+        b_, loc_,
+        arith::RemUIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, lane, cst(8)), cst(2)),
+        cst(8));
+    upper_ = fragCol_; // (l / 16) * 8
   }
 
   /// The thread's accumulator elements of C.
@@ -191,11 +202,30 @@ public:
       Value r = add(add(warpRowBase_, cst(16 * i)), fragRow_);
       aFrags.push_back(registers(ldmatrix(a, r, stored(p_.a, r, aCol), 4, /*transpose=*/false)));
     }
+    SmallVector<SmallVector<Value>> bFrags;
+    if (p_.bTransposed) {
+      // B stored N x K: ldmatrix without transposing reads its 8 x 8 matrices (rows n, 8
+      // columns k) as mma's B registers. x4: lanes 0-7 name rows n..n+7 at k, 8-15 the same
+      // rows at k + 8, 16-31 rows n + 8.. likewise (two pieces); x2 (a last odd piece): 0-15.
+      for (int64_t j = 0; j < p_.piecesN(); j += 2) {
+        Value n = add(add(warpColBase_, cst(8 * j)), eighth_);
+        Value col = add(kk, half_);
+        if (j + 1 < p_.piecesN()) {
+          Value row = add(n, upper_);
+          SmallVector<Value> regs =
+              registers(ldmatrix(b, row, stored(p_.b, row, col), 4, /*transpose=*/false));
+          bFrags.push_back({regs[0], regs[1]});
+          bFrags.push_back({regs[2], regs[3]});
+        } else {
+          bFrags.push_back(
+              registers(ldmatrix(b, n, stored(p_.b, n, col), 2, /*transpose=*/false)));
+        }
+      }
+    }
     // B (K x N, row-major) transposed by ldmatrix: lane l names row kk + l % 16; x4 covers
     // two 8-column pieces, the columns at + (l / 16) * 8.
     Value bRow = add(kk, fragRow_);
-    SmallVector<SmallVector<Value>> bFrags;
-    for (int64_t j = 0; j < p_.piecesN(); j += 2) {
+    for (int64_t j = 0; j < p_.piecesN() && !p_.bTransposed; j += 2) {
       Value c = add(warpColBase_, cst(8 * j));
       if (j + 1 < p_.piecesN()) {
         SmallVector<Value> regs =
@@ -288,7 +318,7 @@ private:
   OpBuilder &b_;
   Location loc_;
   const MmaPlan &p_;
-  Value row0_, col0_, fragRow_, fragCol_, warpRowBase_, warpColBase_;
+  Value row0_, col0_, fragRow_, fragCol_, warpRowBase_, warpColBase_, eighth_, half_, upper_;
 };
 
 /// Whether anything in `loop` but `op` reads or writes `buffer` (through views).
@@ -304,6 +334,87 @@ bool othersTouch(scf::ForOp loop, Operation *op, Value buffer) {
         return WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+/// Where B (K x N) is written only by zero fills and copies from column-contiguous memory (a
+/// transposed load, Triton's `K` of attention), its copies are rewritten to fill an N x K tile
+/// from the transposed views instead (contiguous rows, which move in 16-byte chunks and by
+/// cp.async), and the matmul reads that tile with non-transposing ldmatrix. Returns whether it
+/// did.
+bool transposeLoadsOfB(MmaPlan &p) {
+  auto type = cast<MemRefType>(p.b.getType());
+  SmallVector<Operation *> writers;
+  auto columnContiguous = [](Value v) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return t && t.getRank() == 2 && succeeded(t.getStridesAndOffset(strides, offset)) &&
+           strides[0] == 1 && strides[1] != 1;
+  };
+  auto isZero = [](Value v) { return matchPattern(v, m_AnyZeroFloat()); };
+  auto writer = [&](Operation *op, Value target) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      return fill.hasPureBufferSemantics() && fill.getOutputs()[0] == target &&
+             isZero(fill.getInputs()[0]);
+    auto copy = dyn_cast<linalg::CopyOp>(op);
+    return copy && copy.hasPureBufferSemantics() && copy.getOutputs()[0] == target &&
+           columnContiguous(copy.getInputs()[0]);
+  };
+  bool anyCopy = false;
+  for (Operation *user : p.b.getUsers()) {
+    if (user == p.op.getOperation())
+      continue;
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (view && llvm::all_of(view.getMixedStrides(),
+                             [](OpFoldResult st) { return isConstantIntValue(st, 1); })) {
+      for (Operation *viewUser : view->getUsers()) {
+        if (!writer(viewUser, view))
+          return false;
+        anyCopy |= isa<linalg::CopyOp>(viewUser);
+        writers.push_back(viewUser);
+      }
+      continue;
+    }
+    if (!writer(user, p.b))
+      return false;
+    anyCopy |= isa<linalg::CopyOp>(user);
+    writers.push_back(user);
+  }
+  if (!anyCopy)
+    return false;
+  OpBuilder at(p.b.getDefiningOp());
+  Location loc = p.b.getLoc();
+  Value bn = memref::AllocOp::create(
+      at, loc, MemRefType::get({type.getDimSize(1), type.getDimSize(0)}, type.getElementType()));
+  for (Operation *w : writers) {
+    OpBuilder b(w);
+    Value target = isa<linalg::FillOp>(w) ? cast<linalg::FillOp>(w).getOutputs()[0]
+                                          : cast<linalg::CopyOp>(w).getOutputs()[0];
+    Value dst = bn;
+    if (auto view = target.getDefiningOp<memref::SubViewOp>()) {
+      SmallVector<OpFoldResult> offsets = view.getMixedOffsets(), sizes = view.getMixedSizes();
+      dst = memref::SubViewOp::create(b, loc, bn, {offsets[1], offsets[0]}, {sizes[1], sizes[0]},
+                                      {b.getIndexAttr(1), b.getIndexAttr(1)});
+    }
+    if (auto fill = dyn_cast<linalg::FillOp>(w)) {
+      linalg::FillOp::create(b, loc, fill.getInputs()[0], dst);
+    } else {
+      auto swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, b.getContext());
+      Value src = memref::TransposeOp::create(b, loc, cast<linalg::CopyOp>(w).getInputs()[0],
+                                              AffineMapAttr::get(swap));
+      linalg::CopyOp::create(b, loc, src, dst);
+    }
+    w->erase();
+    if (auto view = target.getDefiningOp<memref::SubViewOp>(); view && view->use_empty())
+      view->erase();
+  }
+  p.op->replaceUsesOfWith(p.b, bn);
+  Operation *old = p.b.getDefiningOp();
+  p.b = bn;
+  p.bTransposed = true;
+  if (old->use_empty())
+    old->erase();
+  return true;
 }
 
 /// The matmul on tensor cores, its accumulators carried by the enclosing loop where only it
@@ -374,6 +485,10 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
       if (std::optional<MmaPlan> p = planMma(op, numWarps))
         plans.push_back(*p);
     });
+    // B loaded transposed (column-contiguous): an N x K tile read without transposing.
+    for (MmaPlan &p : plans)
+      if (llvm::count_if(plans, [&](MmaPlan &q) { return q.b == p.b || q.a == p.b; }) == 1)
+        transposeLoadsOfB(p);
     // The operands' tiles written in 16-byte chunks (each tile once): asynchronously where a
     // loop writes them for its matmuls only, else synchronously. Then the matmuls.
     llvm::SmallDenseSet<Value, 8> staged;

@@ -306,7 +306,18 @@ bool writeTileAsync(Value tile, int64_t threads,
       type.getElementTypeBitWidth() != 8 * kElementBytes || type.getDimSize(1) % kChunk ||
       type.getNumElements() / kChunk > kMaxRounds * threads)
     return false;
-  linalg::FillOp fill;
+  // Zero fills of the tile or of parts of it (a masked load's `other`): the async copies fill
+  // what they do not read with zeros.
+  SmallVector<linalg::FillOp> fills;
+  auto asZeroFill = [&](Operation *user, Value view) {
+    auto f = dyn_cast<linalg::FillOp>(user);
+    if (!f || !f.hasPureBufferSemantics() || f.getOutputs()[0] != view ||
+        !(matchPattern(f.getInputs()[0], m_AnyZeroFloat()) ||
+          matchPattern(f.getInputs()[0], m_Zero())))
+      return false;
+    fills.push_back(f);
+    return true;
+  };
   struct Copy {
     linalg::CopyOp op;
     SmallVector<OpFoldResult> offsets;
@@ -324,21 +335,16 @@ bool writeTileAsync(Value tile, int64_t threads,
   };
   for (Operation *user : tile.getUsers()) {
     if (isa<memref::SubViewOp>(user)) {
+      auto view = cast<memref::SubViewOp>(user);
+      if (!llvm::all_of(view.getMixedStrides(),
+                        [](OpFoldResult st) { return isConstantIntValue(st, 1); }))
+        return false;
       for (Operation *viewUser : user->getResult(0).getUsers())
-        if (!asCopy(viewUser))
+        if (!asCopy(viewUser) && !asZeroFill(viewUser, user->getResult(0)))
           return false;
       continue;
     }
-    if (auto f = dyn_cast<linalg::FillOp>(user);
-        f && f.hasPureBufferSemantics() && f.getOutputs()[0] == tile) {
-      // Only a zero fill: the async copies fill what they do not read with zeros.
-      if (fill || !(matchPattern(f.getInputs()[0], m_AnyZeroFloat()) ||
-                    matchPattern(f.getInputs()[0], m_Zero())))
-        return false;
-      fill = f;
-      continue;
-    }
-    if (asCopy(user))
+    if (asZeroFill(user, tile) || asCopy(user))
       continue;
     if (!isReader(user))
       return false;
@@ -352,15 +358,17 @@ bool writeTileAsync(Value tile, int64_t threads,
   auto loop = dyn_cast<scf::ForOp>(block->getParentOp());
   if (!loop || !loop.isDefinedOutsideOfLoop(tile) || !reachedByEveryThread(copies.front().op))
     return false;
-  Operation *last = fill ? fill.getOperation() : copies.front().op.getOperation();
+  Operation *last = copies.front().op.getOperation();
+  for (linalg::FillOp f : fills)
+    if (f->getBlock() != block)
+      return false;
   for (Copy &c : copies) {
-    if (c.op->getBlock() != block || (fill && c.op->isBeforeInBlock(fill)))
+    if (c.op->getBlock() != block ||
+        llvm::any_of(fills, [&](linalg::FillOp f) { return c.op->isBeforeInBlock(f); }))
       return false;
     if (last->isBeforeInBlock(c.op))
       last = c.op;
   }
-  if (fill && fill->getBlock() != block)
-    return false;
   for (Operation *reader : readers) {
     Operation *at = block->findAncestorOpInBlock(*reader);
     if (!at || at->isBeforeInBlock(last))
@@ -427,7 +435,7 @@ bool writeTileAsync(Value tile, int64_t threads,
                 put.getUnitAttr());
           });
         }
-        if (fill) {
+        if (!fills.empty()) {
           Value none = arith::AndIOp::create(
               at, loc, c.exists,
               arith::XOrIOp::create(at, loc, taken, arith::ConstantIntOp::create(at, loc, 1, 1)));
@@ -441,8 +449,8 @@ bool writeTileAsync(Value tile, int64_t threads,
     {
       // Unaligned: the fill and the copies as synchronous chunks, in order.
       OpBuilder other = ifAligned.getElseBodyBuilder();
-      if (fill)
-        emitFillChunks(other, loc, tile, fill.getInputs()[0], threads, swizzle);
+      if (!fills.empty())
+        emitFillChunks(other, loc, tile, fills.front().getInputs()[0], threads, swizzle);
       for (Copy &c : copies)
         emitCopyChunks(other, loc, c.op.getInputs()[0], tile, c.offsets, threads, swizzle);
     }
@@ -468,14 +476,16 @@ bool writeTileAsync(Value tile, int64_t threads,
     OpBuilder beforeReader(firstReader);
     waitForAsyncCopies(beforeReader, loc, 0);
   }
-  if (fill)
-    fill.erase();
-  for (Copy &c : copies) {
-    Operation *view = c.op.getOutputs()[0].getDefiningOp<memref::SubViewOp>();
-    c.op.erase();
+  auto eraseWithView = [](Operation *op, Value target) {
+    Operation *view = target.getDefiningOp<memref::SubViewOp>();
+    op->erase();
     if (view && view->use_empty())
       view->erase();
-  }
+  };
+  for (linalg::FillOp f : fills)
+    eraseWithView(f, f.getOutputs()[0]);
+  for (Copy &c : copies)
+    eraseWithView(c.op, c.op.getOutputs()[0]);
   return true;
 }
 
