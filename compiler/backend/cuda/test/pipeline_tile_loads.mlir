@@ -147,3 +147,55 @@ func.func public @store_in_loop(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
   }
   return
 }
+
+// -----
+
+// B loaded transposed (its view column-contiguous, as attention's K is), a zero fill of its
+// masked-off part: the copy fills an N x K tile from the transposed view (contiguous rows,
+// cp.async, swizzled), the fill joins it, and the matmul reads B with ldmatrix without
+// transposing (both operands' loads: transpose = false).
+// CHECK-LABEL: func.func public @transposed_b(
+// CHECK-DAG: memref.alloc() {tessel.swizzled} : memref<2x32x16xf16>
+// CHECK-DAG: memref.alloc() {tessel.swizzled} : memref<2x32x16xf16>
+// CHECK-NOT: memref<16x32xf16>
+// CHECK: scf.for
+// CHECK: memref.transpose %{{.*}} (d0, d1) -> (d1, d0)
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.wait.group 2
+// CHECK-NOT: transpose = true
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK-NOT: transpose = true
+// CHECK: nvvm.mma.sync
+func.func public @transposed_b(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                               %b: memref<?x?xf16, strided<[1, ?], offset: ?>>, %n: index,
+                               %w: index, %p0: i32, %p1: i32, %p2: i32, %g0: i32, %g1: i32,
+                               %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %h0 = arith.constant 0.0 : f16
+  %ta = memref.alloc() : memref<32x16xf16>
+  %tb = memref.alloc() : memref<16x32xf16>
+  %acc = memref.alloc() : memref<32x32xf32>
+  %rest = arith.subi %c32, %w : index
+  scf.for %k = %c0 to %n step %c1 {
+    %col = arith.muli %k, %c16 : index
+    %va = memref.subview %a[0, %col] [32, 16] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<32x16xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<32x16xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<32x16xf16>)
+    %masked = memref.subview %tb[0, %w] [16, %rest] [1, 1]
+        : memref<16x32xf16> to memref<16x?xf16, strided<[32, 1], offset: ?>>
+    linalg.fill ins(%h0 : f16) outs(%masked : memref<16x?xf16, strided<[32, 1], offset: ?>>)
+    %vb = memref.subview %b[%col, 0] [16, %w] [1, 1]
+        : memref<?x?xf16, strided<[1, ?], offset: ?>> to memref<16x?xf16, strided<[1, ?], offset: ?>>
+    %part = memref.subview %tb[0, 0] [16, %w] [1, 1]
+        : memref<16x32xf16> to memref<16x?xf16, strided<[32, 1]>>
+    linalg.copy ins(%vb : memref<16x?xf16, strided<[1, ?], offset: ?>>)
+                outs(%part : memref<16x?xf16, strided<[32, 1]>>)
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x32xf16>)
+                  outs(%acc : memref<32x32xf32>)
+  }
+  return
+}
