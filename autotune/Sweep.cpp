@@ -380,11 +380,12 @@ int main(int argc, char **argv) {
   if (absl::Status s = runtime::WriteFileAtomically(seedPath, std::to_string(seed) + "\n"); !s.ok())
     return usage(std::string(s.message()));
   for (const zoo::Kernel *k : kernels) {
+    const zoo::TargetSpec spec = k->For(target.kind);
     std::vector<zoo::Shape> shapes;
     if (opt.shapes == "default")
-      shapes = k->For(target.kind).defaultShapes;
+      shapes = spec.defaultShapes;
     else if (opt.shapes == "large")
-      shapes = k->For(target.kind).largeShapes;
+      shapes = spec.largeShapes;
     else
       for (const std::string &s : split(opt.shapes, ';')) {
         auto shape = zoo::ParseShape(*k, s);
@@ -393,8 +394,8 @@ int main(int argc, char **argv) {
         shapes.push_back(*shape);
       }
     const std::vector<autotune::Point> space =
-        autotune::Shard(k->For(target.kind).space.Enumerate(), opt.shardIndex, opt.shardCount);
-    for (const std::string &dtype : k->For(target.kind).dtypes) {
+        autotune::Shard(spec.space.Enumerate(), opt.shardIndex, opt.shardCount);
+    for (const std::string &dtype : spec.dtypes) {
       if (!opt.dtypes.empty() && std::find(opt.dtypes.begin(), opt.dtypes.end(), dtype) == opt.dtypes.end())
         continue;
       for (const zoo::Shape &shape : shapes) {
@@ -590,8 +591,8 @@ int main(int argc, char **argv) {
         autotune::Candidate c{g.kernel, g.dtype, g.shape, p};
         return finish(c, builder.Build(c, sources.at(g.kernel->name)));
       };
-      autotune::EvolutionarySearch(g.kernel->For(target.kind).space, g.points, objective,
-                                   opt.budget, seed);
+      const zoo::TargetSpec spec = g.kernel->For(target.kind);
+      autotune::EvolutionarySearch(spec.space, g.points, objective, opt.budget, seed);
       continue;
     }
     // Builder: the group's candidates in parallel; runner: measured one by one.

@@ -224,8 +224,10 @@ int main(int argc, char **argv) {
   if (!device.ok())
     return fail(std::string(device.status().message()));
   // What the kernel is tuned in on this kind of device: its dtypes and its space.
-  const zoo::TargetSpec &spec =
-      kernel->For((*device)->kind() == "cpu" ? TargetKind::Cpu : TargetKind::Cuda);
+  const std::string deviceKind = (*device)->kind();
+  const zoo::TargetSpec spec = kernel->For(deviceKind == "cpu"   ? TargetKind::Cpu
+                                           : deviceKind == "hip" ? TargetKind::Rocm
+                                                                 : TargetKind::Cuda);
   const std::string dtype = flags["dtype"];
   if (std::find(spec.dtypes.begin(), spec.dtypes.end(), dtype) == spec.dtypes.end()) {
     std::string dtypes;

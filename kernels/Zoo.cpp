@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_split.h"
 
+#include <algorithm>
+
 #include <sstream>
 
 namespace tessel::zoo {
@@ -41,6 +43,21 @@ absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) 
     return absl::InvalidArgumentError("shape '" + text + "' has dimensions " + kernel.name +
                                       " does not have");
   return shape;
+}
+
+TargetSpec Kernel::For(TargetKind kind) const {
+  if (kind == TargetKind::Cpu)
+    return cpu;
+  TargetSpec spec = gpu;
+  if (kind == TargetKind::Rocm)
+    spec.space.params.erase(
+        std::remove_if(spec.space.params.begin(), spec.space.params.end(),
+                       [](const auto &param) {
+                         return std::find(std::begin(kCudaOnlyKnobs), std::end(kCudaOnlyKnobs),
+                                          param.first) != std::end(kCudaOnlyKnobs);
+                       }),
+        spec.space.params.end());
+  return spec;
 }
 
 std::string RuntimeSignature(const std::string &tritonSignature) {

@@ -95,7 +95,9 @@ struct Kernel {
   std::vector<std::string> dims;
   /// The cpu target's problems and space, and the GPU targets' (cuda and rocm).
   TargetSpec cpu, gpu;
-  const TargetSpec &For(TargetKind kind) const { return kind == TargetKind::Cpu ? cpu : gpu; }
+  /// What is tuned for `kind`: `cpu`, or `gpu`, for rocm without the knobs only the cuda
+  /// backend has (kCudaOnlyKnobs).
+  TargetSpec For(TargetKind kind) const;
   /// Runtime argument types in Triton's signature syntax ("*fp32:16,i32"); the runtime's form
   /// is RuntimeSignature of it.
   std::function<std::string(const std::string &dtype)> signature;
@@ -108,6 +110,10 @@ struct Kernel {
   std::function<std::unique_ptr<Problem>(const Shape &, const std::string &dtype, uint64_t seed)>
       makeProblem;
 };
+
+/// The "knob." parameters of the GPU spaces that only the cuda backend has (num_stages: the
+/// cp.async pipeline): the rocm backend's space is the GPU space without them.
+inline constexpr const char *kCudaOnlyKnobs[] = {"knob.num_stages"};
 
 /// The runtime's form of a Triton signature: "*fp32:16,i32:16,fp32" -> "ptr:f32,i32,f32".
 std::string RuntimeSignature(const std::string &tritonSignature);

@@ -8,6 +8,7 @@
 #include "compiler/analysis/TestPasses.h"
 #include "compiler/backend/cpu/Passes.h"
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/rocm/Passes.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
@@ -54,6 +55,7 @@ int main(int argc, char **argv) {
   tessel::registerCpuPasses();
   tessel::registerCpuPipeline();
   tessel::registerCudaPasses();
+  tessel::registerRocmPasses();
   tessel::registerAnalysisTestPasses();
   registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
   return mlir::asMainReturnCode(

@@ -8,11 +8,13 @@
 
 #include "compiler/backend/cpu/CpuBackend.h"
 #include "compiler/backend/cuda/CudaBackend.h"
+#include "compiler/backend/rocm/RocmBackend.h"
 
 namespace tessel {
 
 const std::vector<const Backend *> &registeredBackends() {
-  static const std::vector<const Backend *> backends = {&cpuBackend(), &cudaBackend()};
+  static const std::vector<const Backend *> backends = {&cpuBackend(), &cudaBackend(),
+                                                        &rocmBackend()};
   return backends;
 }
 
@@ -21,7 +23,7 @@ absl::StatusOr<const Backend *> lookupBackend(TargetKind kind) {
     if (b->kind() == kind)
       return b;
   return absl::UnimplementedError(std::string("tessel has no ") + TargetKindName(kind) +
-                                  " backend yet (targets it builds for: cpu, cuda)");
+                                  " backend yet (targets it builds for: cpu, cuda, rocm)");
 }
 
 } // namespace tessel

@@ -7,6 +7,7 @@
 #include "compiler/backend/Registry.h"
 #include "compiler/backend/cpu/Passes.h"
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/rocm/Passes.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/structured/StructuredDialect.h"
 #include "compiler/dialect/triton/TritonDialect.h"
@@ -71,6 +72,7 @@ void registerPassesOnce() {
     tessel::registerConversionPasses();
     tessel::registerCpuPasses();
     tessel::registerCudaPasses();
+    tessel::registerRocmPasses();
   });
 }
 

@@ -38,6 +38,24 @@ absl::StatusOr<const Chip *> findChip(const std::string &arch) {
 }
 } // namespace
 
+namespace {
+// VGPRs: 512 per lane on CDNA2/3 (256 architectural + 256 accumulation), 256 on RDNA3 wave32;
+// SGPRs: 102 addressable plus VCC on GFX9, 106 on GFX10+.
+constexpr RocmChip kRocmChips[] = {{"gfx90a", 64, 64 * 1024, true, false, 512, 104},
+                                   {"gfx942", 64, 64 * 1024, true, false, 512, 104},
+                                   {"gfx1100", 32, 64 * 1024, false, true, 256, 106}};
+} // namespace
+
+bool IsRocmArch(const std::string &arch) { return arch.rfind("gfx", 0) == 0; }
+
+absl::StatusOr<RocmChip> RocmChipFor(const std::string &arch) {
+  for (const RocmChip &chip : kRocmChips)
+    if (arch == chip.arch)
+      return chip;
+  return absl::InvalidArgumentError("tessel does not build for AMD chip '" + arch +
+                                    "' (it builds for gfx90a, gfx942, gfx1100)");
+}
+
 absl::StatusOr<std::string> PtxVersionFor(const std::string &arch) {
   absl::StatusOr<const Chip *> chip = findChip(arch);
   if (!chip.ok())
@@ -59,15 +77,25 @@ std::string SerializeGpuArtifact(const GpuArtifact &a) {
                        {"signature", k.signature},
                        {"block", {k.block[0], k.block[1], k.block[2]}},
                        {"shared_bytes", k.sharedBytes}});
+    if (k.ldsBytes > 0)
+      kernels.back()["lds_bytes"] = k.ldsBytes;
     if (!k.divisibility.empty())
       kernels.back()["divisibility"] = k.divisibility;
   }
-  nlohmann::json j = {{"format", kFormat},        {"version", kVersion},
-                      {"target", "cuda:" + a.arch}, {"arch", a.arch},
-                      {"ptx_version", a.ptxVersion}, {"ptx", a.ptx},
+  bool rocm = IsRocmArch(a.arch);
+  nlohmann::json j = {{"format", kFormat},
+                      {"version", kVersion},
+                      {"target", (rocm ? "rocm:" : "cuda:") + a.arch},
+                      {"arch", a.arch},
                       {"kernels", kernels}};
+  if (!rocm) {
+    j["ptx_version"] = a.ptxVersion;
+    j["ptx"] = a.ptx;
+  }
   if (!a.cubin.empty())
     j["cubin"] = absl::Base64Escape(a.cubin);
+  if (!a.hsaco.empty())
+    j["hsaco"] = absl::Base64Escape(a.hsaco);
   if (!a.buildInfo.empty())
     j["build_info"] = a.buildInfo;
   return j.dump(1) + "\n";
@@ -87,16 +115,28 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
   if (!j.contains("version") || !j["version"].is_number_integer() || j["version"] != kVersion)
     return bad("version is not " + std::to_string(kVersion));
   GpuArtifact a;
-  for (auto [key, field] : {std::pair<const char *, std::string *>{"arch", &a.arch},
-                            {"ptx_version", &a.ptxVersion},
-                            {"ptx", &a.ptx}}) {
-    if (!j.contains(key) || !j[key].is_string())
-      return bad(std::string("\"") + key + "\" is missing or not a string");
-    *field = j[key].get<std::string>();
-  }
-  if (j.contains("cubin")) {
-    if (!j["cubin"].is_string() || !absl::Base64Unescape(j["cubin"].get<std::string>(), &a.cubin))
-      return bad("\"cubin\" is not base64");
+  if (!j.contains("arch") || !j["arch"].is_string())
+    return bad("\"arch\" is missing or not a string");
+  a.arch = j["arch"].get<std::string>();
+  bool rocm = IsRocmArch(a.arch);
+  if (rocm) {
+    if (!RocmChipFor(a.arch).ok())
+      return bad("unknown chip '" + a.arch + "'");
+    if (!j.contains("hsaco") || !j["hsaco"].is_string() ||
+        !absl::Base64Unescape(j["hsaco"].get<std::string>(), &a.hsaco) || a.hsaco.empty())
+      return bad("\"hsaco\" is missing or not base64");
+  } else {
+    for (auto [key, field] : {std::pair<const char *, std::string *>{"ptx_version", &a.ptxVersion},
+                              {"ptx", &a.ptx}}) {
+      if (!j.contains(key) || !j[key].is_string())
+        return bad(std::string("\"") + key + "\" is missing or not a string");
+      *field = j[key].get<std::string>();
+    }
+    if (j.contains("cubin")) {
+      if (!j["cubin"].is_string() ||
+          !absl::Base64Unescape(j["cubin"].get<std::string>(), &a.cubin))
+        return bad("\"cubin\" is not base64");
+    }
   }
   if (j.contains("build_info")) {
     if (!j["build_info"].is_string())
@@ -124,6 +164,11 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
         return bad("kernel " + info.name + ": shared_bytes is not a size");
       info.sharedBytes = k["shared_bytes"].get<int64_t>();
     }
+    if (k.contains("lds_bytes")) {
+      if (!k["lds_bytes"].is_number_integer() || k["lds_bytes"].get<int64_t>() < 0)
+        return bad("kernel " + info.name + ": lds_bytes is not a size");
+      info.ldsBytes = k["lds_bytes"].get<int64_t>();
+    }
     if (k.contains("divisibility")) {
       const nlohmann::json &d = k["divisibility"];
       const std::string &sig = info.signature;
@@ -140,7 +185,7 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
     }
     a.kernels.push_back(info);
   }
-  if (!PtxVersionFor(a.arch).ok())
+  if (!rocm && !PtxVersionFor(a.arch).ok())
     return bad("unknown chip '" + a.arch + "'");
   return a;
 }

@@ -1,15 +1,18 @@
 //===- GpuArtifact.h - the one file a GPU kernel ships as -*- C++ -*-===//
 //
-// What the cuda backend emits as `--emit artifact` and the cuda device loads: a JSON object
-// holding the PTX, the cubin when one was built (base64), the target chip, the PTX version and
-// per kernel its launch metadata (symbol, runtime signature, block size, dynamic shared
-// memory). The bundle names it and its sha256 covers all of it. A leaf shared by the compiler
-// (writer) and the runtime (reader), like Target.
+// What the cuda and rocm backends emit as `--emit artifact` and the cuda and hip devices load:
+// a JSON object holding the code (cuda: the PTX, the cubin when one was built; rocm: the hsaco
+// code object), binaries base64, the target chip, the PTX version (cuda) and per kernel its
+// launch metadata (symbol, runtime signature, block size, dynamic shared memory). The bundle
+// names it and its sha256 covers all of it. A leaf shared by the compiler (writer) and the
+// runtime (reader), like Target.
 //
 //   {"format": "tessel-gpu-artifact", "version": 1, "target": "cuda:sm_90", "arch": "sm_90",
 //    "ptx_version": "7.8", "ptx": "...", "cubin": "<base64>",
 //    "kernels": [{"name": "k", "signature": "ptr:f32,i32", "block": [128, 1, 1],
 //                 "shared_bytes": 0, "divisibility": [16, 1]}]}
+//   {"format": "tessel-gpu-artifact", "version": 1, "target": "rocm:gfx942", "arch": "gfx942",
+//    "hsaco": "<base64>", "kernels": [{..., "block": [256, 1, 1], "lds_bytes": 4096}]}
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,13 +37,17 @@ struct GpuKernelInfo {
   /// signature's ":16"): a pointer's address, an integer's value; one per argument, powers of
   /// two (1: nothing); empty: no assumptions. The device refuses a launch that breaks one.
   std::vector<int64_t> divisibility;
+  /// rocm: the LDS the compiler planned for one workgroup (all static: the code object's
+  /// group_segment_fixed_size); 0 for cuda, whose dynamic part is sharedBytes.
+  int64_t ldsBytes = 0;
 };
 
 struct GpuArtifact {
-  std::string arch;       ///< sm_80 ... sm_90a
-  std::string ptxVersion; ///< "7.8"
-  std::string ptx;
+  std::string arch;       ///< sm_80 ... sm_90a (cuda), gfx90a, gfx942, gfx1100 (rocm)
+  std::string ptxVersion; ///< "7.8"; empty for rocm
+  std::string ptx;        ///< empty for rocm
   std::string cubin;      ///< the binary for `arch`; empty when no toolkit built one
+  std::string hsaco;      ///< rocm: the code object (an AMDGPU ELF shared object)
   std::vector<GpuKernelInfo> kernels;
   std::string buildInfo; ///< what it was compiled from (JSON text); empty: not recorded
 };
@@ -57,6 +64,24 @@ absl::StatusOr<std::string> PtxVersionFor(const std::string &arch);
 /// The most shared memory one block of `arch` may use (static and dynamic together, with the
 /// dynamic part raised by cuFuncSetAttribute), or an error for a chip tessel does not build for.
 absl::StatusOr<int64_t> MaxSharedBytesPerBlock(const std::string &arch);
+
+/// Whether `arch` names an AMD chip (gfx...): a rocm artifact.
+bool IsRocmArch(const std::string &arch);
+
+/// What tessel knows of an AMD chip it builds for (the LLVM AMDGPU processor table and AMD's
+/// ISA documents).
+struct RocmChip {
+  const char *arch;
+  int waveSize;         ///< lanes of a wavefront: 64 on CDNA, 32 on RDNA (its default)
+  int64_t maxLdsBytes;  ///< LDS one workgroup may use
+  bool mfma;            ///< CDNA matrix cores (v_mfma_*)
+  bool wmma;            ///< RDNA3 matrix cores (v_wmma_*)
+  int maxVgprs;         ///< VGPRs (with AGPRs on CDNA) one lane may use
+  int maxSgprs;         ///< SGPRs one wavefront may address
+};
+
+/// The chip named `arch`, or an error naming those tessel builds for.
+absl::StatusOr<RocmChip> RocmChipFor(const std::string &arch);
 
 } // namespace tessel
 

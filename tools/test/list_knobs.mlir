@@ -25,8 +25,20 @@
 // A knob in range compiles.
 // RUN: tessel-compile %s --entry f --knob vector_width=16 --knob unroll=2 --emit llvm -o - | FileCheck %s --check-prefix=OK
 // OK: define void @f__tessel_launch(
-// RUN: not tessel-compile --target rocm:gfx942 --list-knobs 2>&1 | FileCheck %s --check-prefix=NOROCM
-// NOROCM: tessel has no rocm backend yet
+// RUN: tessel-compile --target rocm:gfx942 --list-knobs | FileCheck %s --check-prefix=ROCM
+// ROCM: knobs of the rocm backend (--knob NAME=VALUE):
+// ROCM-NEXT: num_warps  allowed {1, 2, 4, 8, 16}, default 4
+// ROCM-NEXT: unroll  allowed {1, 2, 4, 8, 16}, default 4
+// ROCM-NEXT: vector_bytes  allowed {0, 4, 8, 16}, default 16
+// ROCM: artifact kinds (--emit):
+// ROCM: hsaco
+// ROCM: artifact  what the runtime loads
+// RUN: not tessel-compile --target rocm:gfx908 --list-knobs 2>&1 | FileCheck %s --check-prefix=NOCHIP
+// NOCHIP: gfx908
+// A rocm kernel: its code object, the AMDGPU assembly.
+// RUN: tessel-compile %s --entry f --target rocm:gfx1100 --emit isa -o - | FileCheck %s --check-prefix=ISA
+// ISA: .amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
+// ISA: .amdhsa_kernel f
 module {
   tt.func public @f(%p: !tt.ptr<f32>) {
     %r = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>

@@ -1,6 +1,7 @@
 //===- BarePointerKernels.cpp - kernels take the Triton signature: pointers and scalars -*- C++ -*-===//
 //
-// See Passes.td (CudaBarePointerKernels). After convert-gpu-to-nvvm, a kernel `k` takes each
+// See Passes.td (CudaBarePointerKernels). After convert-gpu-to-nvvm (or -rocdl: the rocm
+// backend runs this pass too, its kernels marked rocdl.kernel), a kernel `k` takes each
 // rank-1 memref as the five fields of MLIR's descriptor (allocated and aligned pointer,
 // offset, size, stride). `k` becomes the internal `k__body`, and a new kernel `k` takes one
 // pointer per memref and the scalars, builds the descriptors (offset 0, stride 1, a size
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
 using namespace mlir;
 
@@ -35,36 +37,42 @@ LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks,
                                 << " has no bare-pointer form";
     if (rank < 0) {
       if (next >= type.getNumParams())
-        return kernel.emitError() << "argument count mismatch after the NVVM lowering";
+        return kernel.emitError() << "argument count mismatch after the GPU lowering";
       params.push_back(type.getParamType(next++));
       continue;
     }
     unsigned fields = rank == 0 ? 3 : 5;
     if (next + fields > type.getNumParams() ||
         !isa<LLVM::LLVMPointerType>(type.getParamType(next)))
-      return kernel.emitError() << "a memref argument is not a descriptor after the NVVM lowering";
+      return kernel.emitError() << "a memref argument is not a descriptor after the GPU lowering";
     params.push_back(type.getParamType(next));
     next += fields;
   }
   if (next != type.getNumParams())
-    return kernel.emitError() << "argument count mismatch after the NVVM lowering";
+    return kernel.emitError() << "argument count mismatch after the GPU lowering";
 
+  // The target's kernel marker and attributes (nvvm.* or rocdl.*: block sizes, ...) move to
+  // the entry.
+  StringRef marker = NVVM::NVVMDialect::getKernelFuncAttrName(), prefix = "nvvm.";
+  if (kernel->hasAttr(ROCDL::ROCDLDialect::getKernelFuncAttrName())) {
+    marker = ROCDL::ROCDLDialect::getKernelFuncAttrName();
+    prefix = "rocdl.";
+  }
   std::string name = kernel.getName().str();
   kernel.setName(name + "__body");
   kernel.setLinkage(LLVM::Linkage::Internal);
   kernel->removeAttr(gpu::GPUDialect::getKernelFuncAttrName());
-  kernel->removeAttr(NVVM::NVVMDialect::getKernelFuncAttrName());
+  kernel->removeAttr(marker);
   OpBuilder b(kernel);
   auto entry = LLVM::LLVMFuncOp::create(
       b, kernel.getLoc(), name, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params));
   entry->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
-  entry->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
+  entry->setAttr(marker, UnitAttr::get(ctx));
   if (!divisibility.empty() && divisibility.size() != ranks.size())
     return kernel.emitError() << "tessel.arg_divisibility has " << divisibility.size()
                               << " entries for " << ranks.size() << " arguments";
   for (NamedAttribute attr : kernel->getAttrs())
-    if (attr.getName().getValue().starts_with("nvvm.") &&
-        attr.getName() != NVVM::NVVMDialect::getKernelFuncAttrName())
+    if (attr.getName().getValue().starts_with(prefix) && attr.getName() != marker)
       entry->setAttr(attr.getName(), attr.getValue());
   Block *block = entry.addEntryBlock(b);
   b.setInsertionPointToStart(block);

@@ -29,13 +29,8 @@ public:
          "stages of a tensor-core K loop: its operand tiles are copied (cp.async) num_stages - 1 "
          "iterations ahead, each tile num_stages times in shared memory (1: each iteration "
          "waits for its own)"},
-        {"unroll", 1, 16, {1, 2, 4, 8, 16}, 4,
-         "iterations of a loop spread over the threads that each thread runs at once (loads in "
-         "flight)"},
-        {"vector_bytes", 0, 16, {0, 4, 8, 16}, 16,
-         "bytes of consecutive elements a thread owns of a tile kept in registers, loaded and "
-         "stored as one vector where the accesses are proven contiguous and aligned (4 or 0: "
-         "one f32 element a thread at a time)"},
+        gpuUnrollKnob(),
+        gpuVectorBytesKnob(),
     };
     return knobs;
   }
@@ -92,38 +87,11 @@ public:
       module->removeAttr(kBuildInfoAttr);
     }
     artifact.ptxVersion = *PtxVersionFor(arch);
-    for (auto f : module.getOps<func::FuncOp>()) {
-      if (!f.isPublic() || f.isExternal() || f.getNumArguments() < 6)
-        continue;
-      GpuKernelInfo info;
-      info.name = f.getName().str();
-      for (Type t : f.getFunctionType().getInputs().drop_back(6))
-        info.signature += (info.signature.empty() ? "" : ",") + launchTypeName(t);
-      // What the kernel may assume of its arguments (Triton's specialization): the
-      // pipeline makes LLVM use it, the runtime checks it at launch.
-      for (unsigned i = 0; i + 6 < f.getNumArguments(); ++i) {
-        auto d = f.getArgAttrOfType<IntegerAttr>(i, "tt.divisibility");
-        int64_t v = d ? d.getInt() : 1;
-        if (v < 1 || v > (int64_t(1) << 30) || !llvm::isPowerOf2_64(uint64_t(v)))
-          return absl::InvalidArgumentError("argument " + std::to_string(i) + " of " +
-                                            info.name + ": tt.divisibility " +
-                                            std::to_string(v) + " is not a power of two");
-        info.divisibility.push_back(v);
-      }
-      if (llvm::all_of(info.divisibility, [](int64_t v) { return v == 1; }))
-        info.divisibility.clear();
-      else
-        f->setAttr(kArgDivisibilityAttr,
-                   DenseI64ArrayAttr::get(module.getContext(), info.divisibility));
-      info.block = {int32_t(numWarps * 32), 1, 1};
-      artifact.kernels.push_back(info);
-    }
-    if (module->walk([](Operation *op) {
-              return op->getName().getStringRef() == "tt.print" ? WalkResult::interrupt()
-                                                                 : WalkResult::advance();
-            })
-            .wasInterrupted())
-      return absl::UnimplementedError("tl.device_print is not supported on cuda yet");
+    absl::StatusOr<std::vector<GpuKernelInfo>> kernels =
+        describeGpuKernels(module, int32_t(numWarps * 32), "cuda");
+    if (!kernels.ok())
+      return kernels.status();
+    artifact.kernels = std::move(*kernels);
 
     // Math from the toolkit's libdevice where there is one, else tessel's own lowering.
     absl::StatusOr<std::string> toolkit = findCudaToolkit(request.toolkit);
@@ -143,12 +111,7 @@ public:
       return absl::InternalError("bad cuda pipeline: " + error);
     if (failed(pm.run(module)))
       return absl::InvalidArgumentError("the cuda backend failed");
-    if (auto shared = module->getAttrOfType<DictionaryAttr>(kDynamicSharedBytesAttr)) {
-      for (GpuKernelInfo &info : artifact.kernels)
-        if (auto bytes = shared.getAs<IntegerAttr>(info.name))
-          info.sharedBytes = bytes.getInt();
-      module->removeAttr(kDynamicSharedBytesAttr);
-    }
+    takeSharedBytes(module, artifact.kernels, /*total=*/false);
 
     std::string llvmIR;
     if (absl::Status s = emitPtx(module, arch, libdevice, &llvmIR, &artifact.ptx); !s.ok())
@@ -168,16 +131,7 @@ public:
     }
     if (request.artifact == "cubin")
       return artifact.cubin;
-    if (request.outputPath.empty())
-      return absl::InvalidArgumentError("an artifact needs an output path");
-    // Written to a unique temporary file and renamed: readers never see a partial artifact.
-    if (llvm::Error e = llvm::writeToOutput(request.outputPath, [&](llvm::raw_ostream &os) {
-          os << SerializeGpuArtifact(artifact);
-          return llvm::Error::success();
-        }))
-      return absl::InternalError("cannot write " + request.outputPath + ": " +
-                                 llvm::toString(std::move(e)));
-    return request.outputPath;
+    return writeGpuArtifact(artifact, request.outputPath);
   }
 };
 

@@ -2,15 +2,12 @@
 
 #include "compiler/backend/cuda/CudaBackend.h"
 
+#include "compiler/backend/GpuKernels.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -47,27 +44,11 @@ absl::Status tessel::emitPtx(ModuleOp module, const std::string &arch,
                              const std::string &libdevice, std::string *llvmIR,
                              std::string *ptx) {
   initializeNvptxOnce();
-  gpu::GPUModuleOp gpuModule;
-  module.walk([&](gpu::GPUModuleOp m) { gpuModule = m; });
-  if (!gpuModule)
-    return absl::InternalError("the cuda pipeline left no gpu.module");
-  // The device code alone, as a module LLVM IR can be made of.
-  OpBuilder b(module.getContext());
-  OwningOpRef<ModuleOp> device = ModuleOp::create(b.getUnknownLoc());
-  b.setInsertionPointToStart(device->getBody());
-  for (Operation &op : gpuModule.getBody()->without_terminator())
-    b.clone(op);
-  DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerNVVMDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  module.getContext()->appendDialectRegistry(registry);
-
   llvm::LLVMContext context;
-  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(*device, context);
-  if (!llvmModule)
-    return absl::InternalError("translation of the device code to LLVM IR failed");
+  absl::StatusOr<std::unique_ptr<llvm::Module>> translated = translateDeviceCode(module, context);
+  if (!translated.ok())
+    return translated.status();
+  std::unique_ptr<llvm::Module> llvmModule = std::move(*translated);
   if (absl::Status s = replaceLibdeviceCalls(*llvmModule, !libdevice.empty()); !s.ok())
     return s;
   // The dynamic shared-memory arena (gpu.dynamic_shared_memory) arrives as an internal,
@@ -157,40 +138,8 @@ std::string tessel::ptxasVersion(const std::string &toolkit) {
 absl::StatusOr<std::string> tessel::assembleCubin(const std::string &toolkit,
                                                   const std::string &ptx,
                                                   const std::string &arch) {
-  llvm::SmallString<128> in, out, log;
-  if (llvm::sys::fs::createTemporaryFile("tessel", "ptx", in) ||
-      llvm::sys::fs::createTemporaryFile("tessel", "cubin", out) ||
-      llvm::sys::fs::createTemporaryFile("tessel", "log", log))
-    return absl::InternalError("cannot create temporary files for ptxas");
-  auto cleanup = llvm::make_scope_exit([&] {
-    llvm::sys::fs::remove(in);
-    llvm::sys::fs::remove(out);
-    llvm::sys::fs::remove(log);
-  });
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in, ec);
-    if (ec)
-      return absl::InternalError("cannot write " + in.str().str());
-    os << ptx;
-  }
-  std::string ptxas = toolkit + "/bin/ptxas", archArg = "-arch=" + arch;
-  llvm::SmallVector<llvm::StringRef> args{ptxas, archArg, "-O3", in, "-o", out};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
-                                                llvm::StringRef(log)};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &message);
-  if (rc != 0) {
-    std::string text;
-    if (auto buffer = llvm::MemoryBuffer::getFile(log))
-      text = (*buffer)->getBuffer().str();
-    return absl::InvalidArgumentError("ptxas failed (exit " + std::to_string(rc) + "): " +
-                                      message + text);
-  }
-  auto cubin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
-  if (!cubin)
-    return absl::InternalError("ptxas wrote no cubin");
-  return (*cubin)->getBuffer().str();
+  return runTool(toolkit + "/bin/ptxas", {"-arch=" + arch, "-O3", "{in}", "-o", "{out}"}, ptx,
+                 "ptxas");
 }
 
 std::string tessel::libdevicePath(const std::string &toolkit) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/GpuKernels.h"
 #include "compiler/conversion/fp8/Fp8Lowering.h"
 
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
@@ -17,15 +18,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
   };
-  add("tessel-cpu-drop-triton-attributes");
-  add("linalg-fuse-elementwise-ops,canonicalize");
-  add("one-shot-bufferize{bufferize-function-boundaries=true "
-      "function-boundary-type-conversion=identity-layout-map "
-      "allow-return-allocs-from-loops=true}");
-  add("canonicalize,cse");
-  add("func.func(buffer-hoisting,buffer-loop-hoisting)");
-  add("convert-bufferization-to-memref");
-  add("tessel-cpu-copies-to-linalg");
+  add(gpuBufferizationPipeline());
   // Matmuls of 16-bit floats on tensor cores; the rest as loops.
   add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) + "})");
   // Their operand tiles loaded num_stages - 1 iterations of the K loop ahead.

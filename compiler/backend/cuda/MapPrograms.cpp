@@ -3,7 +3,7 @@
 // See Passes.td (CudaMapPrograms). The structured lowering's output describes one program
 // sequentially: tile buffers, parallel loops over tiles (from linalg's parallel dimensions),
 // sequential loops (reductions, K loops) and scalar code. On a GPU the program is a block of
-// num_warps * 32 threads:
+// num_warps * warp-size threads (the rocm backend: a workgroup of wavefronts):
 //   - an outermost scf.parallel becomes a loop over its linearized iteration space starting at
 //     the thread id with the block size as step (innermost dimension fastest: coalesced);
 //   - any other op that writes memory (a scalar store, a sequential reduction loop, an atomic,
@@ -943,6 +943,10 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       module.emitError() << "num-warps must be 1..32, got " << static_cast<int64_t>(numWarps);
       return signalPassFailure();
     }
+    if (warpSize != 32 && warpSize != 64) {
+      module.emitError() << "warp-size must be 32 or 64, got " << static_cast<int64_t>(warpSize);
+      return signalPassFailure();
+    }
     if (threadTileElements < 0 || threadTileElements > 256) {
       module.emitError() << "thread-tile-elements must be 0..256, got "
                          << static_cast<int64_t>(threadTileElements);
@@ -1003,7 +1007,7 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
         toPrivateBuffer(alloc);
     }
 
-    int64_t threads = numWarps * 32;
+    int64_t threads = numWarps * warpSize;
     SmallVector<std::pair<gpu::GPUFuncOp, int64_t>> arenas; // kernel, its arena's bytes
     for (func::FuncOp kernel : kernels) {
       FunctionType type = kernel.getFunctionType();
@@ -1071,9 +1075,11 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       return signalPassFailure();
     // Each kernel's arena in the launch metadata; the arena and the static buffers (broadcast
     // scalars, the reductions' scratch) within what a block may use.
-    SmallVector<NamedAttribute> sizes;
+    SmallVector<NamedAttribute> sizes, totals;
     if (auto old = module->getAttrOfType<DictionaryAttr>(tessel::kDynamicSharedBytesAttr))
       sizes.append(old.begin(), old.end());
+    if (auto old = module->getAttrOfType<DictionaryAttr>(tessel::kTotalSharedBytesAttr))
+      totals.append(old.begin(), old.end());
     for (auto [func, arena] : arenas) {
       int64_t total = arena;
       for (BlockArgument buffer : func.getWorkgroupAttributions())
@@ -1085,9 +1091,12 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
                          << " (smaller tiles or fewer of them)";
         return signalPassFailure();
       }
-      sizes.push_back(NamedAttribute(func.getNameAttr(), IntegerAttr::get(IntegerType::get(ctx, 64), arena)));
+      auto i64 = IntegerType::get(ctx, 64);
+      sizes.push_back(NamedAttribute(func.getNameAttr(), IntegerAttr::get(i64, arena)));
+      totals.push_back(NamedAttribute(func.getNameAttr(), IntegerAttr::get(i64, total)));
     }
     module->setAttr(tessel::kDynamicSharedBytesAttr, DictionaryAttr::get(ctx, sizes));
+    module->setAttr(tessel::kTotalSharedBytesAttr, DictionaryAttr::get(ctx, totals));
   }
 };
 

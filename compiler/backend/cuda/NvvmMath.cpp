@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/CudaBackend.h"
+#include "compiler/backend/DeviceMath.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -22,23 +23,15 @@
 #include "llvm/Support/SourceMgr.h"
 
 absl::Status tessel::replaceLibdeviceCalls(llvm::Module &module, bool haveLibdevice) {
-  static const std::pair<const char *, llvm::Intrinsic::ID> kIntrinsics[] = {
-      {"floor", llvm::Intrinsic::floor},   {"ceil", llvm::Intrinsic::ceil},
-      {"fabs", llvm::Intrinsic::fabs},     {"sqrt", llvm::Intrinsic::sqrt},
-      {"fmax", llvm::Intrinsic::maxnum},   {"fmin", llvm::Intrinsic::minnum},
-      {"copysign", llvm::Intrinsic::copysign}, {"trunc", llvm::Intrinsic::trunc},
-      {"round", llvm::Intrinsic::round},   {"rint", llvm::Intrinsic::rint},
-      {"nearbyint", llvm::Intrinsic::nearbyint}, {"fma", llvm::Intrinsic::fma},
-  };
   std::string missing;
   for (llvm::Function &f : llvm::make_early_inc_range(module)) {
     llvm::StringRef name = f.getName();
     if (!f.isDeclaration() || !name.consume_front("__nv_"))
       continue;
-    llvm::Intrinsic::ID id = llvm::Intrinsic::not_intrinsic;
-    for (auto [base, intrinsic] : kIntrinsics)
-      if (name == base || name == (std::string(base) + "f"))
-        id = intrinsic;
+    // __nv_floor (f64) and __nv_floorf (f32).
+    llvm::Intrinsic::ID id = exactMathIntrinsic(name);
+    if (id == llvm::Intrinsic::not_intrinsic && name.ends_with("f"))
+      id = exactMathIntrinsic(name.drop_back());
     // tl.exp2 is the hardware's approximate 2^x (ex2.approx.f32), as in Triton, and tl.exp
     // on f32 is 2^(x log2 e) through it (Triton's lowering too).
     bool exp = name == "expf";

@@ -3,6 +3,8 @@
 #ifndef TESSEL_COMPILER_BACKEND_CUDA_PASSES_H
 #define TESSEL_COMPILER_BACKEND_CUDA_PASSES_H
 
+#include "compiler/backend/GpuKernels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -25,17 +27,7 @@ namespace tessel {
 #define GEN_PASS_REGISTRATION
 #include "compiler/backend/cuda/Passes.h.inc"
 
-/// The module attribute in which tessel-cuda-map-programs records each kernel's dynamic
-/// shared-memory bytes ({kernel = bytes}): the launch metadata's shared_bytes.
-inline constexpr llvm::StringLiteral kDynamicSharedBytesAttr = "tessel.dynamic_shared_bytes";
-
-/// The kernel attribute (array<i64>, one per runtime argument) with what the kernel may assume
-/// its arguments divisible by: Triton's tt.divisibility (a pointer's alignment in bytes, an
-/// integer's value; 1: nothing). Set from the arguments' tt.divisibility before the pipeline
-/// drops those; tessel-cuda-map-programs carries it to the gpu.func and
-/// tessel-cuda-bare-pointer-kernels makes it LLVM's (pointer alignment, assumptions). The
-/// runtime refuses a launch whose arguments break it (the artifact's "divisibility").
-inline constexpr llvm::StringLiteral kArgDivisibilityAttr = "tessel.arg_divisibility";
+// kDynamicSharedBytesAttr, kTotalSharedBytesAttr, kArgDivisibilityAttr: GpuKernels.h.
 
 /// The cuda pipeline from the structured lowering's output to a gpu.module of NVVM/LLVM
 /// dialect kernels with bare-pointer entries (textual, as tessel-opt runs it). `numStages`:

@@ -81,7 +81,7 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     dynamic shared-memory arena (gpu.dynamic_shared_memory), whose size per kernel the pass
     records in the module attribute `tessel.dynamic_shared_bytes` (the launch metadata);
     shared memory beyond max-shared-bytes is an error. The block's work is spread over
-    num-warps * 32 threads: every outermost scf.parallel loop is distributed cyclically over
+    num-warps * warp-size threads: every outermost scf.parallel loop is distributed cyclically over
     the threads (ThreadTiles.cpp: a tile every loop touches element for element, at most
     thread-tile-elements per thread, lives in the registers of the threads, element e with
     thread e mod T or, where the loops' global accesses are proven contiguous and aligned,
@@ -99,7 +99,10 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     private tile buffers.
   }];
   let options = [
-    Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,
+    Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (warp-size threads each)">,
+    Option<"warpSize", "warp-size", "int64_t", "32",
+           "threads per warp: 32 (NVIDIA, AMD RDNA) or 64 (AMD CDNA wavefronts); the rocm "
+           "backend maps programs to workgroups with this pass too">,
     Option<"unroll", "unroll", "int64_t", "4",
            "iterations of a distributed loop each thread runs at once (1..16)">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "0",

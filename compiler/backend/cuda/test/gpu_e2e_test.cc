@@ -222,7 +222,7 @@ TEST_F(GpuEndToEnd, MathFunctions) {
     x[i] = inside(rng());
     y[i] = above(rng());
   }
-  for (const char *artifact : {"math_libdevice", "math_own"}) {
+  for (const char *artifact : {"math", "math_own"}) {
     auto bx = upload(x), by = upload(y), bout = upload(poison);
     ASSERT_TRUE(bx && by && bout);
     run(artifact, "math_kernel", Grid{(n + 127) / 128, 1, 1},

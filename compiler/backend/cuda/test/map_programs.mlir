@@ -13,7 +13,7 @@
 // RUN: not tessel-opt %s --split-input-file --tessel-cuda-map-programs='max-shared-bytes=1024 thread-tile-elements=0' 2>&1 | FileCheck %s --check-prefix=TOO-BIG
 // TOO-BIG: error: the kernel needs 8448 bytes of shared memory; a block of this GPU has 1024
 
-// CHECK: module attributes {gpu.container_module, tessel.dynamic_shared_bytes = {scale = 0 : i64}}
+// CHECK: module attributes {gpu.container_module, tessel.dynamic_shared_bytes = {scale = 0 : i64}, tessel.total_shared_bytes = {scale = 256 : i64}}
 // CHECK: gpu.module @tessel_kernels
 // CHECK-LABEL: gpu.func @scale(
 // CHECK-SAME: %{{.*}}: memref<?xf32>, %{{.*}}: memref<f32>, %{{.*}}: f32)

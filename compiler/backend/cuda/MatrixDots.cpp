@@ -1,0 +1,302 @@
+//===- MatrixDots.cpp - tile matmuls on matrix instructions, for any GPU -*- C++ -*-===//
+//
+// See MatrixDots.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/backend/cuda/MatrixDots.h"
+#include "compiler/backend/cuda/BlockMapping.h"
+#include "compiler/backend/cuda/TileCopies.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace tessel::cuda;
+
+SmallVector<Type> DotPlan::accumulatorTypes() const {
+  return SmallVector<Type>(piecesM() * piecesN(),
+                           VectorType::get({shape.accElements}, Float32Type::get(c.getContext())));
+}
+
+SmallVector<Value> DotEmitter::loadAccumulators() {
+  SmallVector<Type> types = p_.accumulatorTypes();
+  SmallVector<Value> accs;
+  for (int64_t i = 0; i < p_.piecesM(); ++i)
+    for (int64_t j = 0; j < p_.piecesN(); ++j) {
+      SmallVector<Value> values;
+      for (auto [r, c] : pieceElements(i, j))
+        values.push_back(memref::LoadOp::create(b_, loc_, p_.c, ValueRange{r, c}));
+      accs.push_back(
+          vector::FromElementsOp::create(b_, loc_, cast<VectorType>(types[accs.size()]), values));
+    }
+  return accs;
+}
+
+void DotEmitter::storeAccumulators(ValueRange accs) {
+  int64_t at = 0;
+  for (int64_t i = 0; i < p_.piecesM(); ++i)
+    for (int64_t j = 0; j < p_.piecesN(); ++j, ++at) {
+      int64_t e = 0;
+      for (auto [r, c] : pieceElements(i, j)) {
+        Value v = vector::ExtractOp::create(b_, loc_, accs[at], e++);
+        memref::StoreOp::create(b_, loc_, v, p_.c, ValueRange{r, c});
+      }
+    }
+}
+
+namespace {
+
+/// The warp grid for an M x N accumulator: warp tiles of whole pieces with the fewest fragment
+/// loads per k step (as square as possible; B's loads cover bColumnsPerLoad columns).
+std::optional<std::pair<int64_t, int64_t>> warpGrid(int64_t m, int64_t n, int64_t warps,
+                                                    const DotShape &shape) {
+  std::optional<std::pair<int64_t, int64_t>> best;
+  int64_t bestCost = 0;
+  for (int64_t wm = 1; wm <= warps; wm *= 2) {
+    int64_t wn = warps / wm;
+    if (wm * wn != warps || m % (shape.pieceM * wm) || n % (shape.pieceN * wn))
+      continue;
+    int64_t tm = m / wm, tn = n / wn;
+    int64_t cost = tm / shape.pieceM + llvm::divideCeil(tn, shape.bColumnsPerLoad);
+    if (!best || cost < bestCost) {
+      best = {wm, wn};
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/// A tile buffer the kernel allocates (tessel-cuda-map-programs places it in shared memory):
+/// static shape, no layout, no memory space yet.
+bool isTileBuffer(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getRank() == 2 && type.hasStaticShape() &&
+         type.getLayout().isIdentity() && !type.getMemorySpace() &&
+         v.getDefiningOp<memref::AllocOp>();
+}
+
+/// Whether anything in `loop` but `op` reads or writes `buffer` (through views).
+bool othersTouch(scf::ForOp loop, Operation *op, Value buffer) {
+  return loop.getBody()
+      ->walk([&](Operation *inner) {
+        if (inner == op)
+          return WalkResult::skip();
+        for (Value operand : inner->getOperands())
+          if (isa<MemRefType>(operand.getType()) &&
+              viewedBuffer(operand) == buffer)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+} // namespace
+
+std::optional<DotPlan> tessel::cuda::planDot(linalg::MatmulOp op, int64_t warps,
+                                            DotShape shape) {
+  if (!op.hasPureBufferSemantics() || op.getInputs().size() != 2 || op.getOutputs().size() != 1)
+    return std::nullopt;
+  // The default indexing maps only (no transposed or broadcast variants).
+  if (op.hasUserDefinedMaps())
+    return std::nullopt;
+  if (!reachedByEveryThread(op))
+    return std::nullopt;
+  DotPlan p;
+  p.shape = shape;
+  p.op = op;
+  p.a = op.getInputs()[0];
+  p.b = op.getInputs()[1];
+  p.c = op.getOutputs()[0];
+  if (!isTileBuffer(p.a) || !isTileBuffer(p.b) || !isTileBuffer(p.c))
+    return std::nullopt;
+  auto at = cast<MemRefType>(p.a.getType()), bt = cast<MemRefType>(p.b.getType()),
+       ct = cast<MemRefType>(p.c.getType());
+  p.input = at.getElementType();
+  if (!(p.input.isF16() || p.input.isBF16()) || bt.getElementType() != p.input ||
+      !ct.getElementType().isF32())
+    return std::nullopt;
+  p.m = at.getDimSize(0);
+  p.k = at.getDimSize(1);
+  p.n = bt.getDimSize(1);
+  if (bt.getDimSize(0) != p.k || ct.getDimSize(0) != p.m || ct.getDimSize(1) != p.n ||
+      p.k % shape.pieceK)
+    return std::nullopt;
+  // All warps where C has pieces for them, else the most that have (the others repeat
+  // their work: the same values stored twice).
+  std::optional<std::pair<int64_t, int64_t>> grid;
+  for (int64_t w = warps; w >= 1 && !grid; w /= 2)
+    grid = warpGrid(p.m, p.n, w, shape);
+  if (!grid)
+    return std::nullopt;
+  p.activeWarps = grid->first * grid->second;
+  std::tie(p.warpsM, p.warpsN) = *grid;
+  p.tileM = p.m / p.warpsM;
+  p.tileN = p.n / p.warpsN;
+  return p;
+}
+
+bool tessel::cuda::transposeLoadsOfB(DotPlan &p) {
+  auto type = cast<MemRefType>(p.b.getType());
+  SmallVector<Operation *> writers;
+  auto columnContiguous = [](Value v) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return t && t.getRank() == 2 && succeeded(t.getStridesAndOffset(strides, offset)) &&
+           strides[0] == 1 && strides[1] != 1;
+  };
+  auto isZero = [](Value v) { return matchPattern(v, m_AnyZeroFloat()); };
+  auto writer = [&](Operation *op, Value target) {
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      return fill.hasPureBufferSemantics() && fill.getOutputs()[0] == target &&
+             isZero(fill.getInputs()[0]);
+    auto copy = dyn_cast<linalg::CopyOp>(op);
+    return copy && copy.hasPureBufferSemantics() && copy.getOutputs()[0] == target &&
+           columnContiguous(copy.getInputs()[0]);
+  };
+  bool anyCopy = false;
+  for (Operation *user : p.b.getUsers()) {
+    if (user == p.op.getOperation())
+      continue;
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (view && llvm::all_of(view.getMixedStrides(),
+                             [](OpFoldResult st) { return isConstantIntValue(st, 1); })) {
+      for (Operation *viewUser : view->getUsers()) {
+        if (!writer(viewUser, view))
+          return false;
+        anyCopy |= isa<linalg::CopyOp>(viewUser);
+        writers.push_back(viewUser);
+      }
+      continue;
+    }
+    if (!writer(user, p.b))
+      return false;
+    anyCopy |= isa<linalg::CopyOp>(user);
+    writers.push_back(user);
+  }
+  if (!anyCopy)
+    return false;
+  OpBuilder at(p.b.getDefiningOp());
+  Location loc = p.b.getLoc();
+  Value bn = memref::AllocOp::create(
+      at, loc, MemRefType::get({type.getDimSize(1), type.getDimSize(0)}, type.getElementType()));
+  for (Operation *w : writers) {
+    OpBuilder b(w);
+    Value target = isa<linalg::FillOp>(w) ? cast<linalg::FillOp>(w).getOutputs()[0]
+                                          : cast<linalg::CopyOp>(w).getOutputs()[0];
+    Value dst = bn;
+    if (auto view = target.getDefiningOp<memref::SubViewOp>()) {
+      SmallVector<OpFoldResult> offsets = view.getMixedOffsets(), sizes = view.getMixedSizes();
+      dst = memref::SubViewOp::create(b, loc, bn, {offsets[1], offsets[0]}, {sizes[1], sizes[0]},
+                                      {b.getIndexAttr(1), b.getIndexAttr(1)});
+    }
+    if (auto fill = dyn_cast<linalg::FillOp>(w)) {
+      linalg::FillOp::create(b, loc, fill.getInputs()[0], dst);
+    } else {
+      auto swap = AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, b.getContext());
+      Value src = memref::TransposeOp::create(b, loc, cast<linalg::CopyOp>(w).getInputs()[0],
+                                              AffineMapAttr::get(swap));
+      linalg::CopyOp::create(b, loc, src, dst);
+    }
+    w->erase();
+    if (auto view = target.getDefiningOp<memref::SubViewOp>(); view && view->use_empty())
+      view->erase();
+  }
+  p.op->replaceUsesOfWith(p.b, bn);
+  Operation *old = p.b.getDefiningOp();
+  p.b = bn;
+  p.bTransposed = true;
+  if (old->use_empty())
+    old->erase();
+  return true;
+}
+
+void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
+  DotPlan p = plan;
+  Location loc = p.op.getLoc();
+  auto loop = dyn_cast<scf::ForOp>(p.op->getParentOp());
+  // (C is a memref.alloc itself: planDot's isTileBuffer.)
+  bool carried =
+      loop && loop.isDefinedOutsideOfLoop(p.c) && !othersTouch(loop, p.op, p.c);
+  if (!carried) {
+    OpBuilder b(p.op);
+    perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
+      std::unique_ptr<DotEmitter> e = make(in, loc, p);
+      e->locate();
+      e->storeAccumulators(e->multiply(e->loadAccumulators()));
+      return SmallVector<Value>{};
+    });
+    p.op->erase();
+    return;
+  }
+  OpBuilder before(loop);
+  SmallVector<Type> types = p.accumulatorTypes();
+  auto init = perThreadRegion(before, loc, types, [&](OpBuilder &in) {
+    std::unique_ptr<DotEmitter> e = make(in, loc, p);
+    e->locate();
+    return e->loadAccumulators();
+  });
+  IRRewriter rewriter(loop.getContext());
+  Operation *matmul = p.op;
+  FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+      rewriter, init.getResults(), /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &b, Location, ArrayRef<BlockArgument> accs) {
+        b.setInsertionPoint(matmul);
+        auto step = perThreadRegion(b, loc, types, [&](OpBuilder &in) {
+          std::unique_ptr<DotEmitter> e = make(in, loc, p);
+          e->locate();
+          SmallVector<Value> carried(accs.begin(), accs.end());
+          return e->multiply(carried);
+        });
+        return SmallVector<Value>(step.getResults());
+      });
+  if (failed(grown)) {
+    init.erase(); // the matmul stays for the scalar lowering
+    return;
+  }
+  matmul->erase();
+  auto newLoop = cast<scf::ForOp>(grown->getOperation());
+  OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
+  ValueRange finals = newLoop.getResults().take_back(types.size());
+  perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
+    std::unique_ptr<DotEmitter> e = make(in, loc, p);
+    e->locate();
+    e->storeAccumulators(finals);
+    return SmallVector<Value>{};
+  });
+}
+
+void tessel::cuda::rewriteDots(
+    func::FuncOp func, int64_t warps, DotShape shape,
+    llvm::function_ref<void(Value tile, llvm::function_ref<bool(Operation *)> isDot)> stage,
+    DotEmitterFactory make) {
+  // Kernels only: a device function runs on one thread.
+  if (!func.isPublic() || func.isExternal())
+    return;
+  SmallVector<DotPlan> plans;
+  func.walk([&](linalg::MatmulOp op) {
+    if (std::optional<DotPlan> p = planDot(op, warps, shape))
+      plans.push_back(*p);
+  });
+  // B loaded transposed (column-contiguous): an N x K tile.
+  for (DotPlan &p : plans)
+    if (llvm::count_if(plans, [&](DotPlan &q) { return q.b == p.b || q.a == p.b; }) == 1)
+      transposeLoadsOfB(p);
+  // The operands' tiles staged (each once), then the matmuls.
+  llvm::SmallDenseSet<Value, 8> staged;
+  llvm::SmallPtrSet<Operation *, 8> matmuls;
+  for (DotPlan &p : plans)
+    matmuls.insert(p.op);
+  auto isDot = [&](Operation *op) { return matmuls.contains(op); };
+  for (DotPlan &p : plans)
+    for (Value tile : {p.a, p.b})
+      if (staged.insert(tile).second)
+        stage(tile, isDot);
+  for (DotPlan &p : plans)
+    rewriteDot(p, make);
+}

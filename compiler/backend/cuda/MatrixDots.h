@@ -1,0 +1,105 @@
+//===- MatrixDots.h - tile matmuls on matrix instructions, for any GPU -*- C++ -*-===//
+//
+// After bufferization a tt.dot is a linalg.matmul of tile buffers: A (M x K) and B (K x N) of
+// f16 or bf16, accumulating into C (M x N) of f32. A GPU's matrix instructions compute a
+// piece of C (pieceM x pieceN, pieceK deep) per warp, each lane holding a few elements of the
+// operands and of the accumulator. What is the same for every such instruction is here: which
+// matmuls qualify and how the block's warps split C (planDot), B loaded transposed as an N x K
+// tile (transposeLoadsOfB), and the rewrite of a matmul into per-thread code whose
+// accumulators stay in registers across the K loop (rewriteDot). How a warp loads its
+// fragments and multiplies is the instruction's DotEmitter: mma.sync and ldmatrix
+// (TensorCoreDots.cpp), mfma and wmma (compiler/backend/rocm/MatrixCoreDots.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_BACKEND_CUDA_MATRIXDOTS_H
+#define TESSEL_COMPILER_BACKEND_CUDA_MATRIXDOTS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+#include <memory>
+#include <optional>
+
+namespace tessel::cuda {
+
+/// The shape of one matrix instruction as a warp runs it: a pieceM x pieceN piece of C,
+/// pieceK deep, `accElements` f32 accumulator elements per lane; one load of B's fragments
+/// covers `bColumnsPerLoad` columns (what the warp grid minimizes, with A's loads).
+struct DotShape {
+  int64_t pieceM, pieceN, pieceK;
+  int64_t accElements;
+  int64_t bColumnsPerLoad;
+};
+
+/// A matmul a warp's matrix instructions can run: static tile buffers, 16-bit float inputs, f32
+/// accumulator, and a split of C over the warps into warp tiles of whole pieces.
+struct DotPlan {
+  mlir::linalg::MatmulOp op;
+  mlir::Value a, b, c;
+  int64_t m, n, k;
+  mlir::Type input;       ///< f16 or bf16
+  DotShape shape;
+  int64_t activeWarps;    ///< warps with a part of C of their own (warp w works as w mod it)
+  int64_t warpsM, warpsN; ///< the warps' grid over C
+  int64_t tileM, tileN;   ///< one warp's part of C
+  bool bTransposed = false; ///< b is stored N x K (loaded from column-contiguous memory)
+
+  int64_t piecesM() const { return tileM / shape.pieceM; }
+  int64_t piecesN() const { return tileN / shape.pieceN; }
+  /// The accumulators' types: one vector<accElements x f32> per piece, row-major over pieces.
+  llvm::SmallVector<mlir::Type> accumulatorTypes() const;
+};
+
+/// The plan for `op` with `warps` warps and instruction `shape`, if it qualifies.
+std::optional<DotPlan> planDot(mlir::linalg::MatmulOp op, int64_t warps, DotShape shape);
+
+/// Where B (K x N) is written only by zero fills and copies from column-contiguous memory (a
+/// transposed load, Triton's `K` of attention), its copies are rewritten to fill an N x K tile
+/// from the transposed views instead (contiguous rows, which move in 16-byte chunks), and the
+/// plan reads that tile (bTransposed). Returns whether it did.
+bool transposeLoadsOfB(DotPlan &p);
+
+/// One instruction's code for one plan, emitted at a builder inside a per-thread region.
+class DotEmitter {
+public:
+  DotEmitter(mlir::OpBuilder &b, mlir::Location loc, const DotPlan &p) : b_(b), loc_(loc), p_(p) {}
+  virtual ~DotEmitter() = default;
+  /// The thread's coordinates (warp, lane, ...), computed once per region.
+  virtual void locate() = 0;
+  /// The K dimension in steps of pieceK; returns the new accumulators.
+  virtual llvm::SmallVector<mlir::Value> multiply(mlir::ValueRange accs) = 0;
+  /// The thread's accumulator elements of C, as accumulatorTypes() (pieceElements).
+  llvm::SmallVector<mlir::Value> loadAccumulators();
+  void storeAccumulators(mlir::ValueRange accs);
+
+protected:
+  /// The (row, column) elements of C's piece (i, j) this lane holds, in register order.
+  virtual llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> pieceElements(int64_t i,
+                                                                              int64_t j) = 0;
+
+  mlir::OpBuilder &b_;
+  mlir::Location loc_;
+  const DotPlan &p_;
+};
+
+using DotEmitterFactory = llvm::function_ref<std::unique_ptr<DotEmitter>(
+    mlir::OpBuilder &, mlir::Location, const DotPlan &)>;
+
+/// The matmul as the emitter's per-thread code, its accumulators carried by the enclosing loop
+/// where only it touches C there (loaded before the loop, stored after it).
+void rewriteDot(const DotPlan &p, DotEmitterFactory make);
+
+/// The whole rewrite of a function's matmuls: plan each (`warps`, `shape`), read B transposed
+/// where it is loaded column-contiguous, stage each operand tile once (`stage`: its writes,
+/// given whether an op is one of the planned matmuls), then rewriteDot.
+void rewriteDots(mlir::func::FuncOp func, int64_t warps, DotShape shape,
+                 llvm::function_ref<void(mlir::Value tile,
+                                         llvm::function_ref<bool(mlir::Operation *)> isDot)>
+                     stage,
+                 DotEmitterFactory make);
+
+} // namespace tessel::cuda
+
+#endif // TESSEL_COMPILER_BACKEND_CUDA_MATRIXDOTS_H
