@@ -105,8 +105,8 @@ int usage(const std::string &why) {
   std::fprintf(stderr,
                "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
                "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
-               "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]] [--out=DIR] [--resume] "
-               "[--shard=I/N] [--timeout=S] "
+               "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]|cuda:sm_NN|rocm:gfxNNN] "
+               "[--out=DIR] [--resume] [--shard=I/N] [--timeout=S] "
                "[--min-time=S] [--flush=on|off]\n",
                why.c_str());
   return 2;

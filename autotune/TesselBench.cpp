@@ -254,6 +254,10 @@ int main(int argc, char **argv) {
         return fail("no GPU baseline for " + kernel->name +
                     " in tessel-bench (cuBLAS serves matmul; attention's, torch SDPA, is not "
                     "timed here yet)");
+      if ((*device)->kind() != "cuda")
+        return fail("no " + (*device)->kind() + " baseline for " + kernel->name +
+                    " in tessel-bench: it times cuBLAS on cuda devices only (rocBLAS is not "
+                    "wired in yet)");
       absl::StatusOr<std::unique_ptr<autotune::CublasGemm>> gemm = autotune::CublasGemm::Open();
       if (!gemm.ok())
         return fail(std::string(gemm.status().message()));

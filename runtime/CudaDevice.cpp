@@ -1,6 +1,7 @@
 //===- CudaDevice.cpp - the cuda device: the NVIDIA driver through dlopen -*- C++ -*-===//
 
 #include "runtime/CudaDevice.h"
+#include "runtime/GpuDevice.h"
 
 #include "runtime/Files.h"
 #include "runtime/target/GpuArtifact.h"
@@ -82,12 +83,7 @@ absl::StatusOr<const Driver *> OpenDriver() {
           dlerror()));
     std::string missing;
     auto resolve = [&](auto &fn, std::initializer_list<const char *> names) {
-      for (const char *name : names)
-        if (void *p = dlsym(driver.handle, name)) {
-          fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
-          return;
-        }
-      missing += std::string(missing.empty() ? "" : ", ") + *names.begin();
+      ResolveSymbol(driver.handle, fn, names, missing);
     };
     resolve(driver.cuInit, {"cuInit"});
     resolve(driver.cuDriverGetVersion, {"cuDriverGetVersion"});
@@ -133,76 +129,77 @@ absl::Status check(const Driver &d, CUresult r, const std::string &what) {
                                           text ? text : "unknown", ")"));
 }
 
-class CudaBuffer : public Buffer {
+/// The driver API as the GPU device uses it.
+class CudaApi : public GpuDriver {
 public:
-  CudaBuffer(const Driver &d, CUdeviceptr p, size_t size) : d_(d), p_(p), size_(size) {}
-  ~CudaBuffer() override { d_.cuMemFree(p_); }
-  void *data() override { return reinterpret_cast<void *>(p_); }
-  size_t size() const override { return size_; }
-  absl::Status CopyFromHost(const void *source, size_t bytes, size_t offset) override {
-    if (offset > size_ || bytes > size_ - offset)
-      return absl::OutOfRangeError("a copy past the end of a device buffer");
-    return bytes ? check(d_, d_.cuMemcpyHtoD(p_ + offset, source, bytes), "cuMemcpyHtoD")
-                 : absl::OkStatus();
+  explicit CudaApi(const Driver &d) : d_(d) {}
+  absl::Status Malloc(uint64_t *address, size_t bytes) override {
+    CUdeviceptr p = 0;
+    absl::Status s = check(d_, d_.cuMemAlloc(&p, bytes), "cuMemAlloc");
+    *address = p;
+    return s;
   }
-  absl::Status CopyToHost(void *destination, size_t bytes, size_t offset) override {
-    if (offset > size_ || bytes > size_ - offset)
-      return absl::OutOfRangeError("a copy past the end of a device buffer");
-    return bytes ? check(d_, d_.cuMemcpyDtoH(destination, p_ + offset, bytes), "cuMemcpyDtoH")
-                 : absl::OkStatus();
+  void Free(uint64_t address) override { d_.cuMemFree(address); }
+  absl::Status CopyToDevice(uint64_t to, const void *from, size_t bytes) override {
+    return check(d_, d_.cuMemcpyHtoD(to, from, bytes), "cuMemcpyHtoD");
   }
-
-  absl::Status CopyFrom(Buffer &source, size_t bytes) override {
-    if (bytes > size_ || bytes > source.size())
-      return absl::OutOfRangeError("a copy larger than its buffers");
-    return bytes ? check(d_,
-                         d_.cuMemcpyDtoD(p_, reinterpret_cast<CUdeviceptr>(source.data()), bytes),
-                         "cuMemcpyDtoD")
-                 : absl::OkStatus();
+  absl::Status CopyToHost(void *to, uint64_t from, size_t bytes) override {
+    return check(d_, d_.cuMemcpyDtoH(to, from, bytes), "cuMemcpyDtoH");
   }
+  absl::Status CopyOnDevice(uint64_t to, uint64_t from, size_t bytes) override {
+    return check(d_, d_.cuMemcpyDtoD(to, from, bytes), "cuMemcpyDtoD");
+  }
+  absl::Status Fill(uint64_t address, unsigned char value, size_t bytes) override {
+    return check(d_, d_.cuMemsetD8(address, value, bytes), "cuMemsetD8");
+  }
+  void Unload(void *module) override { d_.cuModuleUnload(static_cast<CUmodule>(module)); }
+  absl::StatusOr<void *> Function(void *module, const std::string &name) override {
+    CUfunction f = nullptr;
+    if (absl::Status s = check(
+            d_, d_.cuModuleGetFunction(&f, static_cast<CUmodule>(module), name.c_str()),
+            "cuModuleGetFunction");
+        !s.ok())
+      return s;
+    return static_cast<void *>(f);
+  }
+  absl::Status Launch(void *function, Grid grid, const std::array<int32_t, 3> &block,
+                      unsigned sharedBytes, void **params) override {
+    return check(d_,
+                 d_.cuLaunchKernel(static_cast<CUfunction>(function), unsigned(grid.x),
+                                   unsigned(grid.y), unsigned(grid.z), unsigned(block[0]),
+                                   unsigned(block[1]), unsigned(block[2]), sharedBytes, nullptr,
+                                   params, nullptr),
+                 "cuLaunchKernel");
+  }
+  absl::Status Synchronize() override {
+    return check(d_, d_.cuCtxSynchronize(), "synchronizing the GPU");
+  }
+  absl::StatusOr<void *> CreateEvent() override {
+    CUevent e = nullptr;
+    if (absl::Status s = check(d_, d_.cuEventCreate(&e, 0), "cuEventCreate"); !s.ok())
+      return s;
+    return static_cast<void *>(e);
+  }
+  absl::Status Record(void *event) override {
+    return check(d_, d_.cuEventRecord(static_cast<CUevent>(event), nullptr), "cuEventRecord");
+  }
+  absl::Status WaitFor(void *event) override {
+    return check(d_, d_.cuEventSynchronize(static_cast<CUevent>(event)), "cuEventSynchronize");
+  }
+  absl::StatusOr<float> ElapsedMs(void *start, void *stop) override {
+    float ms = 0;
+    if (absl::Status s = check(d_,
+                               d_.cuEventElapsedTime(&ms, static_cast<CUevent>(start),
+                                                     static_cast<CUevent>(stop)),
+                               "cuEventElapsedTime");
+        !s.ok())
+      return s;
+    return ms;
+  }
+  void DestroyEvent(void *event) override { d_.cuEventDestroy(static_cast<CUevent>(event)); }
 
 private:
   const Driver &d_;
-  CUdeviceptr p_;
-  size_t size_;
-};
-
-/// What a Kernel's handle points to: the function and its launch shape.
-struct CudaKernel {
-  CUfunction function;
-  GpuKernelInfo info;
-};
-
-class CudaExecutable : public Executable {
-public:
-  CudaExecutable(const Driver &d, CUmodule module, std::string path)
-      : d_(d), module_(module), path_(std::move(path)) {}
-  ~CudaExecutable() override { d_.cuModuleUnload(module_); }
-  absl::StatusOr<Kernel> GetKernel(const std::string &name) const override {
-    for (const CudaKernel &k : kernels_)
-      if (k.info.name == name) {
-        absl::StatusOr<std::vector<ArgType>> sig = ParseSignature(k.info.signature);
-        if (!sig.ok())
-          return sig.status();
-        return Kernel(name, &k, *sig);
-      }
-    return absl::NotFoundError("no kernel '" + name + "' in " + path_);
-  }
-  std::vector<std::string> KernelNames() const override {
-    std::vector<std::string> names;
-    for (const CudaKernel &k : kernels_)
-      names.push_back(k.info.name);
-    return names;
-  }
-  const std::string &path() const override { return path_; }
-  std::string buildInfo() const override { return buildInfo_; }
-  std::vector<CudaKernel> kernels_;
-  std::string buildInfo_;
-
-private:
-  const Driver &d_;
-  CUmodule module_;
-  std::string path_;
 };
 
 bool archNumbers(const std::string &arch, int &major, int &minor, bool &accelerated) {
@@ -215,28 +212,14 @@ bool archNumbers(const std::string &arch, int &major, int &minor, bool &accelera
          (arch.size() == 5 || accelerated);
 }
 
-class CudaDevice : public Device {
+class CudaDevice : public GpuDevice {
 public:
   /// On the current (primary) context of the GPU named `name`.
   CudaDevice(const Driver &d, std::string name, int major, int minor, int l2,
              std::map<std::string, std::string> environment)
-      : d_(d), name_(std::move(name)), major_(major), minor_(minor), l2_(l2),
-        environment_(std::move(environment)) {}
-
-  std::string kind() const override { return "cuda"; }
-  std::string name() const override {
-    return absl::StrCat("cuda (", name_, ", sm_", major_, minor_, ")");
-  }
-  std::map<std::string, std::string> Environment() const override { return environment_; }
-
-  absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) override {
-    CUdeviceptr p = 0;
-    if (absl::Status s = check(d_, d_.cuMemAlloc(&p, std::max<size_t>(bytes, 1)),
-                               absl::StrCat("allocating ", bytes, " bytes on the GPU"));
-        !s.ok())
-      return s;
-    return std::unique_ptr<Buffer>(new CudaBuffer(d_, p, bytes));
-  }
+      : GpuDevice(api_, "cuda", absl::StrCat("cuda (", name, ", sm_", major, minor, ")"),
+                  size_t(2) * std::max(l2, 1 << 20), std::move(environment)),
+        d_(d), api_(d), major_(major), minor_(minor) {}
 
   absl::StatusOr<std::unique_ptr<Executable>> LoadBytes(const std::string &text,
                                                         const std::string &path) override {
@@ -244,6 +227,10 @@ public:
     if (!artifact.ok())
       return absl::InvalidArgumentError(path + ": " + std::string(artifact.status().message()));
     std::string device = absl::StrCat("sm_", major_, minor_);
+    if (IsRocmArch(artifact->arch))
+      return absl::FailedPreconditionError(path + " was built for the AMD chip " +
+                                           artifact->arch + " (a hip device runs it); this GPU "
+                                           "is the NVIDIA " + device);
     const std::string *image = nullptr;
     if (!artifact->cubin.empty() && CudaArchRunsOn(artifact->arch, major_, minor_, false)) {
       image = &artifact->cubin;
@@ -270,102 +257,23 @@ public:
       absl::Status s = check(d_, r, "loading " + path);
       return absl::Status(s.code(), std::string(s.message()) + (log.empty() ? "" : ": " + log));
     }
-    auto exe = std::make_unique<CudaExecutable>(d_, module, path);
-    for (const GpuKernelInfo &info : artifact->kernels) {
-      CUfunction f = nullptr;
-      if (absl::Status s = check(d_, d_.cuModuleGetFunction(&f, module, info.name.c_str()),
-                                 "finding kernel " + info.name + " in " + path);
-          !s.ok())
-        return s;
-      if (info.sharedBytes > 48 * 1024)
-        if (absl::Status s = check(d_, d_.cuFuncSetAttribute(f, kFuncMaxDynamicShared,
-                                                             int(info.sharedBytes)),
-                                   "allowing " + std::to_string(info.sharedBytes) +
-                                       " bytes of shared memory");
-            !s.ok())
-          return s;
-      exe->kernels_.push_back({f, info});
-    }
-    exe->buildInfo_ = artifact->buildInfo;
-    return std::unique_ptr<Executable>(std::move(exe));
-  }
-
-  absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) override {
-    absl::StatusOr<std::vector<uint64_t>> slots = PackArguments(kernel, grid, args);
-    if (!slots.ok())
-      return slots.status();
-    const auto *k = static_cast<const CudaKernel *>(kernel.handle());
-    // The code was compiled assuming these (Triton's divisibility specialization): a
-    // misaligned vector access would fault, a wrong integer factor compute garbage.
-    for (size_t i = 0; i < k->info.divisibility.size() && i < slots->size(); ++i) {
-      uint64_t d = uint64_t(k->info.divisibility[i]);
-      if (d > 1 && ((*slots)[i] & (d - 1)) != 0)
-        return absl::InvalidArgumentError(
-            "argument #" + std::to_string(i) + " of kernel '" + kernel.name() + "' must be " +
-            (kernel.signature()[i].isPointer ? "a pointer aligned to " : "divisible by ") +
-            std::to_string(d) + " (the kernel was compiled assuming it: tt.divisibility, a ':" +
-            std::to_string(d) + "' in its signature)");
-    }
-    std::vector<void *> params;
-    for (uint64_t &slot : *slots)
-      params.push_back(&slot); // little endian: a 4-byte scalar is the slot's low bytes
-    return check(d_,
-                 d_.cuLaunchKernel(k->function, unsigned(grid.x), unsigned(grid.y),
-                                   unsigned(grid.z), unsigned(k->info.block[0]),
-                                   unsigned(k->info.block[1]), unsigned(k->info.block[2]),
-                                   unsigned(k->info.sharedBytes), nullptr, params.data(),
-                                   nullptr),
-                 "launching " + kernel.name());
-  }
-
-  absl::Status Synchronize() override {
-    return check(d_, d_.cuCtxSynchronize(), "synchronizing the GPU");
-  }
-
-  absl::Status FlushCaches() override {
-    if (!flush_) {
-      absl::StatusOr<std::unique_ptr<Buffer>> b = Allocate(size_t(2) * std::max(l2_, 1 << 20));
-      if (!b.ok())
-        return b.status();
-      flush_ = *std::move(b);
-    }
-    return check(d_,
-                 d_.cuMemsetD8(reinterpret_cast<CUdeviceptr>(flush_->data()), 0x5a,
-                               flush_->size()),
-                 "flushing the L2");
-  }
-
-  absl::StatusOr<double> TimeOne(const std::function<absl::Status()> &run) override {
-    CUevent start = nullptr, stop = nullptr;
-    if (absl::Status s = check(d_, d_.cuEventCreate(&start, 0), "cuEventCreate"); !s.ok())
-      return s;
-    if (absl::Status s = check(d_, d_.cuEventCreate(&stop, 0), "cuEventCreate"); !s.ok()) {
-      d_.cuEventDestroy(start);
-      return s;
-    }
-    absl::Status s = check(d_, d_.cuEventRecord(start, nullptr), "cuEventRecord");
-    if (s.ok())
-      s = run();
-    if (s.ok())
-      s = check(d_, d_.cuEventRecord(stop, nullptr), "cuEventRecord");
-    if (s.ok())
-      s = check(d_, d_.cuEventSynchronize(stop), "cuEventSynchronize");
-    float ms = 0;
-    if (s.ok())
-      s = check(d_, d_.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
-    d_.cuEventDestroy(start);
-    d_.cuEventDestroy(stop);
-    if (!s.ok())
-      return s;
-    return double(ms) / 1e3;
+    return MakeExecutable(module, *artifact, path,
+                          [&](void *f, const GpuKernelInfo &info) -> absl::Status {
+                            if (info.sharedBytes <= 48 * 1024)
+                              return absl::OkStatus();
+                            return check(d_,
+                                         d_.cuFuncSetAttribute(static_cast<CUfunction>(f),
+                                                               kFuncMaxDynamicShared,
+                                                               int(info.sharedBytes)),
+                                         "allowing " + std::to_string(info.sharedBytes) +
+                                             " bytes of shared memory");
+                          });
   }
 
 private:
   const Driver &d_;
-  std::string name_;
-  int major_, minor_, l2_;
-  std::map<std::string, std::string> environment_;
-  std::unique_ptr<Buffer> flush_;
+  CudaApi api_;
+  int major_, minor_;
 };
 
 } // namespace

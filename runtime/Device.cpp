@@ -3,6 +3,7 @@
 #include "runtime/Device.h"
 #include "runtime/Files.h"
 #include "runtime/CudaDevice.h"
+#include "runtime/HipDevice.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -191,9 +192,7 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Create(const std::string &kind,
   if (kind == "cuda")
     return CreateCudaDevice(options);
   if (kind == "hip")
-    return absl::UnavailableError(
-        "the hip device is not available in this build of the runtime yet (cpu and cuda are); "
-        "it comes with tessel's rocm backend");
+    return CreateHipDevice(options);
   return absl::InvalidArgumentError(
       absl::StrCat("unknown device '", kind, "' (expected cpu, cuda or hip)"));
 }

@@ -7,6 +7,7 @@
 #include "compiler/pipeline/Compiler.h"
 #include "runtime/CudaDevice.h"
 #include "runtime/Device.h"
+#include "runtime/HipDevice.h"
 #include "runtime/Launch.h"
 #include "runtime/Module.h"
 #include "runtime/Npy.h"
@@ -361,6 +362,33 @@ TEST(Device, UnknownAndUnavailableKinds) {
   } else {
     EXPECT_EQ((*cuda)->kind(), "cuda");
   }
+  // Likewise without ROCm's HIP runtime or an AMD GPU.
+  auto hip = Device::Create("hip");
+  if (!hip.ok()) {
+    EXPECT_EQ(hip.status().code(), absl::StatusCode::kUnavailable) << hip.status();
+    EXPECT_NE(hip.status().message().find("HIP"), std::string::npos) << hip.status();
+  } else {
+    EXPECT_EQ((*hip)->kind(), "hip");
+  }
+}
+
+TEST(HipDevice, ArchFromProperties) {
+  // A hipDeviceProp_t's bytes: the name field (256 bytes) first, gcnArchName further on.
+  std::string props(2048, '\0');
+  std::string name = "AMD Instinct MI300X (gfx942 in its name)";
+  props.replace(0, name.size(), name);
+  std::string arch = "gfx942:sramecc+:xnack-";
+  props.replace(1100, arch.size(), arch);
+  EXPECT_EQ(GcnArchFromProperties(props), "gfx942");
+  std::string rdna(2048, '\0');
+  rdna.replace(700, 7, "gfx1100");
+  EXPECT_EQ(GcnArchFromProperties(rdna), "gfx1100");
+  // "gfx" inside another string, or not followed by a digit, is not the chip.
+  std::string none(2048, '\0');
+  none.replace(400, 10, "xgfx90a yy");
+  none.replace(600, 6, "gfxabc");
+  EXPECT_EQ(GcnArchFromProperties(none), "");
+  EXPECT_EQ(GcnArchFromProperties(""), "");
 }
 
 TEST(CudaDevice, DriverVersionFromProc) {

@@ -1,12 +1,13 @@
-//===- gpu_e2e_test.cc - Triton-printed kernels run correctly on an NVIDIA GPU -*- C++ -*-===//
+//===- gpu_e2e_test.cc - Triton-printed kernels run correctly on a GPU -*- C++ -*-===//
 //
-// Runtime-only (it links no compiler): the kernels' cuda artifacts are compiled by the build
-// (the genrules beside this test run tessel-compile on Triton 3.6's TTIR) and loaded here
-// through the runtime's cuda device, the way an application loads a bundle. Each test runs a
-// kernel on fresh random inputs with poisoned outputs, at sizes that are not multiples of the
-// block (masks on), and compares with C++. Where there is no NVIDIA GPU or driver (CI), every
-// test is skipped with the reason; tools/gpu_pack.sh packs this binary and its artifacts for a
-// GPU host.
+// Runtime-only (it links no compiler): the kernels' artifacts are compiled by the build (the
+// genrules of compiler/backend/gpu_test_kernels.bzl run tessel-compile on Triton 3.6's TTIR)
+// and loaded here through the runtime's GPU device, the way an application loads a bundle:
+// built as gpu_e2e_test for the cuda device (NVIDIA) and as rocm/test:hip_e2e_test for the
+// hip device (AMD: the artifact of the GPU's own chip). Each test runs a kernel on fresh
+// random inputs with poisoned outputs, at sizes that are not multiples of the block (masks
+// on), and compares with C++. Where there is no such GPU or driver (CI), every test is skipped
+// with the reason; tools/gpu_pack.sh packs the cuda binary and its artifacts for a GPU host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,10 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+
+#ifndef TESSEL_E2E_DEVICE
+#define TESSEL_E2E_DEVICE "cuda"
+#endif
 
 namespace {
 
@@ -42,10 +47,13 @@ std::vector<float> randomFloats(size_t n) {
 class GpuEndToEnd : public ::testing::Test {
 protected:
   void SetUp() override {
-    auto device = Device::Create("cuda");
+    auto device = Device::Create(TESSEL_E2E_DEVICE);
     if (!device.ok())
-      GTEST_SKIP() << "no NVIDIA GPU here (" << device.status().message()
-                   << "); run this test on a GPU host: tools/gpu_pack.sh";
+      GTEST_SKIP() << "no " TESSEL_E2E_DEVICE " GPU here (" << device.status().message()
+                   << "); run this test on a GPU host: "
+                   << (std::string(TESSEL_E2E_DEVICE) == "cuda"
+                           ? "tools/gpu_pack.sh"
+                           : "bazel test //compiler/backend/rocm/test:hip_e2e_test");
     device_ = std::move(*device);
   }
 
@@ -66,10 +74,19 @@ protected:
     return host;
   }
 
+  /// Where the build put test kernel `name`'s artifact for this device: cuda/test/NAME.artifact
+  /// (sm_90: cubin or PTX), rocm/test/NAME_ARCH.artifact (this GPU's chip).
+  std::string artifactPath(const std::string &name) {
+    if (device_->kind() == "cuda")
+      return "compiler/backend/cuda/test/" + name + ".artifact";
+    return "compiler/backend/rocm/test/" + name + "_" + device_->Environment()["arch"] +
+           ".artifact";
+  }
+
   /// Loads `artifact`'s kernel `entry`, launches it over `grid` and waits.
   void run(const std::string &artifact, const std::string &entry, Grid grid,
            const std::vector<Arg> &args) {
-    auto executable = device_->Load("compiler/backend/cuda/test/" + artifact + ".artifact");
+    auto executable = device_->Load(artifactPath(artifact));
     ASSERT_TRUE(executable.ok()) << executable.status();
     auto kernel = (*executable)->GetKernel(entry);
     ASSERT_TRUE(kernel.ok()) << kernel.status();
@@ -143,7 +160,7 @@ TEST_F(GpuEndToEnd, VectorAccesses) {
   }
   // The kernels were compiled assuming 16-byte aligned pointers and a stride divisible by 16:
   // a launch that breaks either is refused before it runs.
-  auto executable = device_->Load("compiler/backend/cuda/test/rows_divisible.artifact");
+  auto executable = device_->Load(artifactPath("rows_divisible"));
   ASSERT_TRUE(executable.ok()) << executable.status();
   auto kernel = (*executable)->GetKernel("rows_divisible");
   ASSERT_TRUE(kernel.ok()) << kernel.status();
@@ -211,9 +228,10 @@ TEST_F(GpuEndToEnd, NoinlineCall) {
   EXPECT_EQ(wrong, 0);
 }
 
-// tl.math on the GPU: libdevice's functions (the artifact built where the build machine has a
-// CUDA toolkit) and tessel's own polynomials (built with --cuda-toolkit=none), both against
-// the C library in double, as the CPU's py_e2e_test checks the same kernel.
+// tl.math on the GPU: on cuda, libdevice's functions (the artifact built where the build
+// machine has a CUDA toolkit) and tessel's own polynomials (built with --cuda-toolkit=none);
+// on hip, tessel's own; against the C library in double, as the CPU's py_e2e_test checks the
+// same kernel.
 TEST_F(GpuEndToEnd, MathFunctions) {
   std::uniform_real_distribution<float> inside(-0.99f, 0.99f), above(1.01f, 4.f);
   const int n = 1000 + int(rng()() % 1000);
@@ -222,7 +240,10 @@ TEST_F(GpuEndToEnd, MathFunctions) {
     x[i] = inside(rng());
     y[i] = above(rng());
   }
-  for (const char *artifact : {"math", "math_own"}) {
+  std::vector<std::string> artifacts = {"math"};
+  if (device_->kind() == "cuda")
+    artifacts.push_back("math_own");
+  for (const std::string &artifact : artifacts) {
     auto bx = upload(x), by = upload(y), bout = upload(poison);
     ASSERT_TRUE(bx && by && bout);
     run(artifact, "math_kernel", Grid{(n + 127) / 128, 1, 1},

@@ -1,0 +1,164 @@
+//===- GpuDevice.cpp - what the cuda and hip devices share -----------*- C++ -*-===//
+
+#include "runtime/GpuDevice.h"
+
+#include <algorithm>
+
+namespace tessel::runtime {
+namespace {
+
+class GpuBuffer : public Buffer {
+public:
+  GpuBuffer(GpuDriver &d, uint64_t p, size_t size) : d_(d), p_(p), size_(size) {}
+  ~GpuBuffer() override { d_.Free(p_); }
+  void *data() override { return reinterpret_cast<void *>(p_); }
+  size_t size() const override { return size_; }
+  absl::Status CopyFromHost(const void *source, size_t bytes, size_t offset) override {
+    if (offset > size_ || bytes > size_ - offset)
+      return absl::OutOfRangeError("a copy past the end of a device buffer");
+    return bytes ? d_.CopyToDevice(p_ + offset, source, bytes) : absl::OkStatus();
+  }
+  absl::Status CopyToHost(void *destination, size_t bytes, size_t offset) override {
+    if (offset > size_ || bytes > size_ - offset)
+      return absl::OutOfRangeError("a copy past the end of a device buffer");
+    return bytes ? d_.CopyToHost(destination, p_ + offset, bytes) : absl::OkStatus();
+  }
+  absl::Status CopyFrom(Buffer &source, size_t bytes) override {
+    if (bytes > size_ || bytes > source.size())
+      return absl::OutOfRangeError("a copy larger than its buffers");
+    return bytes ? d_.CopyOnDevice(p_, reinterpret_cast<uint64_t>(source.data()), bytes)
+                 : absl::OkStatus();
+  }
+
+private:
+  GpuDriver &d_;
+  uint64_t p_;
+  size_t size_;
+};
+
+class GpuExecutable : public Executable {
+public:
+  GpuExecutable(GpuDriver &d, void *module, std::string path)
+      : d_(d), module_(module), path_(std::move(path)) {}
+  ~GpuExecutable() override { d_.Unload(module_); }
+  absl::StatusOr<Kernel> GetKernel(const std::string &name) const override {
+    for (const GpuKernel &k : kernels_)
+      if (k.info.name == name) {
+        absl::StatusOr<std::vector<ArgType>> sig = ParseSignature(k.info.signature);
+        if (!sig.ok())
+          return sig.status();
+        return Kernel(name, &k, *sig);
+      }
+    return absl::NotFoundError("no kernel '" + name + "' in " + path_);
+  }
+  std::vector<std::string> KernelNames() const override {
+    std::vector<std::string> names;
+    for (const GpuKernel &k : kernels_)
+      names.push_back(k.info.name);
+    return names;
+  }
+  const std::string &path() const override { return path_; }
+  std::string buildInfo() const override { return buildInfo_; }
+  std::vector<GpuKernel> kernels_;
+  std::string buildInfo_;
+
+private:
+  GpuDriver &d_;
+  void *module_;
+  std::string path_;
+};
+
+} // namespace
+
+absl::StatusOr<std::unique_ptr<Buffer>> GpuDevice::Allocate(size_t bytes) {
+  uint64_t p = 0;
+  if (absl::Status s = driver_.Malloc(&p, std::max<size_t>(bytes, 1)); !s.ok())
+    return absl::Status(s.code(), "allocating " + std::to_string(bytes) + " bytes on the GPU: " +
+                                      std::string(s.message()));
+  return std::unique_ptr<Buffer>(new GpuBuffer(driver_, p, bytes));
+}
+
+absl::StatusOr<std::unique_ptr<Executable>> GpuDevice::MakeExecutable(
+    void *module, const GpuArtifact &artifact, const std::string &path,
+    const std::function<absl::Status(void *, const GpuKernelInfo &)> &prepare) {
+  auto exe = std::make_unique<GpuExecutable>(driver_, module, path);
+  for (const GpuKernelInfo &info : artifact.kernels) {
+    absl::StatusOr<void *> f = driver_.Function(module, info.name);
+    if (!f.ok())
+      return absl::Status(f.status().code(), "finding kernel " + info.name + " in " + path +
+                                                 ": " + std::string(f.status().message()));
+    if (prepare)
+      if (absl::Status s = prepare(*f, info); !s.ok())
+        return s;
+    exe->kernels_.push_back({*f, info});
+  }
+  exe->buildInfo_ = artifact.buildInfo;
+  return std::unique_ptr<Executable>(std::move(exe));
+}
+
+absl::Status GpuDevice::Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) {
+  absl::StatusOr<std::vector<uint64_t>> slots = PackArguments(kernel, grid, args);
+  if (!slots.ok())
+    return slots.status();
+  const auto *k = static_cast<const GpuKernel *>(kernel.handle());
+  // The code was compiled assuming these (Triton's divisibility specialization): a
+  // misaligned vector access would fault, a wrong integer factor compute garbage.
+  for (size_t i = 0; i < k->info.divisibility.size() && i < slots->size(); ++i) {
+    uint64_t d = uint64_t(k->info.divisibility[i]);
+    if (d > 1 && ((*slots)[i] & (d - 1)) != 0)
+      return absl::InvalidArgumentError(
+          "argument #" + std::to_string(i) + " of kernel '" + kernel.name() + "' must be " +
+          (kernel.signature()[i].isPointer ? "a pointer aligned to " : "divisible by ") +
+          std::to_string(d) + " (the kernel was compiled assuming it: tt.divisibility, a ':" +
+          std::to_string(d) + "' in its signature)");
+  }
+  std::vector<void *> params;
+  for (uint64_t &slot : *slots)
+    params.push_back(&slot); // little endian: a 4-byte scalar is the slot's low bytes
+  absl::Status s =
+      driver_.Launch(k->function, grid, k->info.block, unsigned(k->info.sharedBytes),
+                     params.data());
+  if (!s.ok())
+    return absl::Status(s.code(), "launching " + kernel.name() + ": " + std::string(s.message()));
+  return absl::OkStatus();
+}
+
+absl::Status GpuDevice::FlushCaches() {
+  if (!flush_) {
+    absl::StatusOr<std::unique_ptr<Buffer>> b = Allocate(flushBytes_);
+    if (!b.ok())
+      return b.status();
+    flush_ = *std::move(b);
+  }
+  return driver_.Fill(reinterpret_cast<uint64_t>(flush_->data()), 0x5a, flush_->size());
+}
+
+absl::StatusOr<double> GpuDevice::TimeOne(const std::function<absl::Status()> &run) {
+  absl::StatusOr<void *> start = driver_.CreateEvent();
+  if (!start.ok())
+    return start.status();
+  absl::StatusOr<void *> stop = driver_.CreateEvent();
+  if (!stop.ok()) {
+    driver_.DestroyEvent(*start);
+    return stop.status();
+  }
+  absl::Status s = driver_.Record(*start);
+  if (s.ok())
+    s = run();
+  if (s.ok())
+    s = driver_.Record(*stop);
+  if (s.ok())
+    s = driver_.WaitFor(*stop);
+  absl::StatusOr<float> ms = 0.f;
+  if (s.ok()) {
+    ms = driver_.ElapsedMs(*start, *stop);
+    s = ms.status();
+  }
+  driver_.DestroyEvent(*start);
+  driver_.DestroyEvent(*stop);
+  if (!s.ok())
+    return s;
+  return double(*ms) / 1e3;
+}
+
+} // namespace tessel::runtime
