@@ -127,7 +127,7 @@ struct RocmMatrixCoreDots : tessel::impl::RocmMatrixCoreDotsBase<RocmMatrixCoreD
   void runOnOperation() override {
     absl::StatusOr<tessel::RocmChip> chip = tessel::RocmChipFor(chipset);
     if (!chip.ok()) {
-      getOperation().emitError() << chip.status().message();
+      getOperation().emitError() << std::string(chip.status().message());
       return signalPassFailure();
     }
     if (!chip->mfma && !chip->wmma)
