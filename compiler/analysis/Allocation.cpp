@@ -15,6 +15,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 
@@ -29,11 +30,6 @@ bool isTileBuffer(memref::AllocOp alloc) {
          !alloc->getParentOfType<scf::ParallelOp>();
 }
 
-int64_t bytesOf(MemRefType type, Operation *scope) {
-  int64_t element =
-      int64_t(DataLayout::closest(scope).getTypeSize(type.getElementType()).getFixedValue());
-  return type.getNumElements() * std::max<int64_t>(element, 1);
-}
 
 /// The function's ops numbered in pre-order, and for each op the last number inside it.
 struct Positions {
@@ -52,11 +48,19 @@ struct Positions {
   }
 };
 
-/// The lifetime of the memref `root` defined by `def`: [def, last use], through views and
-/// values of loops that carry it, each use widened to the loops around it that do not contain
-/// `def`.
+/// The innermost scf.for around `op` in its function, if any.
+scf::ForOp enclosingFor(Operation *op) { return op->getParentOfType<scf::ForOp>(); }
+
+/// The lifetime of the memref `root` defined by `def`: from its first use to its last, through
+/// views and values of loops that carry it, each use widened to the loops around it that do not
+/// contain `def` (the previous and next iterations use it too); a buffer allocated inside a loop
+/// lives for all of that loop (its two slots take turns there).
 std::pair<int64_t, int64_t> lifetime(Operation *def, Value root, const Positions &pos) {
-  int64_t first = pos.at.lookup(def), last = first;
+  int64_t first = std::numeric_limits<int64_t>::max(), last = pos.at.lookup(def);
+  if (scf::ForOp loop = enclosingFor(def)) {
+    first = pos.at.lookup(loop);
+    last = pos.end.lookup(loop);
+  }
   SmallVector<Value> work{root};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
@@ -65,11 +69,14 @@ std::pair<int64_t, int64_t> lifetime(Operation *def, Value root, const Positions
       continue;
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      int64_t end = pos.end.lookup(user);
+      int64_t start = pos.at.lookup(user), end = pos.end.lookup(user);
       for (Operation *up = user->getParentOp(); up && !up->isAncestor(def);
            up = up->getParentOp())
-        if (isa<LoopLikeOpInterface>(up))
+        if (isa<LoopLikeOpInterface>(up)) {
+          start = std::min(start, pos.at.lookup(up));
           end = std::max(end, pos.end.lookup(up));
+        }
+      first = std::min(first, start);
       last = std::max(last, end);
       // What still refers to the buffer: views of it, and a loop's value carrying it.
       if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == v)
@@ -88,6 +95,8 @@ std::pair<int64_t, int64_t> lifetime(Operation *def, Value root, const Positions
           work.push_back(loop.getResult(use.getOperandNumber()));
     }
   }
+  if (first > last) // never used
+    first = last = pos.at.lookup(def);
   return {first, last};
 }
 
@@ -125,7 +134,27 @@ int64_t place(std::vector<SharedAllocation::Buffer> &buffers, int64_t alignment)
 
 } // namespace
 
+int64_t sharedBufferBytes(MemRefType type, Operation *scope) {
+  int64_t element =
+      int64_t(DataLayout::closest(scope).getTypeSize(type.getElementType()).getFixedValue());
+  return type.getNumElements() * std::max<int64_t>(element, 1);
+}
+
+int64_t SharedAllocation::slotBytes(Operation *alloc, int64_t alignment) {
+  return int64_t(llvm::alignTo(sharedBufferBytes(cast<memref::AllocOp>(alloc).getType(), alloc),
+                               alignment));
+}
+
 FailureOr<SharedAllocation> SharedAllocation::analyze(ModuleOp module, int64_t alignment) {
+  SmallVector<FunctionOpInterface> roots;
+  for (auto func : module.getOps<FunctionOpInterface>())
+    if (!func.isExternal())
+      roots.push_back(func);
+  return analyze(roots, alignment);
+}
+
+FailureOr<SharedAllocation> SharedAllocation::analyze(ArrayRef<FunctionOpInterface> roots,
+                                                      int64_t alignment) {
   SharedAllocation result;
   SymbolTableCollection symbols;
   enum class State { Visiting, Done };
@@ -139,7 +168,11 @@ FailureOr<SharedAllocation> SharedAllocation::analyze(ModuleOp module, int64_t a
       if (auto alloc = dyn_cast<memref::AllocOp>(op); alloc && isTileBuffer(alloc)) {
         Buffer b;
         b.op = op;
-        b.bytes = bytesOf(alloc.getType(), op);
+        b.bytes = sharedBufferBytes(alloc.getType(), op);
+        // Allocated in a loop: two slots, consecutive iterations taking turns (one may still be
+        // read as the previous iteration's carried tile), the second at offset + slotBytes.
+        if (enclosingFor(op))
+          b.bytes += int64_t(llvm::alignTo(b.bytes, alignment));
         std::tie(b.firstUse, b.lastUse) = lifetime(op, alloc.getResult(), pos);
         buffers.push_back(b);
         return WalkResult::advance();
@@ -179,8 +212,8 @@ FailureOr<SharedAllocation> SharedAllocation::analyze(ModuleOp module, int64_t a
     state[func] = State::Done;
     return success();
   };
-  for (auto func : module.getOps<FunctionOpInterface>())
-    if (!func.isExternal() && !state.count(func) && failed(visit(func)))
+  for (FunctionOpInterface func : roots)
+    if (!state.count(func) && failed(visit(func)))
       return failure();
   return result;
 }

@@ -7,8 +7,11 @@
 // call, and the callee's own offsets are relative to where the call site placed it (one
 // callee, different bases from different call sites). Functions are analysed callees first;
 // recursion is an error. Lifetimes are intervals in the order ops appear (pre-order): from a
-// buffer's allocation to its last use through views, widened to the whole of any loop that
-// uses it without allocating it (the next iteration reads it again).
+// buffer's first use to its last through views, widened to the whole of any loop that uses it
+// without allocating it (the previous and next iterations use it too). A buffer allocated
+// inside a loop takes two slots for the whole loop: tessel-cuda-map-programs lets consecutive
+// iterations take turns between them (a tile carried into the next iteration while that
+// iteration allocates again).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,12 +19,16 @@
 #define TESSEL_COMPILER_ANALYSIS_ALLOCATION_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
 
 namespace tessel {
+
+/// The bytes of a buffer of `type` in shared memory (elements of less than a byte take one).
+int64_t sharedBufferBytes(mlir::MemRefType type, mlir::Operation *scope);
 
 class SharedAllocation {
 public:
@@ -38,11 +45,18 @@ public:
   /// Analyses every function of `module` with a body; offsets aligned to `alignment` bytes.
   /// Fails (with a diagnostic at the call) on recursion.
   static mlir::FailureOr<SharedAllocation> analyze(mlir::ModuleOp module, int64_t alignment = 16);
+  /// The same for `roots` and the functions they call (found in the nearest symbol tables).
+  static mlir::FailureOr<SharedAllocation>
+  analyze(llvm::ArrayRef<mlir::FunctionOpInterface> roots, int64_t alignment = 16);
 
   /// The bytes of arena a function needs, its callees' included.
   int64_t totalBytes(mlir::FunctionOpInterface func) const;
   /// The function's buffers, in the order they appear.
   llvm::ArrayRef<Buffer> buffers(mlir::FunctionOpInterface func) const;
+  /// The bytes of one slot of the tile buffer `alloc` (a memref.alloc), aligned: where a
+  /// buffer allocated in a loop has its second slot, past its offset.
+  static int64_t slotBytes(mlir::Operation *alloc, int64_t alignment = 16);
+
   /// The offset of a tile buffer (its memref.alloc) or a call's virtual buffer, relative to its
   /// function's base; none for other ops.
   std::optional<int64_t> offsetOf(mlir::Operation *op) const;

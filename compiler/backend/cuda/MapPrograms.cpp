@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/analysis/Allocation.h"
 #include "compiler/backend/cuda/BlockMapping.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -334,9 +335,7 @@ scf::ParallelOp interchangeAroundParallel(scf::ForOp loop) {
 
 /// The bytes a static buffer of `type` takes (the data layout of `scope`'s module).
 int64_t sharedBytes(MemRefType type, Operation *scope) {
-  int64_t elementBytes =
-      int64_t(DataLayout::closest(scope).getTypeSize(type.getElementType()).getFixedValue());
-  return type.getNumElements() * std::max<int64_t>(elementBytes, 1);
+  return tessel::sharedBufferBytes(type, scope);
 }
 
 class BlockMapper {
@@ -386,6 +385,19 @@ private:
         tileBytes += llvm::alignTo(sharedBytes(alloc.getType(), func_), 16) *
                      (alloc->getParentOfType<scf::ForOp>() ? 2 : 1);
     useArena_ = tileBytes > 47 * 1024;
+    // In the arena, buffers take offsets from their lifetimes (compiler/analysis/Allocation.h):
+    // those whose lifetimes do not overlap share bytes (barriers keep the accesses ordered:
+    // Membar counts every view of the arena as the one buffer).
+    std::optional<tessel::SharedAllocation> plan;
+    if (useArena_) {
+      FunctionOpInterface kernel = func_;
+      FailureOr<tessel::SharedAllocation> analyzed =
+          tessel::SharedAllocation::analyze(ArrayRef<FunctionOpInterface>(kernel), 16);
+      if (failed(analyzed))
+        return failure();
+      plan = std::move(*analyzed);
+      arenaBytes_ = plan->totalBytes(func_);
+    }
     for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
       if (alloc->getParentOfType<scf::ParallelOp>()) {
@@ -398,13 +410,19 @@ private:
                                     "placed in shared memory on cuda yet";
       OpBuilder b(alloc);
       Location loc = alloc.getLoc();
-      Value shared = tileBuffer(b, type, loc);
+      std::optional<int64_t> offset = plan ? plan->offsetOf(alloc) : std::nullopt;
+      if (plan && !offset)
+        return alloc.emitError() << "a tile buffer the shared-memory allocation did not place";
+      Value shared = tileBuffer(b, type, loc, offset);
       Value cast = memref::MemorySpaceCastOp::create(b, loc, type, shared);
       if (auto loop = alloc->getParentOfType<scf::ForOp>()) {
         // A buffer allocated in a loop may be carried into the next iteration (a
         // loop-carried tile) while that iteration allocates again: consecutive iterations
         // take turns between two buffers.
-        Value other = tileBuffer(b, type, loc);
+        std::optional<int64_t> second;
+        if (offset)
+          second = *offset + tessel::SharedAllocation::slotBytes(alloc, 16);
+        Value other = tileBuffer(b, type, loc, second);
         Value otherCast = memref::MemorySpaceCastOp::create(b, loc, type, other);
         Value iteration = arith::DivSIOp::create(
             b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
@@ -425,22 +443,23 @@ private:
     return success();
   }
 
-  /// A shared buffer of `type`'s shape: a static variable, or a view of the arena at its next
-  /// 16-byte aligned offset.
-  Value tileBuffer(OpBuilder &b, MemRefType type, Location loc) {
+  /// A shared buffer of `type`'s shape: a static variable, or a view of the arena at `offset`
+  /// (the allocation's plan).
+  Value tileBuffer(OpBuilder &b, MemRefType type, Location loc, std::optional<int64_t> offset) {
     if (!useArena_)
       return workgroupBuffer(type.getShape(), type.getElementType(), loc);
     auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
-    if (!arena_)
+    if (!arena_) {
+      // At the kernel's start: every view of it is dominated.
+      OpBuilder atStart = OpBuilder::atBlockBegin(&func_.getBody().front());
       arena_ = gpu::DynamicSharedMemoryOp::create(
-          b, loc,
+          atStart, loc,
           MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
                           space));
-    int64_t offset = llvm::alignTo(arenaBytes_, 16);
-    arenaBytes_ = offset + sharedBytes(type, func_);
+    }
     auto viewType =
         MemRefType::get(type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(), space);
-    Value at = arith::ConstantIndexOp::create(b, loc, offset);
+    Value at = arith::ConstantIndexOp::create(b, loc, *offset);
     return memref::ViewOp::create(b, loc, viewType, arena_, at, ValueRange{});
   }
 

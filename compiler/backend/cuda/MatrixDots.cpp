@@ -8,6 +8,7 @@
 #include "compiler/backend/cuda/BlockMapping.h"
 #include "compiler/backend/cuda/TileCopies.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -80,19 +81,53 @@ bool isTileBuffer(Value v) {
          v.getDefiningOp<memref::AllocOp>();
 }
 
-/// Whether anything in `loop` but `op` reads or writes `buffer` (through views).
-bool othersTouch(scf::ForOp loop, Operation *op, Value buffer) {
-  return loop.getBody()
+/// Whether `op` (or an op inside it, but `skip`) reads or writes `buffer` (through views).
+bool touches(Operation *op, Value buffer, Operation *skip = nullptr) {
+  return op
       ->walk([&](Operation *inner) {
-        if (inner == op)
+        if (inner == skip)
           return WalkResult::skip();
         for (Value operand : inner->getOperands())
-          if (isa<MemRefType>(operand.getType()) &&
-              viewedBuffer(operand) == buffer)
+          if (isa<MemRefType>(operand.getType()) && viewedBuffer(operand) == buffer)
             return WalkResult::interrupt();
         return WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+/// Whether anything in `loop` but `op` reads or writes `buffer` (through views).
+bool othersTouch(scf::ForOp loop, Operation *op, Value buffer) {
+  return llvm::any_of(loop.getBody()->without_terminator(),
+                      [&](Operation &inner) { return touches(&inner, buffer, op); });
+}
+
+/// The op that sets all of C to one constant, where it is the last op before `loop` (in its
+/// block) touching C: a linalg.fill of a constant, or a linalg.copy of a constant global with
+/// one value (what bufferization makes of a splat constant tensor). The accumulators can start
+/// from that constant, and the op goes.
+Operation *constantInitBefore(scf::ForOp loop, Value c, FloatAttr &value) {
+  for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode()) {
+    if (!touches(op, c))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      if (fill.hasPureBufferSemantics() && fill.getOutputs()[0] == c &&
+          matchPattern(fill.getInputs()[0], m_Constant(&value)))
+        return op;
+    if (auto copy = dyn_cast<linalg::CopyOp>(op))
+      if (copy.hasPureBufferSemantics() && copy.getOutputs()[0] == c)
+        if (auto get = copy.getInputs()[0].getDefiningOp<memref::GetGlobalOp>()) {
+          auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+              get, get.getNameAttr());
+          auto init = global ? dyn_cast_or_null<DenseElementsAttr>(global.getConstantInitValue())
+                             : nullptr;
+          if (init && init.isSplat() && isa<FloatType>(init.getElementType())) {
+            value = init.getSplatValue<FloatAttr>();
+            return op;
+          }
+        }
+    return nullptr;
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -236,15 +271,34 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   }
   OpBuilder before(loop);
   SmallVector<Type> types = p.accumulatorTypes();
-  auto init = perThreadRegion(before, loc, types, [&](OpBuilder &in) {
-    std::unique_ptr<DotEmitter> e = make(in, loc, p);
-    e->locate();
-    return e->loadAccumulators();
-  });
+  // The accumulators start from C as it is before the loop: a constant where a fill sets all
+  // of it (the fill then has no reader left: the loop's matmul was its only one, and the
+  // accumulators are stored over all of C after the loop), else C's elements.
+  FloatAttr fillValue;
+  Operation *fill = constantInitBefore(loop, p.c, fillValue);
+  Operation *init = nullptr;
+  SmallVector<Value> initial;
+  if (fill && fillValue.getType().isF32()) {
+    for (Type t : types) {
+      auto vector = cast<VectorType>(t);
+      Value splat = arith::ConstantOp::create(
+          before, loc, vector, DenseElementsAttr::get(vector, ArrayRef<Attribute>{fillValue}));
+      initial.push_back(splat);
+    }
+  } else {
+    fill = nullptr;
+    auto region = perThreadRegion(before, loc, types, [&](OpBuilder &in) {
+      std::unique_ptr<DotEmitter> e = make(in, loc, p);
+      e->locate();
+      return e->loadAccumulators();
+    });
+    init = region;
+    initial.assign(region.getResults().begin(), region.getResults().end());
+  }
   IRRewriter rewriter(loop.getContext());
   Operation *matmul = p.op;
   FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
-      rewriter, init.getResults(), /*replaceInitOperandUsesInLoop=*/false,
+      rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> accs) {
         b.setInsertionPoint(matmul);
         auto step = perThreadRegion(b, loc, types, [&](OpBuilder &in) {
@@ -256,10 +310,21 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
         return SmallVector<Value>(step.getResults());
       });
   if (failed(grown)) {
-    init.erase(); // the matmul stays for the scalar lowering
+    // The matmul stays for the scalar lowering.
+    if (init)
+      init->erase();
+    else
+      for (Value v : initial)
+        v.getDefiningOp()->erase();
     return;
   }
   matmul->erase();
+  if (fill) {
+    Operation *source = fill->getNumOperands() ? fill->getOperand(0).getDefiningOp() : nullptr;
+    fill->erase();
+    if (isa_and_nonnull<memref::GetGlobalOp>(source) && source->use_empty())
+      source->erase();
+  }
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());

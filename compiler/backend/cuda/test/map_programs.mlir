@@ -239,6 +239,31 @@ module {
 
 // -----
 
+// In the arena, buffers whose lifetimes do not overlap share bytes (compiler/analysis/
+// Allocation.h): %second is first used after %first's last use, so both are views at offset 0,
+// and the arena is 64 KB, not 128.
+// CHECK: tessel.dynamic_shared_bytes = {reuse = 65536 : i64}
+// CHECK-LABEL: gpu.func @reuse(
+// CHECK-DAG: %[[AT0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[ARENA:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[ARENA]][%[[AT0]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x128xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[ARENA]][%[[AT0]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x128xf32, #gpu.address_space<workgroup>>
+module {
+  func.func public @reuse(%x: memref<128x128xf32>, %y: memref<128x128xf32>,
+                          %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                          %gx: i32, %gy: i32, %gz: i32) {
+    %first = memref.alloc() : memref<128x128xf32>
+    %second = memref.alloc() : memref<128x128xf32>
+    memref.copy %x, %first : memref<128x128xf32> to memref<128x128xf32>
+    memref.copy %first, %x : memref<128x128xf32> to memref<128x128xf32>
+    memref.copy %y, %second : memref<128x128xf32> to memref<128x128xf32>
+    memref.copy %second, %y : memref<128x128xf32> to memref<128x128xf32>
+    return
+  }
+}
+
+// -----
+
 // A noinline device function named the way Triton names them: PTX names allow only
 // [A-Za-z0-9_$] (LLVM aborted on this one), so it is renamed, calls too.
 // CHECK: func.func private @__main___scale_add__fp32___1__(

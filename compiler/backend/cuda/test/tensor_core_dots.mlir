@@ -10,13 +10,15 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=PTX
 
+// C is all zeros before the loop (a fill): the accumulators start from that constant, and the
+// fill goes (C's lifetime then begins after the loop, where its bytes can be the operand
+// tiles').
 // CHECK-LABEL: func.func public @k_loop(
 // CHECK: %[[C:.*]] = memref.alloc() : memref<64x32xf32>
-// CHECK: %[[INIT:.*]]:4 = scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
-// CHECK: gpu.thread_id x
-// CHECK-COUNT-16: memref.load %[[C]]
-// CHECK: } {tessel.per_thread}
-// CHECK: %[[LOOP:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]#0, %{{.*}} = %[[INIT]]#1, %{{.*}} = %[[INIT]]#2, %{{.*}} = %[[INIT]]#3)
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32)
+// CHECK: %[[Z0:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-NOT: memref.load %[[C]]
+// CHECK: %[[LOOP:.*]]:4 = scf.for {{.*}} iter_args(%{{.*}} = %[[Z0]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}})
 // The operand tiles' fills: 16-byte stores of 8 elements, 64 x 32 / 8 = 256 chunks over 128
 // threads (2 each, unrolled).
 // CHECK: scf.execute_region no_inline {
@@ -38,15 +40,10 @@
 // CHECK-COUNT-16: memref.store %{{.*}}, %[[C]]
 // CHECK: } {tessel.per_thread}
 
-// Regions that write no memory (the accumulators' load, the mma steps) need no barrier after
-// them: every writer of shared memory has one before it.
+// Regions that write no memory (the mma steps) need no barrier after them: every writer of
+// shared memory has one before it.
 // MAP-LABEL: gpu.func @k_loop(
-// MAP: scf.for %{{.*}} to %c2048 step
-// MAP: gpu.barrier
-// MAP-NEXT: scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
-// MAP-NOT: gpu.barrier
-// MAP: } {tessel.per_thread}
-// MAP-NEXT: scf.for {{.*}} iter_args(
+// MAP: scf.for {{.*}} iter_args(
 // MAP: gpu.barrier
 // MAP: scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
 // MAP-NOT: scf.if

@@ -1,7 +1,7 @@
 // Matmuls of 16-bit floats into f32 on AMD matrix cores (MatrixCoreDots.cpp), planned as the
 // cuda backend's (MatrixDots.h): 4 wavefronts over a 64 x 32 accumulator are a 2 x 2 grid of
 // 32 x 16 warp tiles, each 2 x 1 pieces of 16 x 16 (2 matrix instructions per k step of 16),
-// the accumulators read from C before the K loop, carried by it and written back after it;
+// the accumulators starting from C's constant fill, carried by the K loop and written to C after it;
 // the operand tiles' fills in 16-byte chunks. CDNA (gfx942, 64 lanes): amdgpu.mfma with 4
 // elements of A, B and C a lane; RDNA3 (gfx1100, 32 lanes): amdgpu.wmma with 16 of A and B
 // and 8 of C. The whole rocm pipeline gives the chips' instructions, and LDS of the three tiles
@@ -14,11 +14,9 @@
 
 // MFMA-LABEL: func.func public @k_loop(
 // MFMA: %[[C:.*]] = memref.alloc() : memref<64x32xf32>
-// MFMA: %[[INIT:.*]]:2 = scf.execute_region -> (vector<4xf32>, vector<4xf32>) no_inline {
-// MFMA: gpu.thread_id x
-// MFMA-COUNT-8: memref.load %[[C]]
-// MFMA: } {tessel.per_thread}
-// MFMA: scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]#0, %{{.*}} = %[[INIT]]#1)
+// MFMA: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// MFMA-NOT: memref.load %[[C]]
+// MFMA: scf.for {{.*}} iter_args(%{{.*}} = %[[Z]], %{{.*}} = %{{.*}})
 // MFMA: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x32xbf16>, vector<8xbf16>
 // MFMA: vector.store %{{.*}} {alignment = 16 : i64} : memref<32x32xbf16>, vector<8xbf16>
 // MFMA: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(
@@ -29,7 +27,7 @@
 // MFMA-COUNT-8: memref.store %{{.*}}, %[[C]]
 
 // WMMA-LABEL: func.func public @k_loop(
-// WMMA: scf.execute_region -> (vector<8xf32>, vector<8xf32>) no_inline {
+// WMMA: arith.constant dense<0.000000e+00> : vector<8xf32>
 // WMMA-COUNT-2: amdgpu.wmma 16x16x16 {{.*}} : vector<16xbf16>, vector<16xbf16>, vector<8xf32>
 // WMMA-NOT: linalg.matmul
 
