@@ -10,10 +10,10 @@ namespace {
 
 class AttentionProblem : public Problem {
 public:
-  AttentionProblem(const Shape &s, uint64_t seed)
+  AttentionProblem(const Shape &s, const std::string &dtype, uint64_t seed)
       : z_(s.at("Z")), h_(s.at("H")), n_(s.at("N_CTX")), d_(s.at("D")), causal_(s.at("CAUSAL") != 0),
-        q_("f16", z_ * h_ * n_ * d_), k_("f16", q_.size()), v_("f16", q_.size()),
-        o_("f16", q_.size()) {
+        q_(dtype, z_ * h_ * n_ * d_), k_(dtype, q_.size()), v_(dtype, q_.size()),
+        o_(dtype, q_.size()) {
     std::mt19937_64 gen(seed);
     fillRandom(q_, gen);
     fillRandom(k_, gen);
@@ -74,9 +74,12 @@ public:
       o_.set(i, NAN);
   }
   absl::Status Check() const override {
-    // Probabilities are rounded to f16 before the second product, and the output too.
-    return checkReferenceRows("O", o_, checked_, d_, want_,
-                              [](double want) { return 4e-3 + 1e-2 * std::fabs(want); });
+    // Probabilities are rounded to the dtype before the second product, and the output too
+    // (bf16 keeps 8 bits of mantissa, f16 11).
+    double absolute = o_.dtype == "bf16" ? 8e-3 : 4e-3;
+    return checkReferenceRows("O", o_, checked_, d_, want_, [absolute](double want) {
+      return absolute + 1e-2 * std::fabs(want);
+    });
   }
 
 private:
@@ -99,16 +102,23 @@ Kernel attentionKernel() {
   k.cpu.dtypes = {"f16"};
   k.cpu.space.params = {{"BLOCK_M", {16, 32, 64}}, {"BLOCK_N", {16, 32, 64}}};
   // GPUs: head dimensions 64 and 128, 4k to 16k tokens.
-  // Default: quick to check against the C++ reference; large: 4k to 16k tokens.
+  // Default: quick to check against the C++ reference; large: what attention is measured at
+  // (16 heads, 32k tokens in all: batch 8 of 4k or batch 2 of 16k; head dim 64 and 128; causal
+  // and not).
   k.gpu.defaultShapes = {{{"Z", 1}, {"H", 8}, {"N_CTX", 1000}, {"D", 64}, {"CAUSAL", 0}},
                          {{"Z", 1}, {"H", 8}, {"N_CTX", 1000}, {"D", 128}, {"CAUSAL", 1}}};
-  k.gpu.largeShapes = {{{"Z", 4}, {"H", 16}, {"N_CTX", 4096}, {"D", 64}, {"CAUSAL", 1}},
-                       {{"Z", 1}, {"H", 16}, {"N_CTX", 16384}, {"D", 128}, {"CAUSAL", 0}}};
-  k.gpu.dtypes = {"f16"};
+  k.gpu.largeShapes.clear();
+  for (int64_t n : {4096, 16384})
+    for (int64_t d : {64, 128})
+      for (int64_t causal : {0, 1})
+        k.gpu.largeShapes.push_back(
+            {{"Z", 32768 / n}, {"H", 16}, {"N_CTX", n}, {"D", d}, {"CAUSAL", causal}});
+  k.gpu.dtypes = {"f16", "bf16"};
   k.gpu.space.params = {{"BLOCK_M", {16, 32, 64, 128}}, {"BLOCK_N", {16, 32, 64}},
                         {"knob.num_warps", {4, 8}}, {"knob.num_stages", {1, 2}}};
-  k.signature = [](const std::string &) {
-    return std::string("*fp16:16,*fp16:16,*fp16:16,*fp16:16,fp32,i32:16,i32:16,i32:16,i32");
+  k.signature = [](const std::string &d) {
+    std::string p = pointer(d);
+    return p + "," + p + "," + p + "," + p + ",fp32,i32:16,i32:16,i32:16,i32";
   };
   k.constexprs = [](const Point &p, const Shape &s) {
     return std::map<std::string, std::string>{
@@ -120,12 +130,12 @@ Kernel attentionKernel() {
     double f = 4.0 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("N_CTX") * s.at("D");
     return s.at("CAUSAL") ? f / 2 : f;
   };
-  k.bytes = [](const Shape &s, const std::string &) {
-    return 2.0 * 4 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("D"); // Q, K, V, O in f16
+  k.bytes = [](const Shape &s, const std::string &d) {
+    return double(elementBytes(d)) * 4 * s.at("Z") * s.at("H") * s.at("N_CTX") * s.at("D");
   };
   k.flopBound = true;
-  k.makeProblem = [](const Shape &s, const std::string &, uint64_t seed) {
-    return std::unique_ptr<Problem>(new AttentionProblem(s, seed));
+  k.makeProblem = [](const Shape &s, const std::string &d, uint64_t seed) {
+    return std::unique_ptr<Problem>(new AttentionProblem(s, d, seed));
   };
   return k;
 }

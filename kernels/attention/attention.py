@@ -1,5 +1,5 @@
 # The zoo's fused attention forward: online softmax over key blocks (exp2 with the scale folded
-# in), causal or not, head dim 64 or 128; f16 inputs, f32 accumulation.
+# in), causal or not, head dim 64 or 128; f16 or bf16 inputs, f32 accumulation.
 import triton
 import triton.language as tl
 
