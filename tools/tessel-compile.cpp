@@ -56,7 +56,10 @@ static cl::opt<int64_t> prefetch(
 static cl::list<std::string> constexprs(
     "constexpr", cl::desc("NAME=VALUE: a constexpr (or baked-in) parameter of a .py kernel"));
 static cl::opt<std::string> signature(
-    "signature", cl::desc("types of a .py kernel's runtime parameters: '*fp32:16,i32,...'"));
+    "signature",
+    cl::desc("types of a .py kernel's runtime parameters: '*fp32:16,i32,...'; a host-made tensor "
+             "descriptor is 'tensordesc<fp16[64, 64]>' (its base, shape and strides at run "
+             "time)"));
 static cl::opt<bool> debugMode(
     "debug", cl::desc("keep device assertions of a .py kernel (Triton's debug mode)"));
 static cl::list<int64_t> matmulTile("matmul-tile",

@@ -28,6 +28,13 @@ V asTuple(Generator &g, const V &v, SourceLocation at, const std::string &what) 
 
 } // namespace
 
+V makeDescriptor(V base, V shape, V strides, V block, std::string padding) {
+  V d = makeTuple({std::move(base), std::move(shape), std::move(strides), std::move(block)});
+  d->kind = Val::Descriptor;
+  d->s = std::move(padding);
+  return d;
+}
+
 V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
   if (name.rfind("method.", 0) == 0)
@@ -57,10 +64,7 @@ V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
         error(at, "padding_option must be \"zero\" or \"nan\"");
       padding = pad->s;
     }
-    V d = makeTuple({base, shape, strides, block});
-    d->kind = Val::Descriptor;
-    d->s = padding;
-    return d;
+    return makeDescriptor(base, shape, strides, block, padding);
   }
 
   bool load = name == "load" || name == "load_tensor_descriptor";

@@ -2376,14 +2376,52 @@ void Generator::execWhile(const Stmt &s) {
 
 // ---- the kernel ----------------------------------------------------------------------------
 
+TensorDescType parseTensorDescType(const std::string &text) {
+  // tensordesc<fp16[64,64]>, or with a GPU shared-memory layout after the block shape
+  // (tensordesc<fp16[64,64],NVMMASharedLayout(...)>), which does not change what it means.
+  TensorDescType d;
+  const std::string prefix = "tensordesc<";
+  size_t open = text.find('['), close = text.find(']');
+  if (text.rfind(prefix, 0) != 0 || text.empty() || text.back() != '>' ||
+      open == std::string::npos || close == std::string::npos || close < open ||
+      (close + 1 != text.size() - 1 && text[close + 1] != ','))
+    return d;
+  d.dtype = text.substr(prefix.size(), open - prefix.size());
+  d.dtype.erase(0, d.dtype.find_first_not_of(' '));
+  d.dtype.erase(d.dtype.find_last_not_of(' ') + 1);
+  std::string dims = text.substr(open + 1, close - open - 1);
+  size_t at = 0;
+  while (at <= dims.size()) {
+    size_t comma = dims.find(',', at);
+    std::string item = dims.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    char *end = nullptr;
+    long long v = item.empty() ? 0 : std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1 || v > (1 << 20))
+      return d;
+    d.block.push_back(v);
+    if (comma == std::string::npos)
+      break;
+    at = comma + 1;
+  }
+  d.ok = !d.dtype.empty() && !d.block.empty();
+  return d;
+}
+
 std::vector<std::string> SplitSignature(const std::string &text) {
   std::vector<std::string> out;
   std::string cur;
+  int depth = 0; // inside tensordesc<fp16[64, 64]>: commas are the type's own
   for (char c : text) {
-    if (c == ',') {
+    if (c == '<' || c == '[' || c == '(')
+      ++depth;
+    else if ((c == '>' || c == ']' || c == ')') && depth > 0)
+      --depth;
+    if (c == ',' && depth == 0) {
       out.push_back(cur);
       cur.clear();
-    } else if (c != ' ') {
+    } else if (c != ' ' || depth > 0) { // "32 64" must not become "3264"
       cur += c;
     }
   }
@@ -2468,6 +2506,12 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
   SmallVector<Type> argTypes;
   SmallVector<DictionaryAttr> argAttrs;
   std::vector<std::pair<std::string, bool>> runtimeParams; // name, unsigned
+  struct DescriptorParam {
+    std::string name;
+    size_t firstArg;
+    std::vector<int64_t> block;
+  };
+  std::vector<DescriptorParam> descriptorParams;
   size_t next = 0;
   for (const Param &p : fn.params) {
     bool isConstexprParam = p.annotation && p.annotation->name == "constexpr";
@@ -2504,6 +2548,30 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
                        "': the signature lists " + std::to_string(spec.signature.size()) +
                        " types for the runtime parameters (e.g. --signature '*fp32,i32')");
     std::string entry = spec.signature[next++];
+    if (entry.rfind("tensordesc<", 0) == 0) {
+      // A tensor descriptor the host made (Triton's TensorDescriptor): its base pointer, its
+      // shape (one i32 a dimension) and its strides (one i64 a dimension) are the runtime
+      // arguments; its element type and block shape are the type's.
+      TensorDescType d = parseTensorDescType(entry);
+      bool u = false;
+      Type elem = d.ok ? parseTypeName(d.dtype, u) : Type();
+      if (!elem)
+        error(p.loc, "cannot read '" + spec.signature[next - 1] + "' for '" + p.name +
+                         "' (a tensor descriptor is tensordesc<DTYPE[BLOCK, ...]>, e.g. "
+                         "tensordesc<fp16[64, 64]>)");
+      descriptorParams.push_back({p.name, argTypes.size(), d.block});
+      argTypes.push_back(tt::PointerType::get(elem, 1));
+      argAttrs.push_back(DictionaryAttr::get(&context_));
+      runtimeParams.push_back({p.name + ".base", u});
+      for (auto [part, type] : {std::pair<const char *, Type>{".shape", b_.getI32Type()},
+                                {".stride", b_.getI64Type()}})
+        for (size_t k = 0; k < d.block.size(); ++k) {
+          argTypes.push_back(type);
+          argAttrs.push_back(DictionaryAttr::get(&context_));
+          runtimeParams.push_back({p.name + part + std::to_string(k), false});
+        }
+      continue;
+    }
     int divisibility = 0;
     if (size_t colon = entry.find(':'); colon != std::string::npos) {
       divisibility = std::atoi(entry.c_str() + colon + 1);
@@ -2540,6 +2608,18 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
   for (size_t k = 0; k < runtimeParams.size(); ++k)
     frame.vars[runtimeParams[k].first] =
         makeTensor(entryBlock->getArgument(k), runtimeParams[k].second);
+  for (const DescriptorParam &d : descriptorParams) {
+    size_t rank = d.block.size();
+    std::vector<V> shape, strides, block;
+    for (size_t k = 0; k < rank; ++k) {
+      shape.push_back(makeTensor(entryBlock->getArgument(d.firstArg + 1 + k)));
+      strides.push_back(makeTensor(entryBlock->getArgument(d.firstArg + 1 + rank + k)));
+      block.push_back(makeInt(d.block[k]));
+    }
+    frame.vars[d.name] =
+        makeDescriptor(frame.vars[d.name + ".base"], makeTuple(shape), makeTuple(strides),
+                       makeTuple(block), "zero");
+  }
   frames_.push_back(std::move(frame));
   exec(fn.body);
   if (frames_.back().returned && frames_.back().returnValue &&

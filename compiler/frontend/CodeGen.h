@@ -45,8 +45,20 @@ absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>>
 GenerateKernel(mlir::MLIRContext &context, const SourceFile &file, const Module &module,
                const KernelSpec &spec);
 
-/// Parses a signature list "*fp32:16,i32,fp32" into entries.
+/// Parses a signature list "*fp32:16,i32,fp32" into entries (commas and spaces inside a type's
+/// brackets, as in tensordesc<fp16[64, 64]>, stay in the entry; other spaces go).
 std::vector<std::string> SplitSignature(const std::string &text);
+
+/// A tensor-descriptor signature entry, tensordesc<DTYPE[B0,B1,...]> (a layout after the block
+/// shape is allowed and ignored): its element type and block shape; ok false when it is not
+/// one. A kernel takes such a descriptor as its base pointer, then its shape (an i32 a
+/// dimension), then its strides (an i64 a dimension).
+struct TensorDescType {
+  bool ok = false;
+  std::string dtype;
+  std::vector<int64_t> block;
+};
+TensorDescType parseTensorDescType(const std::string &text);
 
 } // namespace tessel::frontend
 

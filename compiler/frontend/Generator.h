@@ -120,6 +120,9 @@ V makeTuple(std::vector<V> items);
 V makeBuiltin(std::string name);
 V makeNamespace(std::string path);
 V makeMethod(V self, std::string name);
+/// A tensor descriptor: its base pointer, shape and strides (tuples of scalars), block shape (a
+/// tuple of ints) and padding ("zero" or "nan").
+V makeDescriptor(V base, V shape, V strides, V block, std::string padding);
 
 /// Keyword/positional arguments of a builtin call, matched against its parameter names.
 struct CallArgs {

@@ -437,6 +437,21 @@ TEST_P(PyEndToEnd, MathFunctions) {
   }
 }
 
+/// What the descriptor kernels write: out (rows x cols) = 2 x + 1 for x with row stride `ld`,
+/// and tiles (tileRows x width, whole blocks) = x inside rows x cols, zero padding outside.
+void checkDescriptorResults(const std::vector<float> &x, int ld, const std::vector<float> &out,
+                            const std::vector<float> &tiles, int rows, int cols, int tileRows,
+                            int width) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      ASSERT_EQ(out[size_t(r) * cols + c], 2 * x[size_t(r) * ld + c] + 1) << r << "," << c;
+  for (int r = 0; r < tileRows; ++r)
+    for (int c = 0; c < width; ++c) {
+      float want = r < rows && c < cols ? x[size_t(r) * ld + c] : 0.0f; // zero padding
+      ASSERT_EQ(tiles[size_t(r) * width + c], want) << "tile at " << r << "," << c;
+    }
+}
+
 TEST_P(PyEndToEnd, TensorDescriptors) {
   tessel::runtime::ThreadPool pool(GetParam());
   Loaded k = compile("descriptor_kernel", {{"BM", "16"}, {"BN", "32"}}, "*fp32,*fp32,*fp32,i32,i32");
@@ -448,14 +463,45 @@ TEST_P(PyEndToEnd, TensorDescriptors) {
   ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {gm, gn, 1},
                                       {x.data(), out.data(), tiles.data(), rows, cols}, pool)
                   .ok());
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      ASSERT_EQ(out[size_t(r) * cols + c], 2 * x[size_t(r) * cols + c] + 1) << r << "," << c;
-  for (int r = 0; r < gm * 16; ++r)
-    for (int c = 0; c < width; ++c) {
-      float want = r < rows && c < cols ? x[size_t(r) * cols + c] : 0.0f; // zero padding
-      ASSERT_EQ(tiles[size_t(r) * width + c], want) << "tile at " << r << "," << c;
-    }
+  checkDescriptorResults(x, cols, out, tiles, rows, cols, gm * 16, width);
+}
+
+TEST_P(PyEndToEnd, TensorDescriptorArguments) {
+  // Descriptors made by the host, as Triton's TensorDescriptor.from_tensor: each is a base
+  // pointer, its shape (i32 each) and its strides (i64 each). The source is a view with a row
+  // stride wider than its columns (a slice of a larger matrix).
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("descriptor_arg_kernel", {{"BM", "16"}, {"BN", "32"}},
+                     "tensordesc<fp32[16, 32]>, tensordesc<fp32[16, 32]>, *fp32");
+  ASSERT_TRUE(k.kernel);
+  ASSERT_EQ(k.kernel->signature().size(), 11u);
+  int rows = 1 + int(rng()() % 60), cols = 1 + int(rng()() % 90), ld = cols + 7;
+  int gm = (rows + 15) / 16, gn = (cols + 31) / 32, width = gn * 32;
+  std::vector<float> x = randomFloats(size_t(rows) * ld), out(size_t(rows) * cols, NAN),
+                     tiles(size_t(gm) * 16 * width, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {gm, gn, 1},
+                                      {x.data(), rows, cols, int64_t(ld), int64_t(1),
+                                       out.data(), rows, cols, int64_t(cols), int64_t(1),
+                                       tiles.data()},
+                                      pool)
+                  .ok());
+  checkDescriptorResults(x, ld, out, tiles, rows, cols, gm * 16, width);
+}
+
+TEST(FrontendSignature, TensorDescriptorEntries) {
+  using tessel::frontend::SplitSignature;
+  std::vector<std::string> want = {"tensordesc<fp16[64, 64]>", "*fp32:16", "i32"};
+  EXPECT_EQ(SplitSignature("tensordesc<fp16[64, 64]>, *fp32:16, i32"), want);
+  EXPECT_TRUE(tessel::frontend::parseTensorDescType(want[0]).ok);
+  tessel::frontend::TensorDescType d =
+      tessel::frontend::parseTensorDescType("tensordesc<bf16[128,32],NVMMASharedLayout(x, y)>");
+  EXPECT_TRUE(d.ok);
+  EXPECT_EQ(d.dtype, "bf16");
+  EXPECT_EQ(d.block, (std::vector<int64_t>{128, 32}));
+  for (const char *bad : {"tensordesc<fp16>", "tensordesc<fp16[]>", "tensordesc<fp16[64,x]>",
+                          "tensordesc<fp16[0]>", "tensordesc<fp16[64]", "tensordesc<[64]>",
+                          "tensordesc<fp16[64]]>", "tensordesc<fp16[32 64]>"})
+    EXPECT_FALSE(tessel::frontend::parseTensorDescType(bad).ok) << bad;
 }
 
 TEST_P(PyEndToEnd, IsinstanceDecidedAtCompileTime) {

@@ -319,6 +319,19 @@ def descriptor_kernel(x_ptr, out_ptr, tiles_ptr, rows, cols, BM: tl.constexpr, B
 
 
 @triton.jit
+def descriptor_arg_kernel(src, dst, tiles_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    # descriptor_kernel's work on descriptors the host made (tensordesc<...> arguments: base,
+    # shape and strides at run time, block shape in the type): dst = 2 src + 1 inside dst's
+    # shape, every block of src as loaded (zero padded) into tiles.
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    block = src.load([pm * BM, pn * BN])
+    dst.store([pm * BM, pn * BN], (block * 2 + 1).to(dst.dtype))
+    r = pm * src.block_shape[0] + tl.arange(0, BM)[:, None]
+    c = pn * src.block_shape[1] + tl.arange(0, BN)[None, :]
+    tl.store(tiles_ptr + r * (tl.num_programs(1) * BN) + c, block)
+
+
+@triton.jit
 def flip_kernel(x_ptr, out_ptr, n, R: tl.constexpr, C: tl.constexpr):
     # out[0]: x (R x C) flipped along rows, out[1]: along columns (the default, last dim),
     # out[2]: the first row's values flipped as a 1-D tensor.
