@@ -1300,6 +1300,8 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
     return v;
   if (V v = callDescriptorBuiltin(name, args))
     return v;
+  if (V v = callScaledBuiltin(name, args))
+    return v;
   if (V v = callMathBuiltin(name, args))
     return v;
   if (name == "inline_asm_elementwise") {

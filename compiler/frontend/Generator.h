@@ -179,6 +179,8 @@ public:
   /// desc.store and tl.load_tensor_descriptor / tl.store_tensor_descriptor, as block-pointer
   /// loads and stores checked against the shape on every dimension; null for other names.
   V callDescriptorBuiltin(const std::string &name, CallArgs &args);
+  /// tl.dot_scaled (BuiltinsScaled.cpp); null for other names.
+  V callScaledBuiltin(const std::string &name, CallArgs &args);
   /// The random-number family (BuiltinsRandom.cpp): tl.umulhi, tl.philox, tl.randint(4x),
   /// tl.rand(4x), tl.randn(4x) and their helpers; null for other names.
   V callRandomBuiltin(const std::string &name, CallArgs &args);

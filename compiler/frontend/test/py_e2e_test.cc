@@ -488,6 +488,95 @@ TEST_P(PyEndToEnd, TensorDescriptorArguments) {
   checkDescriptorResults(x, ld, out, tiles, rows, cols, gm * 16, width);
 }
 
+/// The value of an e2m1 (fp4) code: sign, 2 exponent bits, 1 mantissa bit.
+double e2m1(int v) {
+  static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  return (v & 8 ? -1 : 1) * mag[v & 7];
+}
+
+/// The value of an OCP fp8 byte: e4m3 (bias 7, no infinities) or e5m2 (bias 15).
+double fp8(int v, bool e4m3) {
+  int mbits = e4m3 ? 3 : 2, bias = e4m3 ? 7 : 15;
+  int e = (v & 0x7f) >> mbits, m = v & ((1 << mbits) - 1);
+  double mag = e == 0 ? std::ldexp(m, 1 - bias - mbits)
+                      : std::ldexp((1 << mbits) + m, e - bias - mbits);
+  return v & 0x80 ? -mag : mag;
+}
+
+TEST_P(PyEndToEnd, DotScaled) {
+  // Triton's microscaling semantics, against a double reference decoded here: e2m1 packed two
+  // a byte along K (first in the low nibble), fp8 bytes, e8m0 scales one per 32 of K.
+  tessel::runtime::ThreadPool pool(GetParam());
+  const int M = 16, N = 16, K = 64;
+  struct Case {
+    const char *a, *b;
+    bool scaledA;
+  };
+  for (Case c : {Case{"e2m1", "e2m1", true}, Case{"e4m3", "e5m2", true},
+                 Case{"e5m2", "e2m1", true}, Case{"e4m3", "e4m3", false}}) {
+    SCOPED_TRACE(std::string(c.a) + " x " + c.b + (c.scaledA ? "" : ", a unscaled"));
+    int aPer = std::string(c.a) == "e2m1" ? 2 : 1, bPer = std::string(c.b) == "e2m1" ? 2 : 1;
+    Loaded k = compile("dot_scaled_kernel",
+                       {{"M", "16"}, {"N", "16"}, {"K", "64"}, {"A_FORMAT", std::string("'") + c.a + "'"},
+                        {"B_FORMAT", std::string("'") + c.b + "'"}, {"A_PER_BYTE", std::to_string(aPer)},
+                        {"B_PER_BYTE", std::to_string(bPer)}, {"SCALED_A", c.scaledA ? "True" : "False"}},
+                       "*u8,*u8,*u8,*u8,*fp32");
+    ASSERT_TRUE(k.kernel);
+    // Random codes, fp8 NaN/infinity codes left out; scales near 127 (factors 1/16 .. 16).
+    auto code = [&](const char *format) {
+      for (;;) {
+        int v = int(rng()() % 256);
+        if (std::string(format) == "e4m3" && (v & 0x7f) == 0x7f)
+          continue;
+        if (std::string(format) == "e5m2" && (v & 0x7c) == 0x7c)
+          continue;
+        return uint8_t(v);
+      }
+    };
+    std::vector<uint8_t> a(size_t(M) * K / aPer), b(size_t(K) / bPer * N), sa(M * K / 32),
+        sb(N * K / 32);
+    for (uint8_t &v : a)
+      v = code(c.a);
+    for (uint8_t &v : b)
+      v = code(c.b);
+    for (uint8_t &v : sa)
+      v = uint8_t(123 + rng()() % 9);
+    for (uint8_t &v : sb)
+      v = uint8_t(123 + rng()() % 9);
+    std::vector<float> out(size_t(M) * N, NAN);
+    ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1},
+                                        {a.data(), sa.data(), b.data(), sb.data(), out.data()}, pool)
+                    .ok());
+    auto value = [&](const char *format, const std::vector<uint8_t> &data, int per, size_t at,
+                     int shift) {
+      int byte = data[at / per];
+      if (per == 2)
+        return e2m1(shift ? byte >> 4 : byte & 15);
+      return fp8(byte, std::string(format) == "e4m3");
+    };
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        double want = c.scaledA ? 0 : 1; // the unscaled case adds an accumulator of ones
+        double magnitude = 1;            // f32 accumulation: its error grows with the terms
+        for (int kk = 0; kk < K; ++kk) {
+          // a: row i, k kk (packed along K); b: row kk, column j (packed along K).
+          double x = aPer == 2 ? e2m1(kk % 2 ? a[size_t(i) * K / 2 + kk / 2] >> 4
+                                             : a[size_t(i) * K / 2 + kk / 2] & 15)
+                               : value(c.a, a, 1, size_t(i) * K + kk, 0);
+          double y = bPer == 2 ? e2m1(kk % 2 ? b[size_t(kk / 2) * N + j] >> 4
+                                             : b[size_t(kk / 2) * N + j] & 15)
+                               : value(c.b, b, 1, size_t(kk) * N + j, 0);
+          if (c.scaledA)
+            x = std::ldexp(x, sa[size_t(i) * K / 32 + kk / 32] - 127);
+          y = std::ldexp(y, sb[size_t(j) * K / 32 + kk / 32] - 127);
+          want += x * y;
+          magnitude += std::fabs(x * y);
+        }
+        ASSERT_NEAR(out[size_t(i) * N + j], want, 1e-5 * magnitude) << "at " << i << "," << j;
+      }
+  }
+}
+
 TEST(FrontendSignature, TensorDescriptorEntries) {
   using tessel::frontend::SplitSignature;
   std::vector<std::string> want = {"tensordesc<fp16[64, 64]>", "*fp32:16", "i32"};

@@ -332,6 +332,27 @@ def descriptor_arg_kernel(src, dst, tiles_ptr, BM: tl.constexpr, BN: tl.constexp
 
 
 @triton.jit
+def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, out_ptr, M: tl.constexpr,
+                      N: tl.constexpr, K: tl.constexpr, A_FORMAT: tl.constexpr,
+                      B_FORMAT: tl.constexpr, A_PER_BYTE: tl.constexpr, B_PER_BYTE: tl.constexpr,
+                      SCALED_A: tl.constexpr):
+    # out = (a * 2^(a_scale - 127)) @ (b * 2^(b_scale - 127)), a (M x K) and b (K x N) in
+    # microscaling formats; e2m1 two a byte along K (A_PER_BYTE / B_PER_BYTE = 2). Without
+    # SCALED_A, a has no scale.
+    rows, cols = tl.arange(0, M), tl.arange(0, N)
+    a = tl.load(a_ptr + rows[:, None] * (K // A_PER_BYTE) + tl.arange(0, K // A_PER_BYTE)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // B_PER_BYTE)[:, None] * N + cols[None, :])
+    groups = tl.arange(0, K // 32)
+    a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // 32) + groups[None, :])
+    b_scale = tl.load(b_scale_ptr + cols[:, None] * (K // 32) + groups[None, :])
+    if SCALED_A:
+        c = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT)
+    else:
+        c = tl.dot_scaled(a, None, A_FORMAT, b, b_scale, B_FORMAT, acc=tl.full((M, N), 1.0, tl.float32))
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], c)
+
+
+@triton.jit
 def flip_kernel(x_ptr, out_ptr, n, R: tl.constexpr, C: tl.constexpr):
     # out[0]: x (R x C) flipped along rows, out[1]: along columns (the default, last dim),
     # out[2]: the first row's values flipped as a 1-D tensor.

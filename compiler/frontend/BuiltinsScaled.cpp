@@ -1,0 +1,166 @@
+//===- BuiltinsScaled.cpp - tl.dot_scaled: microscaled operands upcast, then a dot -*- C++ -*-===//
+//
+// tl.dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None,
+//               fast_math=False, lhs_k_pack=True, rhs_k_pack=True, out_dtype=tl.float32)
+// multiplies two blocks in the OCP microscaling formats: lhs is M x K and rhs K x N, their
+// elements e2m1 (fp4, two a byte along K, the first in the low bits: lhs M x K/2, rhs K/2 x N),
+// e4m3 or e5m2 (fp8, as uint8 or the fp8 type), bf16 or fp16; each scale is None or e8m0 as
+// uint8 (2^(s - 127); 255 is NaN), one per 32 elements along K: lhs_scale M x K/32, rhs_scale
+// N x K/32. As Triton does where the hardware has no scaled matrix instruction, the operands
+// are upcast and scaled first and then multiplied by tl.dot; here in f32, which holds every
+// product of an fp4/fp8 value and a power of two exactly (so does bf16, Triton's choice).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/BuiltinParams.h"
+#include "compiler/frontend/Generator.h"
+
+#include <cmath>
+
+using namespace mlir;
+
+namespace tessel::frontend {
+
+namespace {
+
+/// The shape of a 2-D tensor argument, or an error naming it.
+std::pair<int64_t, int64_t> matrixShape(Generator &g, const V &v, const std::string &what,
+                                        SourceLocation at) {
+  llvm::ArrayRef<int64_t> s = shapeOf(v->value);
+  if (s.size() != 2)
+    g.error(at, "tl.dot_scaled's " + what + " must be a 2-D tensor, got " + g.describe(v));
+  return {s[0], s[1]};
+}
+
+} // namespace
+
+V Generator::callScaledBuiltin(const std::string &name, CallArgs &args) {
+  if (name != "dot_scaled")
+    return nullptr;
+  SourceLocation at = args.loc;
+  Params p(*this, args, "tl.dot_scaled",
+           {{"lhs", true},
+            {"lhs_scale", true},
+            {"lhs_format", true},
+            {"rhs", true},
+            {"rhs_scale", true},
+            {"rhs_format", true},
+            {"acc", false},
+            {"fast_math", false},
+            {"lhs_k_pack", false},
+            {"rhs_k_pack", false},
+            {"out_dtype", false}});
+  for (const char *pack : {"lhs_k_pack", "rhs_k_pack"})
+    if (V v = p.opt(pack); v && !(v->kind == Val::Bool && v->i != 0))
+      error(at, std::string("tl.dot_scaled with ") + pack +
+                    "=False (fp4 packed along M or N) is not supported yet");
+  if (V out = p.opt("out_dtype"); out && !(out->kind == Val::Dtype && out->type.isF32()))
+    error(at, "tl.dot_scaled's out_dtype must be tl.float32");
+  Type f32 = b_.getF32Type(), i32 = b_.getI32Type();
+  auto cst = [&](double v) { return makeFloat(v); };
+  auto where = [&](V c, V x, V y) {
+    CallArgs w{{std::move(c), std::move(x), std::move(y)}, {}, at};
+    return callBuiltin("where", w);
+  };
+  auto trans = [&](V x) {
+    CallArgs t{{std::move(x)}, {}, at};
+    return callBuiltin("trans", t);
+  };
+
+  // An operand upcast to f32 and scaled, K along `kAxis` (lhs: 1, rhs: 0).
+  auto operand = [&](const char *which, const char *scaleName, const char *formatName,
+                     int kAxis) -> V {
+    V x = p.tensor(which);
+    V formatVal = p.get(formatName);
+    if (formatVal->kind != Val::Str)
+      error(at, std::string("tl.dot_scaled's ") + formatName + " must be a string");
+    const std::string &format = formatVal->s;
+    Type elem = elementOf(x->value);
+    auto [rows, cols] = matrixShape(*this, x, which, at);
+    V up;
+    if (format == "bf16" || format == "fp16") {
+      if (!(format == "bf16" ? elem.isBF16() : elem.isF16()))
+        error(at, std::string("tl.dot_scaled's ") + which + " is " + describe(x) +
+                      ", not of its format " + format);
+      up = cast(x, f32, false, at);
+    } else if (format == "e4m3" || format == "e5m2") {
+      Type fp8 = format == "e4m3" ? Type(Float8E4M3FNType::get(b_.getContext()))
+                                  : Type(Float8E5M2Type::get(b_.getContext()));
+      if (elem.isInteger(8))
+        x = cast(x, fp8, false, at, /*bitcast=*/true);
+      else if (elem != fp8)
+        error(at, std::string("tl.dot_scaled's ") + which + " must hold " + format +
+                      " values (uint8 or the fp8 type), got " + describe(x));
+      up = cast(x, f32, false, at);
+    } else if (format == "e2m1") {
+      if (!elem.isInteger(8))
+        error(at, std::string("tl.dot_scaled's ") + which +
+                      " must hold e2m1 values two a byte (uint8), got " + describe(x));
+      // Each nibble: sign (bit 3), exponent (bits 2-1), mantissa (bit 0): 0, 0.5, 1, 1.5, 2,
+      // 3, 4, 6 and their negatives.
+      V bytes = binary("&", cast(x, i32, false, at), makeInt(255), at);
+      auto decode = [&](V nibble) {
+        V e = binary("&", binary(">>", nibble, makeInt(1), at), makeInt(3), at);
+        V m = cast(binary("&", nibble, makeInt(1), at), f32, false, at);
+        V normal = binary("*", binary("+", cst(1.0), binary("*", m, cst(0.5), at), at),
+                          where(binary("==", e, makeInt(1), at), cst(1.0),
+                                where(binary("==", e, makeInt(2), at), cst(2.0), cst(4.0))),
+                          at);
+        V mag = where(binary("==", e, makeInt(0), at), binary("*", m, cst(0.5), at), normal);
+        V negative = binary("==", binary(">>", nibble, makeInt(3), at), makeInt(1), at);
+        return where(negative, unary("-", mag, at), mag);
+      };
+      V lo = decode(binary("&", bytes, makeInt(15), at));
+      V hi = decode(binary(">>", bytes, makeInt(4), at));
+      // Two along K: lo first.
+      if (kAxis == 0) {
+        lo = trans(lo);
+        hi = trans(hi);
+      }
+      CallArgs il{{lo, hi}, {}, at};
+      up = callBuiltin("interleave", il);
+      if (kAxis == 0)
+        up = trans(up);
+    } else {
+      error(at, "tl.dot_scaled's " + std::string(formatName) + " '" + format +
+                    "' is not one of e2m1, e4m3, e5m2, bf16, fp16");
+    }
+    V scale = p.opt(scaleName);
+    if (!scale)
+      return up;
+    if (format == "bf16" || format == "fp16")
+      error(at, std::string("tl.dot_scaled's ") + scaleName + " must be None for " + format);
+    // e8m0: the exponent field of an f32 (2^(s - 127)); 0 is 2^-127 (below f32's normals),
+    // 255 NaN.
+    llvm::ArrayRef<int64_t> upShape = shapeOf(up->value);
+    int64_t k = upShape[kAxis], other = upShape[1 - kAxis];
+    auto [sRows, sCols] = matrixShape(*this, toTensor(scale, at), scaleName, at);
+    if (k % 32 != 0 || sRows != other || sCols != k / 32)
+      error(at, std::string("tl.dot_scaled's ") + scaleName + " must be " +
+                    std::to_string(other) + " x " + std::to_string(k / 32) + " (one per 32 of K=" +
+                    std::to_string(k) + "), got " + describe(scale));
+    V s = binary("&", cast(scale, i32, false, at), makeInt(255), at);
+    V factor = cast(binary("<<", s, makeInt(23), at), f32, false, at, /*bitcast=*/true);
+    factor = where(binary("==", s, makeInt(0), at), cst(std::ldexp(1.0, -127)), factor);
+    factor = where(binary("==", s, makeInt(255), at), cst(std::nan("")), factor);
+    // One factor for each run of 32 along K.
+    CallArgs ex{{factor, makeInt(2)}, {}, at};
+    V expanded = callBuiltin("expand_dims", ex);
+    CallArgs bc{{expanded, makeTuple({makeInt(other), makeInt(k / 32), makeInt(32)})}, {}, at};
+    V broadcast = callBuiltin("broadcast_to", bc);
+    CallArgs rs{{broadcast, makeTuple({makeInt(other), makeInt(k)})}, {}, at};
+    V full = callBuiltin("reshape", rs);
+    if (kAxis == 0)
+      full = trans(full);
+    return binary("*", up, full, at);
+  };
+  V lhs = operand("lhs", "lhs_scale", "lhs_format", 1);
+  V rhs = operand("rhs", "rhs_scale", "rhs_format", 0);
+  std::vector<V> dotArgs = {lhs, rhs};
+  if (V acc = p.opt("acc"))
+    dotArgs.push_back(acc);
+  CallArgs d{dotArgs, {{"input_precision", makeStr("ieee")}}, at};
+  return callBuiltin("dot", d);
+}
+
+} // namespace tessel::frontend
