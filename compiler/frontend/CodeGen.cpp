@@ -2398,14 +2398,18 @@ TensorDescType parseTensorDescType(const std::string &text) {
     item.erase(item.find_last_not_of(' ') + 1);
     char *end = nullptr;
     long long v = item.empty() ? 0 : std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 1 || v > (1 << 20))
+    // Powers of two, as Triton requires of block shapes (tl.arange's too).
+    if (item.empty() || *end != '\0' || v < 1 || v > (1 << 20) || (v & (v - 1)) != 0)
       return d;
     d.block.push_back(v);
     if (comma == std::string::npos)
       break;
     at = comma + 1;
   }
-  d.ok = !d.dtype.empty() && !d.block.empty();
+  int64_t elements = 1;
+  for (int64_t b : d.block)
+    elements *= b;
+  d.ok = !d.dtype.empty() && !d.block.empty() && d.block.size() <= 5 && elements <= (1 << 20);
   return d;
 }
 

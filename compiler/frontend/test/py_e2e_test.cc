@@ -589,7 +589,8 @@ TEST(FrontendSignature, TensorDescriptorEntries) {
   EXPECT_EQ(d.block, (std::vector<int64_t>{128, 32}));
   for (const char *bad : {"tensordesc<fp16>", "tensordesc<fp16[]>", "tensordesc<fp16[64,x]>",
                           "tensordesc<fp16[0]>", "tensordesc<fp16[64]", "tensordesc<[64]>",
-                          "tensordesc<fp16[64]]>", "tensordesc<fp16[32 64]>"})
+                          "tensordesc<fp16[64]]>", "tensordesc<fp16[32 64]>", "tensordesc<fp16[48,64]>",
+                          "tensordesc<fp16[1048576,1048576]>"})
     EXPECT_FALSE(tessel::frontend::parseTensorDescType(bad).ok) << bad;
 }
 
