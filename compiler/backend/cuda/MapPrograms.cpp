@@ -338,6 +338,60 @@ int64_t sharedBytes(MemRefType type, Operation *scope) {
   return tessel::sharedBufferBytes(type, scope);
 }
 
+/// The sequential reduction loops directly inside the parallel loop `loop`, `for k in 0..N:
+/// acc[p] = combine(acc[p], f(k))` with an all-reduce combine (commutative and associative)
+/// whose k indexes only the last (contiguous) dimension of shared-memory tiles (`inShared`),
+/// visit k in the order (k + p) mod N, p the parallel loop's innermost index: threads with
+/// neighbouring p (each a row) then read different columns at each step, not all the same bank
+/// (a 64-float row put every thread of a warp on one bank). The result is the same, up to
+/// floating-point reassociation.
+void rotateReductions(scf::ParallelOp loop, llvm::function_ref<bool(Value)> inShared) {
+  Value p = loop.getInductionVars().back();
+  for (auto inner : llvm::make_early_inc_range(loop.getBody()->getOps<scf::ForOp>())) {
+    std::optional<int64_t> lb = getConstantIntValue(inner.getLowerBound()),
+                           ub = getConstantIntValue(inner.getUpperBound()),
+                           step = getConstantIntValue(inner.getStep());
+    if (!lb || *lb != 0 || !step || *step != 1 || !ub || *ub < 2 || inner.getNumResults() ||
+        !inner.getInductionVar().getType().isIndex())
+      continue;
+    memref::StoreOp store =
+        tessel::cuda::accumulatorStore(inner.getBody(), inner, [&](memref::StoreOp s) {
+          return llvm::all_of(s.getIndices(),
+                              [&](Value i) { return inner.isDefinedOutsideOfLoop(i); });
+        });
+    if (!store)
+      continue;
+    Operation *combine = store.getValueToStore().getDefiningOp();
+    if (!combine || combine->getBlock() != inner.getBody() || combine->getNumOperands() != 2 ||
+        !tessel::cuda::allReduceKind(combine))
+      continue;
+    // Every use of k: the last index of a load from a shared tile, or index arithmetic.
+    Value k = inner.getInductionVar();
+    bool rowWise = !k.use_empty() && llvm::all_of(k.getUsers(), [&](Operation *user) {
+      auto load = dyn_cast<memref::LoadOp>(user);
+      if (!load)
+        return false;
+      ValueRange indices = load.getIndices();
+      return !indices.empty() && indices.back() == k &&
+             llvm::count(indices, k) == 1 && inShared(load.getMemRef());
+    });
+    if (!rowWise)
+      continue;
+    bool readsAccumulator = llvm::any_of(combine->getOperands(), [&](Value v) {
+      auto load = v.getDefiningOp<memref::LoadOp>();
+      return load && load.getMemRef() == store.getMemRef() &&
+             llvm::equal(load.getIndices(), store.getIndices());
+    });
+    if (!readsAccumulator)
+      continue;
+    OpBuilder b = OpBuilder::atBlockBegin(inner.getBody());
+    Location loc = inner.getLoc();
+    Value sum = arith::AddIOp::create(b, loc, k, p);
+    Value rotated = arith::RemUIOp::create(b, loc, sum, arith::ConstantIndexOp::create(b, loc, *ub));
+    k.replaceAllUsesExcept(rotated, sum.getDefiningOp());
+  }
+}
+
 class BlockMapper {
 public:
   BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll, int64_t threadTileElements,
@@ -815,6 +869,7 @@ private:
   /// guarded by the dynamic count: constant divisors instead of a run-time division per
   /// element. The outermost dimension keeps its dynamic count (no division by it, no guard).
   void distribute(scf::ParallelOp loop) {
+    rotateReductions(loop, [&](Value v) { return shared_.contains(viewedBuffer(v)); });
     barrierBefore(loop);
     OpBuilder b(loop);
     Location loc = loop.getLoc();

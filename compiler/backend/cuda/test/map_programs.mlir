@@ -264,6 +264,47 @@ module {
 
 // -----
 
+// A row-wise reduction of a shared tile (one thread a row, the columns in sequence: softmax's
+// max and sum over a score tile): thread p visits column (k + p) mod 64 at step k, so the
+// threads of a warp read different banks (a 64-float row put them all on one).
+// CHECK-LABEL: gpu.func @row_max(
+// CHECK: scf.for %[[K:.*]] = %c0 to %c64 step %c1 {
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[K]], %[[ROW:.*]] : index
+// CHECK-NEXT: %[[COL:.*]] = arith.remui %[[SUM]], %c64 : index
+// CHECK-NEXT: memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<32x64xf32>
+// CHECK: arith.maxnumf
+module {
+  func.func public @row_max(%x: memref<32x64xf32>, %out: memref<32xf32>,
+                            %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                            %gx: i32, %gy: i32, %gz: i32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c64 = arith.constant 64 : index
+    %low = arith.constant -1.0e30 : f32
+    %tile = memref.alloc() : memref<32x64xf32>
+    %acc = memref.alloc() : memref<32xf32>
+    memref.copy %x, %tile : memref<32x64xf32> to memref<32x64xf32>
+    scf.parallel (%i) = (%c0) to (%c32) step (%c1) {
+      memref.store %low, %acc[%i] : memref<32xf32>
+      scf.reduce
+    }
+    scf.parallel (%i) = (%c0) to (%c32) step (%c1) {
+      scf.for %k = %c0 to %c64 step %c1 {
+        %v = memref.load %tile[%i, %k] : memref<32x64xf32>
+        %a = memref.load %acc[%i] : memref<32xf32>
+        %m = arith.maxnumf %a, %v : f32
+        memref.store %m, %acc[%i] : memref<32xf32>
+      }
+      scf.reduce
+    }
+    memref.copy %acc, %out : memref<32xf32> to memref<32xf32>
+    return
+  }
+}
+
+// -----
+
 // A noinline device function named the way Triton names them: PTX names allow only
 // [A-Za-z0-9_$] (LLVM aborted on this one), so it is renamed, calls too.
 // CHECK: func.func private @__main___scale_add__fp32___1__(
