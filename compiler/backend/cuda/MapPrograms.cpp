@@ -387,7 +387,8 @@ void rotateReductions(scf::ParallelOp loop, llvm::function_ref<bool(Value)> inSh
     OpBuilder b = OpBuilder::atBlockBegin(inner.getBody());
     Location loc = inner.getLoc();
     Value sum = arith::AddIOp::create(b, loc, k, p);
-    Value rotated = arith::RemUIOp::create(b, loc, sum, arith::ConstantIndexOp::create(b, loc, *ub));
+    Value n = arith::ConstantIndexOp::create(b, loc, *ub);
+    Value rotated = arith::RemUIOp::create(b, loc, sum, n);
     k.replaceAllUsesExcept(rotated, sum.getDefiningOp());
   }
 }
@@ -395,9 +396,9 @@ void rotateReductions(scf::ParallelOp loop, llvm::function_ref<bool(Value)> inSh
 class BlockMapper {
 public:
   BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll, int64_t threadTileElements,
-              int64_t vectorBytes)
+              int64_t vectorBytes, int64_t staticSharedBytes)
       : func_(func), threads_(threads), unroll_(unroll), threadTileElements_(threadTileElements),
-        vectorBytes_(vectorBytes) {}
+        vectorBytes_(vectorBytes), staticSharedBytes_(staticSharedBytes) {}
 
   /// Bytes of the dynamic shared-memory arena the tile buffers took.
   int64_t arenaBytes() const { return arenaBytes_; }
@@ -438,7 +439,7 @@ private:
       if (!alloc->getParentOfType<scf::ParallelOp>() && alloc.getType().hasStaticShape())
         tileBytes += llvm::alignTo(sharedBytes(alloc.getType(), func_), 16) *
                      (alloc->getParentOfType<scf::ForOp>() ? 2 : 1);
-    useArena_ = tileBytes > 47 * 1024;
+    useArena_ = tileBytes > staticSharedBytes_;
     // In the arena, buffers take offsets from their lifetimes (compiler/analysis/Allocation.h):
     // those whose lifetimes do not overlap share bytes (barriers keep the accesses ordered:
     // Membar counts every view of the arena as the one buffer).
@@ -1002,6 +1003,7 @@ private:
   gpu::GPUFuncOp func_;
   int64_t threads_, unroll_, threadTileElements_, vectorBytes_;
   int64_t arenaBytes_ = 0;
+  int64_t staticSharedBytes_;
   bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;
   llvm::DenseSet<Value> shared_; // the tile buffers in shared memory
@@ -1137,7 +1139,8 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
         return signalPassFailure();
       }
       kernel.erase();
-      BlockMapper mapper(func, threads, unroll, threadTileElements, vectorBytes);
+      BlockMapper mapper(func, threads, unroll, threadTileElements, vectorBytes,
+                         staticSharedBytes);
       if (failed(mapper.run()))
         return signalPassFailure();
       arenas.push_back({func, mapper.arenaBytes()});
@@ -1155,7 +1158,8 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
     if (auto old = module->getAttrOfType<DictionaryAttr>(tessel::kTotalSharedBytesAttr))
       totals.append(old.begin(), old.end());
     for (auto [func, arena] : arenas) {
-      int64_t total = arena;
+      // In 16-byte slots, as the static buffers.
+      int64_t total = int64_t(llvm::alignTo(arena, 16));
       for (BlockArgument buffer : func.getWorkgroupAttributions())
         total += llvm::alignTo(sharedBytes(cast<MemRefType>(buffer.getType()), func), 16);
       if (maxSharedBytes > 0 && total > maxSharedBytes) {

@@ -77,7 +77,8 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     Each public kernel (func.func with the structured lowering's six trailing program-id and
     grid arguments) moves into a gpu.module as a gpu.func kernel: the program ids become
     gpu.block_id, the grid sizes gpu.grid_dim. Its tile buffers (memref.alloc) become
-    workgroup (shared) variables while they fit in 47 KB together, and otherwise views of one
+    workgroup (shared) variables while they fit in static-shared-bytes (47 KB) together, and
+    otherwise views of one
     dynamic shared-memory arena (gpu.dynamic_shared_memory) at the offsets of
     compiler/analysis/Allocation.h (buffers whose lifetimes do not overlap share bytes), whose
     size per kernel the pass records in the module attribute `tessel.dynamic_shared_bytes` (the
@@ -109,6 +110,9 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
            "iterations of a distributed loop each thread runs at once (1..16)">,
     Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "0",
            "shared memory a block may use (0: no limit)">,
+    Option<"staticSharedBytes", "static-shared-bytes", "int64_t", "48128",
+           "tile buffers of up to this many bytes in all are static shared variables; more "
+           "take the arena laid out by the Allocation analysis (0: always the arena)">,
     Option<"threadTileElements", "thread-tile-elements", "int64_t", "64",
            "elements of a tile a thread may keep in registers (0: every tile in shared "
            "memory)">,

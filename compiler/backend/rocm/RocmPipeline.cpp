@@ -29,7 +29,10 @@ std::string tessel::rocmPipeline(const RocmChip &chip, int64_t numWarps, int64_t
   add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
       " warp-size=" + std::to_string(chip.waveSize) + " unroll=" + std::to_string(unroll) +
       " vector-bytes=" + std::to_string(vectorBytes) +
-      " max-shared-bytes=" + std::to_string(chip.maxLdsBytes) + "}");
+      " max-shared-bytes=" + std::to_string(chip.maxLdsBytes) +
+      // Every tile buffer in the arena, laid out by the Allocation analysis: the 64 KB of LDS
+      // go further where lifetimes do not overlap.
+      " static-shared-bytes=0}");
   add("tessel-cuda-redundant-barriers");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
   add(fp8Lowering());

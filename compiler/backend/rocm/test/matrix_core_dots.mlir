@@ -4,8 +4,9 @@
 // the accumulators starting from C's constant fill, carried by the K loop and written to C after it;
 // the operand tiles' fills in 16-byte chunks. CDNA (gfx942, 64 lanes): amdgpu.mfma with 4
 // elements of A, B and C a lane; RDNA3 (gfx1100, 32 lanes): amdgpu.wmma with 16 of A and B
-// and 8 of C. The whole rocm pipeline gives the chips' instructions, and LDS of the three tiles
-// (64 x 32 bf16 + 32 x 32 bf16 + 64 x 32 f32 = 14336 bytes).
+// and 8 of C. The whole rocm pipeline gives the chips' instructions, and LDS laid out by the
+// Allocation analysis: C (64 x 32 f32, 8192 bytes) is first used after the K loop, so it takes
+// the operand tiles' bytes (64 x 32 + 32 x 32 bf16, 6144): 8192 bytes, not 14336.
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(func.func(tessel-rocm-matrix-core-dots{num-warps=4 chipset=gfx942}))' | FileCheck %s --check-prefix=MFMA
 // RUN: tessel-opt %s --pass-pipeline='builtin.module(func.func(tessel-rocm-matrix-core-dots{num-warps=4 chipset=gfx1100}))' | FileCheck %s --check-prefix=WMMA
 // RUN: tessel-compile %s --entry k_loop --target rocm:gfx942 --emit isa -o - | FileCheck %s --check-prefix=CDNA
@@ -33,12 +34,12 @@
 
 // CDNA: .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
 // CDNA: v_mfma_f32_16x16x16_bf16
-// CDNA: .amdhsa_group_segment_fixed_size 14336
+// CDNA: .amdhsa_group_segment_fixed_size 8192
 // CDNA: .wavefront_size: 64
 
 // RDNA: .amdgcn_target "amdgcn-amd-amdhsa--gfx1100"
 // RDNA: v_wmma_f32_16x16x16_bf16
-// RDNA: .amdhsa_group_segment_fixed_size 14336
+// RDNA: .amdhsa_group_segment_fixed_size 8192
 // RDNA: .wavefront_size: 32
 
 // CHIP: tessel does not build for AMD chip 'gfx908'
