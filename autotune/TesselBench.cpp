@@ -224,10 +224,11 @@ int main(int argc, char **argv) {
   if (!device.ok())
     return fail(std::string(device.status().message()));
   // What the kernel is tuned in on this kind of device: its dtypes and its space.
-  const std::string deviceKind = (*device)->kind();
-  const zoo::TargetSpec spec = kernel->For(deviceKind == "cpu"   ? TargetKind::Cpu
-                                           : deviceKind == "hip" ? TargetKind::Rocm
-                                                                 : TargetKind::Cuda);
+  // The device's kind names its target kind ("hip" is rocm).
+  absl::StatusOr<TargetKind> targetKind = ParseTargetKind((*device)->kind());
+  if (!targetKind.ok())
+    return fail(std::string(targetKind.status().message()));
+  const zoo::TargetSpec spec = kernel->For(*targetKind);
   const std::string dtype = flags["dtype"];
   if (std::find(spec.dtypes.begin(), spec.dtypes.end(), dtype) == spec.dtypes.end()) {
     std::string dtypes;
