@@ -56,11 +56,14 @@ def StructuredToMemref : Pass<"structured-to-memref", "::mlir::ModuleOp"> {
     !tt.ptr function arguments become memrefs; tts.make_tptr becomes memref.reinterpret_cast
     (two of them, and two copies, for wrap-around); masked tts.load/tts.store become subviews and
     copies; scalar and leftover (gather/scatter) tt.load/tt.store/atomics become memref accesses
-    in per-element loops. No tt or tts op is left.
+    in per-element loops. A scalar tt.int_to_ptr is a root of its own: a memref descriptor
+    built from the address (LLVM dialect ops behind an unrealized cast, which the lowering to
+    LLVM folds away). No tt or tts op is left.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",

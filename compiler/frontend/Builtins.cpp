@@ -1356,6 +1356,21 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
       results.push_back(makeTensor(r, d->isUnsigned));
     return dtype->kind == Val::Tuple ? makeTuple(results) : results[0];
   }
+  if (name == "pointer_type") {
+    // A pointer dtype, for casting an int64 address (`x.to(tl.pointer_type(tl.float16))`).
+    Params p(*this, args, name, {{"element_ty", true}, {"address_space", false}, {"const", false}});
+    bool elemUnsigned = false;
+    Type elem = requireDtype(p.get("element_ty"), at, "tl.pointer_type's element_ty", &elemUnsigned);
+    if (V space = p.opt("address_space")) {
+      int64_t n = requireInt(space, at, "address_space");
+      if (n != 1)
+        error(at, "tl.pointer_type: only address space 1 (global memory) is supported, got " +
+                      std::to_string(n));
+    }
+    if (V isConst = p.opt("const"); isConst && truthy(isConst, at))
+      error(at, "tl.pointer_type: const pointers are not supported (drop const=True)");
+    return makeDtype(tt::PointerType::get(elem, 1), elemUnsigned);
+  }
   if (name == "gdc_wait" || name == "gdc_launch_dependents") {
     // Programmatic dependent launch (tl.extra.cuda.*): tessel's launches on one device run
     // in order, each after the previous one finished, so there is nothing to wait for or

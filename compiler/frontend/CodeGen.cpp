@@ -346,7 +346,7 @@ V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, boo
   }
   bool fromPtr = isa<tt::PointerType>(from), toPtr = isa<tt::PointerType>(to);
   if (fromPtr && toPtr)
-    return makeTensor(tt::BitcastOp::create(b_, l, result, x));
+    return makeTensor(tt::BitcastOp::create(b_, l, result, x), toUnsigned);
   if (fromPtr) {
     if (!to.isInteger(64))
       error(at, "a pointer converts to int64 only");
@@ -355,7 +355,7 @@ V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, boo
   if (toPtr) {
     if (!from.isInteger(64))
       error(at, "only int64 converts to a pointer");
-    return makeTensor(tt::IntToPtrOp::create(b_, l, result, x));
+    return makeTensor(tt::IntToPtrOp::create(b_, l, result, x), toUnsigned);
   }
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
   if ((isFp8(from) && !toFloat) || (isFp8(to) && !fromFloat))

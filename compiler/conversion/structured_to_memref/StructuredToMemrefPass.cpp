@@ -1,7 +1,8 @@
 //===- StructuredToMemrefPass.cpp - the structured-to-memref pass -*- C++ -*-===//
 //
 // Pointers become memrefs. Every scalar pointer is a (root memref, index offset) pair: the root
-// is a function argument of type memref<?xT, strided<[1], offset: ?>>. tts tiles become
+// is a function argument of type memref<?xT, strided<[1], offset: ?>>, or such a memref made
+// from the address a tt.int_to_ptr converts. tts tiles become
 // reinterpret_casts of the root (two per wrap-around dimension); loads copy into a fresh
 // buffer, stores materialize into the view. Tensors of pointers left by triton-to-structured
 // become tensors of index offsets, and their loads, stores and atomics per-element loops.
@@ -13,9 +14,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+
+#include <limits>
 
 namespace tessel {
 #define GEN_PASS_DEF_STRUCTUREDTOMEMREF
@@ -131,6 +135,40 @@ private:
     func.setFunctionType(FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
   }
 
+  /// A scalar int_to_ptr: a root memref whose descriptor points at the address (offset 0, unit
+  /// stride, the largest size: nothing tells how far the memory reaches).
+  LogicalResult lowerIntToPtr(tt::IntToPtrOp toPtr) {
+    auto ptrType = dyn_cast<tt::PointerType>(toPtr.getType());
+    if (!ptrType)
+      return unsupported(toPtr, "a tensor of addresses converted to pointers has no root memory "
+                                "(convert one scalar address and add offsets to it)");
+    OpBuilder b(toPtr);
+    Location loc = toPtr.getLoc();
+    MLIRContext *ctx = b.getContext();
+    Type i64 = b.getI64Type();
+    auto llvmPtr = LLVM::LLVMPointerType::get(ctx);
+    auto dims = LLVM::LLVMArrayType::get(i64, 1);
+    auto descriptorType = LLVM::LLVMStructType::getLiteral(ctx, {llvmPtr, llvmPtr, i64, dims, dims});
+    Value address = LLVM::IntToPtrOp::create(b, loc, llvmPtr, toPtr.getSrc());
+    auto i64Constant = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+    };
+    Value d = LLVM::PoisonOp::create(b, loc, descriptorType);
+    d = LLVM::InsertValueOp::create(b, loc, d, address, ArrayRef<int64_t>{0});
+    d = LLVM::InsertValueOp::create(b, loc, d, address, ArrayRef<int64_t>{1});
+    d = LLVM::InsertValueOp::create(b, loc, d, i64Constant(0), ArrayRef<int64_t>{2});
+    d = LLVM::InsertValueOp::create(b, loc, d, i64Constant(std::numeric_limits<int64_t>::max()),
+                                    ArrayRef<int64_t>{3, 0});
+    d = LLVM::InsertValueOp::create(b, loc, d, i64Constant(1), ArrayRef<int64_t>{4, 0});
+    Value root = UnrealizedConversionCastOp::create(b, loc, rootType(ptrType.getPointeeType()), d)
+                     .getResult(0);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    addresses[toPtr.getResult()] = {root, zero};
+    rootOffsets[root] = zero;
+    dead.push_back(toPtr);
+    return success();
+  }
+
   LogicalResult unsupported(Operation *op, const Twine &what) {
     return op->emitError() << "structured-to-memref: " << what;
   }
@@ -206,6 +244,8 @@ private:
       return lowerAtomic(op, rmw.getPtr(), rmw.getMask());
     if (auto cas = dyn_cast<tt::AtomicCASOp>(op))
       return lowerAtomic(op, cas.getPtr(), Value());
+    if (auto toPtr = dyn_cast<tt::IntToPtrOp>(op))
+      return lowerIntToPtr(toPtr);
     if (isa<tt::PrintOp>(op))
       return success(); // printing is target-specific: the backend lowers it
     if (isa<tt::TritonDialect, tts::StructuredDialect>(op->getDialect()))

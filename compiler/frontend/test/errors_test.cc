@@ -231,6 +231,18 @@ INSTANTIATE_TEST_SUITE_P(
              "        self.v = v\n",
              "k.py:8:5: error: the field 'v' of 'A' holds different compile-time objects in the "
              "two branches of an if on a runtime condition\n    if n > 3:\n    ^"},
+        Case{"PointerTypeSharedSpace",
+             "def k(p, n):\n    q = n.to(tl.int64).to(tl.pointer_type(tl.float32, 3))\n",
+             "k.py:7:27: error: tl.pointer_type: only address space 1 (global memory) is "
+             "supported, got 3\n    q = n.to(tl.int64).to(tl.pointer_type(tl.float32, 3))\n"
+             "                          ^"},
+        Case{"PointerTypeConst",
+             "def k(p, n):\n    t = tl.pointer_type(tl.float32, const=True)\n",
+             "k.py:7:9: error: tl.pointer_type: const pointers are not supported (drop "
+             "const=True)\n    t = tl.pointer_type(tl.float32, const=True)\n        ^"},
+        Case{"IntToPointerNeedsInt64", "def k(p, n):\n    q = n.to(tl.pointer_type(tl.float32))\n",
+             "k.py:7:9: error: only int64 converts to a pointer\n"
+             "    q = n.to(tl.pointer_type(tl.float32))\n        ^"},
         Case{"UnterminatedString", "def k(p, n):\n    s = \"abc\n",
              "k.py:7:9: error: unterminated string literal (end of line)\n    s = \"abc\n"
              "        ^"}),

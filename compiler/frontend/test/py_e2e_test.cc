@@ -488,6 +488,71 @@ TEST_P(PyEndToEnd, TensorDescriptorArguments) {
   checkDescriptorResults(x, ld, out, tiles, rows, cols, gm * 16, width);
 }
 
+TEST_P(PyEndToEnd, IntegerToPointerCasts) {
+  // Arrays found through their addresses (int64 tables, as a grouped GEMM passes them), each
+  // converted back with .to(tl.pointer_type(tl.float32)).
+  tessel::runtime::ThreadPool pool(GetParam());
+  {
+    Loaded k = compile("grouped_scale_kernel", {{"BLOCK", "16"}}, "*i64,*i64,*i32,fp32");
+    ASSERT_TRUE(k.kernel);
+    const int G = 4;
+    std::vector<std::vector<float>> xs(G), ys(G);
+    std::vector<int64_t> xAddrs(G), yAddrs(G);
+    std::vector<int32_t> sizes(G);
+    for (int g = 0; g < G; ++g) {
+      sizes[g] = 1 + int(rng()() % 70);
+      xs[g] = randomFloats(sizes[g]);
+      ys[g].assign(sizes[g], NAN);
+      xAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(xs[g].data()));
+      yAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(ys[g].data()));
+    }
+    float alpha = randomFloats(1)[0];
+    ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {G, 1, 1},
+                                        {xAddrs.data(), yAddrs.data(), sizes.data(), alpha}, pool)
+                    .ok());
+    for (int g = 0; g < G; ++g)
+      for (int i = 0; i < sizes[g]; ++i)
+        ASSERT_EQ(ys[g][i], xs[g][i] * alpha) << "member " << g << " element " << i;
+  }
+  {
+    Loaded k = compile("grouped_matmul_kernel", {{"BM", "32"}, {"BN", "32"}, {"BK", "16"}},
+                       "*i64,*i64,*i64,*i32");
+    ASSERT_TRUE(k.kernel);
+    const int G = 3;
+    std::vector<std::vector<float>> as(G), bs(G), cs(G);
+    std::vector<int64_t> aAddrs(G), bAddrs(G), cAddrs(G);
+    std::vector<int32_t> dims(3 * G);
+    for (int g = 0; g < G; ++g) {
+      int m = 1 + int(rng()() % 32), n = 1 + int(rng()() % 32), kk = 1 + int(rng()() % 70);
+      dims[3 * g] = m, dims[3 * g + 1] = n, dims[3 * g + 2] = kk;
+      as[g] = randomFloats(size_t(m) * kk);
+      bs[g] = randomFloats(size_t(kk) * n);
+      cs[g].assign(size_t(m) * n, NAN);
+      aAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(as[g].data()));
+      bAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(bs[g].data()));
+      cAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(cs[g].data()));
+    }
+    ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {G, 1, 1},
+                                        {aAddrs.data(), bAddrs.data(), cAddrs.data(),
+                                         dims.data()},
+                                        pool)
+                    .ok());
+    for (int g = 0; g < G; ++g) {
+      int m = dims[3 * g], n = dims[3 * g + 1], kk = dims[3 * g + 2];
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          double ref = 0, mag = 0;
+          for (int p = 0; p < kk; ++p) {
+            ref += double(as[g][i * kk + p]) * bs[g][p * n + j];
+            mag += std::fabs(double(as[g][i * kk + p]) * bs[g][p * n + j]);
+          }
+          ASSERT_NEAR(cs[g][i * n + j], ref, 1e-5 * mag + 1e-6)
+              << "member " << g << " (" << m << "x" << n << "x" << kk << ") at " << i << "," << j;
+        }
+    }
+  }
+}
+
 /// The value of an e2m1 (fp4) code: sign, 2 exponent bits, 1 mantissa bit.
 double e2m1(int v) {
   static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};

@@ -1,11 +1,11 @@
 // Unsupported IR gets a diagnostic, never a crash.
 // RUN: tessel-opt %s --structured-to-memref -split-input-file -verify-diagnostics
 
-func.func @pointer_from_int(%i: i64) -> f32 {
-  // expected-error @+1 {{structured-to-memref: 'tt.int_to_ptr' is not supported here}}
-  %p = tt.int_to_ptr %i : i64 -> !tt.ptr<f32>
-  %v = tt.load %p : !tt.ptr<f32>
-  return %v : f32
+func.func @pointers_from_ints(%i: tensor<8xi64>) -> tensor<8xf32> {
+  // expected-error @+1 {{structured-to-memref: a tensor of addresses converted to pointers has no root memory}}
+  %p = tt.int_to_ptr %i : tensor<8xi64> -> tensor<8x!tt.ptr<f32>>
+  %v = tt.load %p : tensor<8x!tt.ptr<f32>>
+  return %v : tensor<8xf32>
 }
 
 // -----

@@ -83,3 +83,26 @@ func.func @caller(%p: !tt.ptr<f32>, %i: i32) -> f32 {
   %v = call @callee(%q) : (!tt.ptr<f32>) -> f32
   return %v : f32
 }
+
+// -----
+
+// An address converted to a pointer is a root of its own: a descriptor at the address (offset 0,
+// unit stride) behind an unrealized cast; a tile of it is a view like an argument's.
+// CHECK-LABEL: func.func @from_address
+// CHECK-SAME: (%[[A:[^:]*]]: i64, %[[S:[^:]*]]: index)
+func.func @from_address(%a: i64, %s: index) -> f32 {
+  // CHECK: %[[P:.*]] = llvm.inttoptr %[[A]] : i64 to !llvm.ptr
+  // CHECK: llvm.insertvalue %[[P]], %{{.*}}[0]
+  // CHECK: llvm.insertvalue %[[P]], %{{.*}}[1]
+  // CHECK: %[[D:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[4, 0]
+  // CHECK: %[[ROOT:.*]] = builtin.unrealized_conversion_cast %[[D]] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<?xf32, strided<[1], offset: ?>>
+  %p = tt.int_to_ptr %a : i64 -> !tt.ptr<f32>
+  %c3 = arith.constant 3 : i32
+  %q = tt.addptr %p, %c3 : !tt.ptr<f32>, i32
+  // CHECK: memref.load %[[ROOT]][%{{.*}}]
+  %v = tt.load %q : !tt.ptr<f32>
+  %t = tts.make_tptr %p to sizes: [4, 8], strides: [%s, 1], offsets: [0, 0], parent_sizes: [0, 0] : !tt.ptr<f32> to tensor<4x8x!tt.ptr<f32>>
+  // CHECK: memref.reinterpret_cast %[[ROOT]] to offset: [%{{.*}}], sizes: [4, 8], strides: [%[[S]], 1]
+  %w = tts.load %t : tensor<4x8x!tt.ptr<f32>> -> tensor<4x8xf32>
+  return %v : f32
+}

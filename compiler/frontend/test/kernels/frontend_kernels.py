@@ -425,3 +425,43 @@ def isinstance_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         k += 100000
     pid = tl.program_id(0)
     dst.store([pid * BLOCK, 0], src.load([pid * BLOCK, 0]) + k)
+
+
+@triton.jit
+def grouped_scale_kernel(x_addrs, y_addrs, sizes, alpha, BLOCK: tl.constexpr):
+    # Program g scales array g of a group whose addresses the host wrote into int64 tables;
+    # x's pointer is carried through the loop.
+    g = tl.program_id(0)
+    n = tl.load(sizes + g)
+    x = tl.load(x_addrs + g).to(tl.pointer_type(tl.float32))
+    y = tl.load(y_addrs + g).to(tl.pointer_type(tl.float32))
+    offs = tl.arange(0, BLOCK)
+    for start in range(0, n, BLOCK):
+        m = start + offs < n
+        tl.store(y + start + offs, tl.load(x + offs, mask=m, other=0.0) * alpha, mask=m)
+        x += BLOCK
+
+
+@triton.jit
+def grouped_matmul_kernel(a_addrs, b_addrs, c_addrs, dims, BM: tl.constexpr, BN: tl.constexpr,
+                          BK: tl.constexpr):
+    # C_g = A_g B_g for a group of row-major matrices of their own sizes (dims: m, n, k per
+    # member), one program per member, the operands found through their addresses.
+    g = tl.program_id(0)
+    m = tl.load(dims + 3 * g)
+    n = tl.load(dims + 3 * g + 1)
+    k = tl.load(dims + 3 * g + 2)
+    a = tl.load(a_addrs + g).to(tl.pointer_type(tl.float32))
+    b = tl.load(b_addrs + g).to(tl.pointer_type(tl.float32))
+    c = tl.load(c_addrs + g).to(tl.pointer_type(tl.float32))
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, k, BK):
+        a_mask = (rm[:, None] < m) & (k0 + rk[None, :] < k)
+        b_mask = (k0 + rk[:, None] < k) & (rn[None, :] < n)
+        a_tile = tl.load(a + rm[:, None] * k + k0 + rk[None, :], mask=a_mask, other=0.0)
+        b_tile = tl.load(b + (k0 + rk[:, None]) * n + rn[None, :], mask=b_mask, other=0.0)
+        acc += tl.dot(a_tile, b_tile)
+    tl.store(c + rm[:, None] * n + rn[None, :], acc, mask=(rm[:, None] < m) & (rn[None, :] < n))
