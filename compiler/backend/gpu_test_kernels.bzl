@@ -3,7 +3,7 @@
 Each entry is (name, source label, entry, extra tessel-compile flags): Triton 3.6's TTIR of
 end-to-end kernels, the frontend tests' math kernel with its transcendental functions, the
 kernels of cuda/test/vector_access.mlir (vector loads and stores; the divisibility the runtime
-checks at launch).
+checks at launch), a grouped matmul whose operands are found through int64 address tables.
 """
 
 _TTIR = "//compiler/dialect/triton:test/triton_printed/%s.ttir"
@@ -13,6 +13,10 @@ _MATH = ("//compiler/frontend:test/kernels/frontend_kernels.py", "math_kernel",
 
 _VECTORS = "//compiler/backend/cuda/test:vector_access.mlir"
 
+_GROUPED = ("//compiler/frontend:test/kernels/frontend_kernels.py", "grouped_matmul_kernel",
+            "--signature '*i64,*i64,*i64,*i32' --constexpr BM=64 --constexpr BN=64 " +
+            "--constexpr BK=32")
+
 GPU_TEST_KERNELS = [
     ("vadd", _TTIR % "vadd_block128", "vadd", ""),
     ("row_cumsum", _TTIR % "row_cumsum_block512", "row_cumsum", ""),
@@ -21,6 +25,7 @@ GPU_TEST_KERNELS = [
     ("math", _MATH[0], _MATH[1], _MATH[2]),
     ("aligned", _VECTORS, "aligned", ""),
     ("rows_divisible", _VECTORS, "rows_divisible", ""),
+    ("grouped_matmul", _GROUPED[0], _GROUPED[1], _GROUPED[2]),
 ]
 
 def gpu_test_artifacts(target, suffix = "", flags = {}):

@@ -228,6 +228,48 @@ TEST_F(GpuEndToEnd, NoinlineCall) {
   EXPECT_EQ(wrong, 0);
 }
 
+// Operands found through their device addresses (int64 tables converted back with
+// tl.pointer_type, as a grouped GEMM does): three matmuls of their own random sizes.
+TEST_F(GpuEndToEnd, GroupedMatmulThroughAddresses) {
+  const int G = 3;
+  std::vector<std::vector<float>> as(G), bs(G);
+  std::vector<std::unique_ptr<Buffer>> ba(G), bb(G), bc(G);
+  std::vector<int64_t> aAddrs(G), bAddrs(G), cAddrs(G);
+  std::vector<int32_t> dims(3 * G);
+  for (int g = 0; g < G; ++g) {
+    int m = 1 + int(rng()() % 64), n = 1 + int(rng()() % 64), k = 1 + int(rng()() % 150);
+    dims[3 * g] = m, dims[3 * g + 1] = n, dims[3 * g + 2] = k;
+    as[g] = randomFloats(size_t(m) * k);
+    bs[g] = randomFloats(size_t(k) * n);
+    ba[g] = upload(as[g]), bb[g] = upload(bs[g]);
+    bc[g] = upload(std::vector<float>(size_t(m) * n, NAN));
+    ASSERT_TRUE(ba[g] && bb[g] && bc[g]);
+    aAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(ba[g]->data()));
+    bAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(bb[g]->data()));
+    cAddrs[g] = int64_t(reinterpret_cast<uintptr_t>(bc[g]->data()));
+  }
+  auto ta = upload(aAddrs), tb = upload(bAddrs), tc = upload(cAddrs), td = upload(dims);
+  ASSERT_TRUE(ta && tb && tc && td);
+  run("grouped_matmul", "grouped_matmul_kernel", Grid{G, 1, 1},
+      {ta->data(), tb->data(), tc->data(), td->data()});
+  for (int g = 0; g < G; ++g) {
+    int m = dims[3 * g], n = dims[3 * g + 1], k = dims[3 * g + 2];
+    std::vector<float> c = download<float>(*bc[g], size_t(m) * n);
+    int wrong = 0;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        double ref = 0, mag = 0;
+        for (int p = 0; p < k; ++p) {
+          ref += double(as[g][i * k + p]) * bs[g][p * n + j];
+          mag += std::fabs(double(as[g][i * k + p]) * bs[g][p * n + j]);
+        }
+        // f32 operands; tf32 tensor cores where the backend uses them.
+        wrong += !(std::fabs(c[i * n + j] - ref) <= 2e-3 * mag + 1e-5);
+      }
+    EXPECT_EQ(wrong, 0) << "member " << g << " (" << m << "x" << n << "x" << k << ")";
+  }
+}
+
 // tl.math on the GPU: on cuda, libdevice's functions (the artifact built where the build
 // machine has a CUDA toolkit) and tessel's own polynomials (built with --cuda-toolkit=none);
 // on hip, tessel's own; against the C library in double, as the CPU's py_e2e_test checks the
