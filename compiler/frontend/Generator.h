@@ -1,4 +1,4 @@
-//===- Generator.h - internal state of tt IR generation (CodeGen.cpp, Builtins.cpp) -*- C++ -*-===//
+//===- Generator.h - internal state of tt IR generation (the generator's and builtins' files) -*- C++ -*-===//
 
 #ifndef TESSEL_COMPILER_FRONTEND_GENERATOR_H
 #define TESSEL_COMPILER_FRONTEND_GENERATOR_H
@@ -109,6 +109,8 @@ struct Val {
   bool isNumber() const { return kind == Int || kind == Float || kind == Bool; }
 };
 
+/// A fresh value of `kind` (its fields default).
+V newVal(Val::Kind kind);
 V makeTensor(mlir::Value value, bool isUnsigned = false);
 V makeInt(int64_t v);
 V makeFloat(double v);
@@ -124,6 +126,13 @@ V makeMethod(V self, std::string name);
 /// tuple of ints) and padding ("zero" or "nan").
 V makeDescriptor(V base, V shape, V strides, V block, std::string padding);
 
+/// Whether two compile-time values are the same constant (kind and value).
+bool equalConstexprs(const V &a, const V &b);
+/// Whether `t` is one of the 8-bit float types.
+bool isFp8(mlir::Type t);
+/// "float8e4nv" for a Triton 8-bit float type, else MLIR's spelling of `t`.
+std::string typeText(mlir::Type t);
+
 /// Keyword/positional arguments of a builtin call, matched against its parameter names.
 struct CallArgs {
   std::vector<V> positional;
@@ -136,7 +145,7 @@ public:
   Generator(mlir::MLIRContext &context, const SourceFile &file, const Module &module);
   mlir::OwningOpRef<mlir::ModuleOp> generate(const KernelSpec &spec);
 
-  // ---- shared with Builtins.cpp --------------------------------------------------------
+  // ---- shared by the generator's files and the builtins ------------------------------
   [[noreturn]] void error(SourceLocation loc, const std::string &message) const;
   mlir::Location loc(SourceLocation at) const;
   mlir::OpBuilder &builder() { return b_; }
