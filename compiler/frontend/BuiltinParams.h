@@ -68,6 +68,17 @@ private:
   std::vector<V> values_;
 };
 
+/// A tuple (or list) of constexpr ints, or a single int.
+std::vector<int64_t> intList(Generator &g, const V &v, SourceLocation at, const std::string &what);
+/// The `dim` argument of a function over one dimension of `x` (tl.flip, tl.sort): the last
+/// when not given, negative from the end; an error for a scalar or out of range.
+int64_t dimArg(Generator &g, const Params &p, const V &x, SourceLocation at, const std::string &fn);
+/// The index along `dim` of every element of a tensor of `shape`: tl.arange(0, shape[dim])
+/// expanded in the other dimensions and broadcast.
+V positionsAlong(Generator &g, llvm::ArrayRef<int64_t> shape, int64_t dim, SourceLocation at);
+/// A tensor shape argument: constexpr ints, each a positive power of two.
+llvm::SmallVector<int64_t> shapeArg(Generator &g, SourceLocation at, const V &v);
+
 } // namespace tessel::frontend
 
 #endif // TESSEL_COMPILER_FRONTEND_BUILTINPARAMS_H

@@ -178,6 +178,11 @@ public:
                           bool *isUnsigned = nullptr);
 
   V callBuiltin(const std::string &name, CallArgs &args);
+  // The builtins, one member function per function or group of aliases (Builtins.inc: which
+  // names each generates; Builtins*.cpp by family).
+#define TESSEL_BUILTIN(member, ...) V member(const std::string &name, CallArgs &args);
+#include "compiler/frontend/Builtins.inc"
+
   /// Math beyond the core set (BuiltinsMath.cpp): inverse and hyperbolic trigonometry,
   /// cbrt, rounding, log10, atan2, copysign, hypot; null for other names.
   V callMathBuiltin(const std::string &name, CallArgs &args);

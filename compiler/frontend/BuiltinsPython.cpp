@@ -1,0 +1,149 @@
+//===- BuiltinsPython.cpp - builtins: Python builtins inside kernels -*- C++
+//-*-===//
+//
+// Python builtins inside kernels: min, max, float, int, bool, len, abs,
+// isinstance, print, constexpr.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/frontend/BuiltinParams.h"
+#include "compiler/frontend/Generator.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+
+using namespace mlir;
+
+namespace tessel::frontend {
+
+V Generator::builtinPyMinMax(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  if (args.positional.size() == 1 && args.positional[0]->kind == Val::Tuple)
+    args.positional = args.positional[0]->items;
+  if (args.positional.empty() || !args.keywords.empty())
+    error(at, name.substr(3) + "() takes two or more values");
+  V acc = args.positional[0];
+  for (size_t k = 1; k < args.positional.size(); ++k) {
+    V x = args.positional[k];
+    if (acc->isNumber() && x->isNumber()) {
+      bool less = binary("<", x, acc, at)->i;
+      if ((name == "py.min") == less)
+        acc = x;
+      continue;
+    }
+    CallArgs pair{{acc, x}, {}, at};
+    acc = callBuiltin(name == "py.min" ? "minimum" : "maximum", pair);
+  }
+  return acc;
+}
+
+V Generator::builtinPyConversion(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  if (args.positional.size() != 1)
+    error(at, name.substr(3) + "() takes one argument");
+  V x = args.positional[0];
+  if (x->kind == Val::Str && name == "py.float") {
+    std::string s = x->s;
+    for (char &c : s)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (s == "inf" || s == "+inf" || s == "infinity")
+      return makeFloat(std::numeric_limits<double>::infinity());
+    if (s == "-inf" || s == "-infinity")
+      return makeFloat(-std::numeric_limits<double>::infinity());
+    if (s == "nan")
+      return makeFloat(std::numeric_limits<double>::quiet_NaN());
+    char *end = nullptr;
+    double v = std::strtod(x->s.c_str(), &end);
+    if (*end)
+      error(at, "could not convert '" + x->s + "' to float");
+    return makeFloat(v);
+  }
+  if (!x->isNumber())
+    error(at, name.substr(3) + "() of " + describe(x) +
+                  " is not a compile-time value");
+  double v = x->kind == Val::Float ? x->f : double(x->i);
+  if (name == "py.float")
+    return makeFloat(v);
+  if (name == "py.int")
+    return makeInt(int64_t(v));
+  return makeBool(v != 0);
+}
+
+V Generator::builtinPyLen(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  if (args.positional.size() != 1 || args.positional[0]->kind != Val::Tuple)
+    error(at, "len() takes a tuple");
+  return makeInt(int64_t(args.positional[0]->items.size()));
+}
+
+V Generator::builtinPyAbs(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  CallArgs one{args.positional, {}, at};
+  if (one.positional.size() == 1 && one.positional[0]->isNumber()) {
+    V x = one.positional[0];
+    return x->kind == Val::Float ? makeFloat(std::fabs(x->f))
+                                 : makeInt(std::llabs(x->i));
+  }
+  return callBuiltin("abs", one);
+}
+
+V Generator::builtinStaticPrint(const std::string &name, CallArgs &args) {
+  return makeNone(); // compile-time printing has no output channel here
+}
+
+V Generator::builtinPyIsinstance(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  // Decided at compile time, as in Triton (constexprs are compared unwrapped):
+  // tensors, tensor descriptors, dtypes, tuples, Python numbers and
+  // @tl.aggregate classes.
+  if (args.positional.size() != 2 || !args.keywords.empty())
+    error(at, "isinstance() takes a value and a class or a tuple of classes");
+  V x = args.positional[0];
+  std::function<bool(const V &)> is = [&](const V &cls) -> bool {
+    if (cls->kind == Val::Tuple)
+      return llvm::any_of(cls->items, is);
+    if (cls->kind == Val::Class)
+      return x->kind == Val::Aggregate && x->obj->cls == cls->cls;
+    if (cls->kind == Val::Builtin) {
+      const std::string &c = cls->s;
+      if (c == "tensor_descriptor" || c == "tensor_descriptor_base")
+        return x->kind == Val::Descriptor;
+      if (c == "tensor")
+        return x->kind == Val::Tensor;
+      if (c == "dtype")
+        return x->kind == Val::Dtype;
+      if (c == "tuple")
+        return x->kind == Val::Tuple;
+      if (c == "py.int") // bool is an int in Python
+        return x->kind == Val::Int || x->kind == Val::Bool;
+      if (c == "py.float")
+        return x->kind == Val::Float;
+      if (c == "py.bool")
+        return x->kind == Val::Bool;
+    }
+    error(at, "isinstance() against " + describe(cls) +
+                  " is not supported (tl.tensor, tl.tensor_descriptor, "
+                  "tl.dtype, tl.tuple, "
+                  "int, float, bool or a @tl.aggregate class)");
+  };
+  return makeBool(is(args.positional[1]));
+}
+
+V Generator::builtinPyRange(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  error(at, "range objects can only be iterated by a for loop");
+}
+
+V Generator::builtinConstexpr(const std::string &name, CallArgs &args) {
+  SourceLocation at = args.loc;
+  if (args.positional.size() != 1)
+    error(at, "tl.constexpr() takes one value");
+  return args.positional[0];
+}
+
+} // namespace tessel::frontend
