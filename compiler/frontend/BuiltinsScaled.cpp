@@ -130,23 +130,41 @@ V Generator::callScaledBuiltin(const std::string &name, CallArgs &args) {
       return up;
     if (format == "bf16" || format == "fp16")
       error(at, std::string("tl.dot_scaled's ") + scaleName + " must be None for " + format);
-    // e8m0: the exponent field of an f32 (2^(s - 127)); 0 is 2^-127 (below f32's normals),
-    // 255 NaN.
+    // The scales' type says their format: uint8 is e8m0, one per 32 of K (the MX formats);
+    // float8e4nv is an e4m3 factor, one per 16 of K (NVFP4).
+    V scaleTensor = toTensor(scale, at);
+    Type scaleElem = elementOf(scaleTensor->value);
+    bool nvfp4 = isa<Float8E4M3FNType>(scaleElem);
+    if (!nvfp4 && !scaleElem.isInteger(8))
+      error(at, std::string("tl.dot_scaled's ") + scaleName +
+                    " must hold e8m0 scales (uint8) or e4m3 scales (float8e4nv), got " +
+                    describe(scale));
+    int64_t group = nvfp4 ? 16 : 32;
     llvm::ArrayRef<int64_t> upShape = shapeOf(up->value);
     int64_t k = upShape[kAxis], other = upShape[1 - kAxis];
-    auto [sRows, sCols] = matrixShape(*this, toTensor(scale, at), scaleName, at);
-    if (k % 32 != 0 || sRows != other || sCols != k / 32)
+    auto [sRows, sCols] = matrixShape(*this, scaleTensor, scaleName, at);
+    if (k % group != 0 || sRows != other || sCols != k / group)
       error(at, std::string("tl.dot_scaled's ") + scaleName + " must be " +
-                    std::to_string(other) + " x " + std::to_string(k / 32) + " (one per 32 of K=" +
-                    std::to_string(k) + "), got " + describe(scale));
-    V s = binary("&", cast(scale, i32, false, at), makeInt(255), at);
-    V factor = cast(binary("<<", s, makeInt(23), at), f32, false, at, /*bitcast=*/true);
-    factor = where(binary("==", s, makeInt(0), at), cst(std::ldexp(1.0, -127)), factor);
-    factor = where(binary("==", s, makeInt(255), at), cst(std::nan("")), factor);
-    // One factor for each run of 32 along K.
+                    std::to_string(other) + " x " + std::to_string(k / group) + " (one per " +
+                    std::to_string(group) + " of K=" + std::to_string(k) + "), got " +
+                    describe(scale));
+    V factor;
+    if (nvfp4) {
+      factor = cast(scaleTensor, f32, false, at);
+    } else {
+      // e8m0: the exponent field of an f32 (2^(s - 127)); 0 is 2^-127 (below f32's normals),
+      // 255 NaN.
+      V s = binary("&", cast(scaleTensor, i32, false, at), makeInt(255), at);
+      factor = cast(binary("<<", s, makeInt(23), at), f32, false, at, /*bitcast=*/true);
+      factor = where(binary("==", s, makeInt(0), at), cst(std::ldexp(1.0, -127)), factor);
+      factor = where(binary("==", s, makeInt(255), at), cst(std::nan("")), factor);
+    }
+    // One factor for each run of `group` along K.
     CallArgs ex{{factor, makeInt(2)}, {}, at};
     V expanded = callBuiltin("expand_dims", ex);
-    CallArgs bc{{expanded, makeTuple({makeInt(other), makeInt(k / 32), makeInt(32)})}, {}, at};
+    CallArgs bc{{expanded, makeTuple({makeInt(other), makeInt(k / group), makeInt(group)})},
+                {},
+                at};
     V broadcast = callBuiltin("broadcast_to", bc);
     CallArgs rs{{broadcast, makeTuple({makeInt(other), makeInt(k)})}, {}, at};
     V full = callBuiltin("reshape", rs);

@@ -576,16 +576,21 @@ TEST_P(PyEndToEnd, DotScaled) {
   struct Case {
     const char *a, *b;
     bool scaledA;
+    bool nvfp4 = false; // e4m3 scales (fp8e4nv), one per 16 of K; else e8m0, one per 32
   };
   for (Case c : {Case{"e2m1", "e2m1", true}, Case{"e4m3", "e5m2", true},
-                 Case{"e5m2", "e2m1", true}, Case{"e4m3", "e4m3", false}}) {
-    SCOPED_TRACE(std::string(c.a) + " x " + c.b + (c.scaledA ? "" : ", a unscaled"));
+                 Case{"e5m2", "e2m1", true}, Case{"e4m3", "e4m3", false},
+                 Case{"e2m1", "e2m1", true, true}, Case{"e4m3", "e2m1", false, true}}) {
+    SCOPED_TRACE(std::string(c.a) + " x " + c.b + (c.scaledA ? "" : ", a unscaled") +
+                 (c.nvfp4 ? ", e4m3 scales per 16" : ""));
+    const int group = c.nvfp4 ? 16 : 32;
     int aPer = std::string(c.a) == "e2m1" ? 2 : 1, bPer = std::string(c.b) == "e2m1" ? 2 : 1;
     Loaded k = compile("dot_scaled_kernel",
                        {{"M", "16"}, {"N", "16"}, {"K", "64"}, {"A_FORMAT", std::string("'") + c.a + "'"},
                         {"B_FORMAT", std::string("'") + c.b + "'"}, {"A_PER_BYTE", std::to_string(aPer)},
-                        {"B_PER_BYTE", std::to_string(bPer)}, {"SCALED_A", c.scaledA ? "True" : "False"}},
-                       "*u8,*u8,*u8,*u8,*fp32");
+                        {"B_PER_BYTE", std::to_string(bPer)}, {"SCALED_A", c.scaledA ? "True" : "False"},
+                        {"GROUP", std::to_string(group)}},
+                       c.nvfp4 ? "*u8,*fp8e4nv,*u8,*fp8e4nv,*fp32" : "*u8,*u8,*u8,*u8,*fp32");
     ASSERT_TRUE(k.kernel);
     // Random codes, fp8 NaN/infinity codes left out; scales near 127 (factors 1/16 .. 16).
     auto code = [&](const char *format) {
@@ -598,16 +603,24 @@ TEST_P(PyEndToEnd, DotScaled) {
         return uint8_t(v);
       }
     };
-    std::vector<uint8_t> a(size_t(M) * K / aPer), b(size_t(K) / bPer * N), sa(M * K / 32),
-        sb(N * K / 32);
+    std::vector<uint8_t> a(size_t(M) * K / aPer), b(size_t(K) / bPer * N), sa(M * K / group),
+        sb(N * K / group);
     for (uint8_t &v : a)
       v = code(c.a);
     for (uint8_t &v : b)
       v = code(c.b);
+    // e8m0 scales near 127 (factors 1/16 .. 16); e4m3 scales of either sign, exponent fields
+    // 3 to 11 (about 1/16 .. 16, normal), any mantissa.
+    auto scaleCode = [&] {
+      if (!c.nvfp4)
+        return uint8_t(123 + rng()() % 9);
+      return uint8_t((rng()() % 2) << 7 | (3 + rng()() % 9) << 3 | rng()() % 8);
+    };
     for (uint8_t &v : sa)
-      v = uint8_t(123 + rng()() % 9);
+      v = scaleCode();
     for (uint8_t &v : sb)
-      v = uint8_t(123 + rng()() % 9);
+      v = scaleCode();
+    auto factor = [&](uint8_t s) { return c.nvfp4 ? fp8(s, true) : std::ldexp(1.0, s - 127); };
     std::vector<float> out(size_t(M) * N, NAN);
     ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {1, 1, 1},
                                         {a.data(), sa.data(), b.data(), sb.data(), out.data()}, pool)
@@ -632,8 +645,8 @@ TEST_P(PyEndToEnd, DotScaled) {
                                              : b[size_t(kk / 2) * N + j] & 15)
                                : value(c.b, b, 1, size_t(kk) * N + j, 0);
           if (c.scaledA)
-            x = std::ldexp(x, sa[size_t(i) * K / 32 + kk / 32] - 127);
-          y = std::ldexp(y, sb[size_t(j) * K / 32 + kk / 32] - 127);
+            x *= factor(sa[size_t(i) * K / group + kk / group]);
+          y *= factor(sb[size_t(j) * K / group + kk / group]);
           want += x * y;
           magnitude += std::fabs(x * y);
         }

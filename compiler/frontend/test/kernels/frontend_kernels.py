@@ -335,16 +335,17 @@ def descriptor_arg_kernel(src, dst, tiles_ptr, BM: tl.constexpr, BN: tl.constexp
 def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, out_ptr, M: tl.constexpr,
                       N: tl.constexpr, K: tl.constexpr, A_FORMAT: tl.constexpr,
                       B_FORMAT: tl.constexpr, A_PER_BYTE: tl.constexpr, B_PER_BYTE: tl.constexpr,
-                      SCALED_A: tl.constexpr):
-    # out = (a * 2^(a_scale - 127)) @ (b * 2^(b_scale - 127)), a (M x K) and b (K x N) in
-    # microscaling formats; e2m1 two a byte along K (A_PER_BYTE / B_PER_BYTE = 2). Without
-    # SCALED_A, a has no scale.
+                      SCALED_A: tl.constexpr, GROUP: tl.constexpr):
+    # out = (a * scale(a_scale)) @ (b * scale(b_scale)), a (M x K) and b (K x N) in
+    # microscaling formats; e2m1 two a byte along K (A_PER_BYTE / B_PER_BYTE = 2). A scale is
+    # e8m0 (uint8: 2^(s - 127)) for each GROUP = 32 of K, or e4m3 (fp8e4nv) for each 16 (NVFP4).
+    # Without SCALED_A, a has no scale.
     rows, cols = tl.arange(0, M), tl.arange(0, N)
     a = tl.load(a_ptr + rows[:, None] * (K // A_PER_BYTE) + tl.arange(0, K // A_PER_BYTE)[None, :])
     b = tl.load(b_ptr + tl.arange(0, K // B_PER_BYTE)[:, None] * N + cols[None, :])
-    groups = tl.arange(0, K // 32)
-    a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // 32) + groups[None, :])
-    b_scale = tl.load(b_scale_ptr + cols[:, None] * (K // 32) + groups[None, :])
+    groups = tl.arange(0, K // GROUP)
+    a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // GROUP) + groups[None, :])
+    b_scale = tl.load(b_scale_ptr + cols[:, None] * (K // GROUP) + groups[None, :])
     if SCALED_A:
         c = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT)
     else:
