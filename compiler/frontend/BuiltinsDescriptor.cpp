@@ -35,6 +35,45 @@ V makeDescriptor(V base, V shape, V strides, V block, std::string padding) {
   return d;
 }
 
+V Generator::experimentalDescriptorAccess(const std::string &name, CallArgs &args) {
+  // The API before tensor descriptors (Triton 3.2): a load names its block shape and dtype,
+  // which must be the descriptor's. Its descriptor was a CUDA TMA descriptor in memory, which
+  // only the GPU driver can read; tessel takes a tensor descriptor in its place.
+  SourceLocation at = args.loc;
+  bool load = name == "_experimental_descriptor_load";
+  std::string fn = "tl." + name;
+  Params p(*this, args, fn,
+           load ? std::vector<std::pair<std::string, bool>>{{"desc_pointer", true},
+                                                            {"offsets", true},
+                                                            {"shape", true},
+                                                            {"dtype", true}}
+                : std::vector<std::pair<std::string, bool>>{
+                      {"desc_pointer", true}, {"value", true}, {"offsets", true}});
+  V desc = p.get("desc_pointer");
+  if (desc->kind != Val::Descriptor)
+    error(at, fn + " needs a tensor descriptor (a tensordesc<...> argument or "
+                   "tl.make_tensor_descriptor), got " + describe(desc) +
+                  ": a CUDA TMA descriptor in memory is not supported");
+  if (load) {
+    std::vector<int64_t> shape = intList(*this, p.get("shape"), at, fn + "'s shape");
+    std::vector<int64_t> block = intList(*this, desc->items[3], at, "the block shape");
+    if (shape != block)
+      error(at, fn + "'s shape must be the descriptor's block shape " +
+                    describe(desc->items[3]) + ", got " + describe(p.get("shape")));
+    bool u = false;
+    mlir::Type dtype = requireDtype(p.get("dtype"), at, fn + "'s dtype", &u);
+    mlir::Type pointee =
+        mlir::cast<tt::PointerType>(desc->items[0]->value.getType()).getPointeeType();
+    if (dtype != pointee)
+      error(at, fn + "'s dtype must be the descriptor's element type " + typeText(pointee) +
+                    ", got " + describe(p.get("dtype")));
+    CallArgs forward{{desc, p.get("offsets")}, {}, at};
+    return callDescriptorBuiltin("load_tensor_descriptor", forward);
+  }
+  CallArgs forward{{desc, p.get("offsets"), p.get("value")}, {}, at};
+  return callDescriptorBuiltin("store_tensor_descriptor", forward);
+}
+
 V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
   if (name.rfind("method.", 0) == 0)
@@ -66,6 +105,9 @@ V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
     }
     return makeDescriptor(base, shape, strides, block, padding);
   }
+
+  if (name == "_experimental_descriptor_load" || name == "_experimental_descriptor_store")
+    return experimentalDescriptorAccess(name, args);
 
   bool load = name == "load" || name == "load_tensor_descriptor";
   bool store = name == "store" || name == "store_tensor_descriptor";

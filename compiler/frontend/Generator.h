@@ -193,6 +193,8 @@ public:
   /// desc.store and tl.load_tensor_descriptor / tl.store_tensor_descriptor, as block-pointer
   /// loads and stores checked against the shape on every dimension; null for other names.
   V callDescriptorBuiltin(const std::string &name, CallArgs &args);
+  /// tl._experimental_descriptor_load / _store (Triton 3.2's API) on a tensor descriptor.
+  V experimentalDescriptorAccess(const std::string &name, CallArgs &args);
   /// tl.dot_scaled (BuiltinsScaled.cpp); null for other names.
   V callScaledBuiltin(const std::string &name, CallArgs &args);
   /// The random-number family (BuiltinsRandom.cpp): tl.umulhi, tl.philox, tl.randint(4x),

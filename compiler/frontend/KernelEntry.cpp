@@ -242,6 +242,10 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
     bool isPtr = !entry.empty() && entry[0] == '*';
     bool u = false;
     Type elem = parseTypeName(isPtr ? entry.substr(1) : entry, u);
+    if (!elem && entry == "nvTmaDesc")
+      error(p.loc, "'" + p.name + "': nvTmaDesc (a CUDA TMA descriptor made on the host) is not "
+                   "supported: its encoding is the GPU driver's; pass a tensor descriptor "
+                   "(tensordesc<DTYPE[BLOCK...]>) instead");
     if (!elem)
       error(p.loc, "unknown type '" + spec.signature[next - 1] + "' for '" + p.name +
                        "' (expected *fp32, *fp16, *bf16, i32, i64, u32, fp32, ...)");

@@ -240,6 +240,17 @@ INSTANTIATE_TEST_SUITE_P(
              "def k(p, n):\n    t = tl.pointer_type(tl.float32, const=True)\n",
              "k.py:7:9: error: tl.pointer_type: const pointers are not supported (drop "
              "const=True)\n    t = tl.pointer_type(tl.float32, const=True)\n        ^"},
+        Case{"ExperimentalDescriptorFromMemory",
+             "def k(p, n):\n    x = tl._experimental_descriptor_load(p, [0], [16], tl.float32)\n",
+             "k.py:7:9: error: tl._experimental_descriptor_load needs a tensor descriptor (a "
+             "tensordesc<...> argument or tl.make_tensor_descriptor), got a value of type !tt.ptr<f32>: a "
+             "CUDA TMA descriptor in memory is not supported\n"
+             "    x = tl._experimental_descriptor_load(p, [0], [16], tl.float32)\n        ^"},
+        Case{"NvTmaDescArgument", "def k(p, n):\n    pass\n",
+             "k.py:6:7: error: 'p': nvTmaDesc (a CUDA TMA descriptor made on the host) is not "
+             "supported: its encoding is the GPU driver's; pass a tensor descriptor "
+             "(tensordesc<DTYPE[BLOCK...]>) instead\ndef k(p, n):\n      ^",
+             "nvTmaDesc,i32"},
         Case{"IntToPointerNeedsInt64", "def k(p, n):\n    q = n.to(tl.pointer_type(tl.float32))\n",
              "k.py:7:9: error: only int64 converts to a pointer\n"
              "    q = n.to(tl.pointer_type(tl.float32))\n        ^"},

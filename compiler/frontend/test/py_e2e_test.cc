@@ -553,6 +553,25 @@ TEST_P(PyEndToEnd, IntegerToPointerCasts) {
   }
 }
 
+TEST_P(PyEndToEnd, ExperimentalDescriptorLoadStore) {
+  // Triton 3.2's tl._experimental_descriptor_load / _store on host-made descriptors.
+  tessel::runtime::ThreadPool pool(GetParam());
+  Loaded k = compile("legacy_descriptor_kernel", {{"BM", "16"}, {"BN", "32"}},
+                     "tensordesc<fp32[16, 32]>, tensordesc<fp32[16, 32]>, *fp32");
+  ASSERT_TRUE(k.kernel);
+  int rows = 1 + int(rng()() % 60), cols = 1 + int(rng()() % 90), ld = cols + 5;
+  int gm = (rows + 15) / 16, gn = (cols + 31) / 32, width = gn * 32;
+  std::vector<float> x = randomFloats(size_t(rows) * ld), out(size_t(rows) * cols, NAN),
+                     tiles(size_t(gm) * 16 * width, NAN);
+  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {gm, gn, 1},
+                                      {x.data(), rows, cols, int64_t(ld), int64_t(1),
+                                       out.data(), rows, cols, int64_t(cols), int64_t(1),
+                                       tiles.data()},
+                                      pool)
+                  .ok());
+  checkDescriptorResults(x, ld, out, tiles, rows, cols, gm * 16, width);
+}
+
 /// The value of an e2m1 (fp4) code: sign, 2 exponent bits, 1 mantissa bit.
 double e2m1(int v) {
   static const double mag[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};

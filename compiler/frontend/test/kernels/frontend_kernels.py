@@ -429,6 +429,16 @@ def isinstance_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def legacy_descriptor_kernel(src, dst, tiles_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    # descriptor_arg_kernel's work through the API before tensor descriptors (Triton 3.2).
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    block = tl._experimental_descriptor_load(src, [pm * BM, pn * BN], [BM, BN], tl.float32)
+    tl._experimental_descriptor_store(dst, block * 2 + 1, [pm * BM, pn * BN])
+    r = pm * BM + tl.arange(0, BM)[:, None]
+    c = pn * BN + tl.arange(0, BN)[None, :]
+    tl.store(tiles_ptr + r * (tl.num_programs(1) * BN) + c, block)
+
+@triton.jit
 def grouped_scale_kernel(x_addrs, y_addrs, sizes, alpha, BLOCK: tl.constexpr):
     # Program g scales array g of a group whose addresses the host wrote into int64 tables;
     # x's pointer is carried through the loop.
