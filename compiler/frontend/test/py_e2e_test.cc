@@ -466,16 +466,17 @@ TEST_P(PyEndToEnd, TensorDescriptors) {
   checkDescriptorResults(x, cols, out, tiles, rows, cols, gm * 16, width);
 }
 
-TEST_P(PyEndToEnd, TensorDescriptorArguments) {
-  // Descriptors made by the host, as Triton's TensorDescriptor.from_tensor: each is a base
-  // pointer, its shape (i32 each) and its strides (i64 each). The source is a view with a row
-  // stride wider than its columns (a slice of a larger matrix).
-  tessel::runtime::ThreadPool pool(GetParam());
-  Loaded k = compile("descriptor_arg_kernel", {{"BM", "16"}, {"BN", "32"}},
+/// Runs `entry` (descriptor_arg_kernel's work) on descriptors made by the host, as Triton's
+/// TensorDescriptor.from_tensor: each is a base pointer, its shape (i32 each) and its strides
+/// (i64 each). The source is a view with a row stride wider than its columns (a slice of a
+/// larger matrix).
+void runOnHostDescriptors(const std::string &entry, int threads) {
+  tessel::runtime::ThreadPool pool(threads);
+  Loaded k = compile(entry, {{"BM", "16"}, {"BN", "32"}},
                      "tensordesc<fp32[16, 32]>, tensordesc<fp32[16, 32]>, *fp32");
   ASSERT_TRUE(k.kernel);
   ASSERT_EQ(k.kernel->signature().size(), 11u);
-  int rows = 1 + int(rng()() % 60), cols = 1 + int(rng()() % 90), ld = cols + 7;
+  int rows = 1 + int(rng()() % 60), cols = 1 + int(rng()() % 90), ld = cols + 1 + int(rng()() % 9);
   int gm = (rows + 15) / 16, gn = (cols + 31) / 32, width = gn * 32;
   std::vector<float> x = randomFloats(size_t(rows) * ld), out(size_t(rows) * cols, NAN),
                      tiles(size_t(gm) * 16 * width, NAN);
@@ -486,6 +487,10 @@ TEST_P(PyEndToEnd, TensorDescriptorArguments) {
                                       pool)
                   .ok());
   checkDescriptorResults(x, ld, out, tiles, rows, cols, gm * 16, width);
+}
+
+TEST_P(PyEndToEnd, TensorDescriptorArguments) {
+  runOnHostDescriptors("descriptor_arg_kernel", GetParam());
 }
 
 TEST_P(PyEndToEnd, IntegerToPointerCasts) {
@@ -555,21 +560,7 @@ TEST_P(PyEndToEnd, IntegerToPointerCasts) {
 
 TEST_P(PyEndToEnd, ExperimentalDescriptorLoadStore) {
   // Triton 3.2's tl._experimental_descriptor_load / _store on host-made descriptors.
-  tessel::runtime::ThreadPool pool(GetParam());
-  Loaded k = compile("legacy_descriptor_kernel", {{"BM", "16"}, {"BN", "32"}},
-                     "tensordesc<fp32[16, 32]>, tensordesc<fp32[16, 32]>, *fp32");
-  ASSERT_TRUE(k.kernel);
-  int rows = 1 + int(rng()() % 60), cols = 1 + int(rng()() % 90), ld = cols + 5;
-  int gm = (rows + 15) / 16, gn = (cols + 31) / 32, width = gn * 32;
-  std::vector<float> x = randomFloats(size_t(rows) * ld), out(size_t(rows) * cols, NAN),
-                     tiles(size_t(gm) * 16 * width, NAN);
-  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {gm, gn, 1},
-                                      {x.data(), rows, cols, int64_t(ld), int64_t(1),
-                                       out.data(), rows, cols, int64_t(cols), int64_t(1),
-                                       tiles.data()},
-                                      pool)
-                  .ok());
-  checkDescriptorResults(x, ld, out, tiles, rows, cols, gm * 16, width);
+  runOnHostDescriptors("legacy_descriptor_kernel", GetParam());
 }
 
 /// The value of an e2m1 (fp4) code: sign, 2 exponent bits, 1 mantissa bit.
