@@ -28,11 +28,17 @@
 // CHECK-NOT: vector.store
 // CHECK: } {tessel.per_thread}
 // CHECK-NOT: linalg.fill
+// The two k steps of 16 unrolled, each its fragments then its mma.
 // CHECK: %[[STEP:.*]]:4 = scf.execute_region
-// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c32{{.*}} step %c16{{.*}} iter_args(
+// CHECK-NOT: scf.for
 // CHECK-COUNT-2: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK-COUNT-4: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+// CHECK-NOT: scf.for
+// CHECK-COUNT-2: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false}
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-COUNT-4: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+// CHECK-NOT: nvvm.mma.sync
 // CHECK: } {tessel.per_thread}
 // CHECK-NOT: linalg.matmul
 // CHECK: scf.yield %[[STEP]]#0, %[[STEP]]#1, %[[STEP]]#2, %[[STEP]]#3
