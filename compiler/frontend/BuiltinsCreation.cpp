@@ -1,5 +1,5 @@
 //===- BuiltinsCreation.cpp - builtins: tensors and dtypes made from nothing -*-
-//C++ -*-===//
+// C++ -*-===//
 //
 // tensors and dtypes made from nothing: program ids, ranges, fills, casts,
 // pointer types.
@@ -42,21 +42,18 @@ V Generator::builtinArange(const std::string &name, CallArgs &args) {
   int64_t end = requireInt(p.get("end"), at, "arange's end");
   int64_t n = end - start;
   if (n <= 0 || (n & (n - 1)) != 0)
-    error(at, "arange's range must be a positive power of two, got " +
-                  std::to_string(n));
+    error(at, "arange's range must be a positive power of two, got " + std::to_string(n));
   if (start < INT32_MIN || end > INT32_MAX)
     error(at, "arange's bounds must fit in int32");
   auto type = RankedTensorType::get({n}, b_.getI32Type());
-  return makeTensor(
-      tt::MakeRangeOp::create(b_, l, type, int32_t(start), int32_t(end)));
+  return makeTensor(tt::MakeRangeOp::create(b_, l, type, int32_t(start), int32_t(end)));
 }
 
 V Generator::builtinCdiv(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Params p(*this, args, "cdiv", {{"x", true}, {"div", true}});
   V x = p.get("x"), d = p.get("div");
-  return binary("//", binary("-", binary("+", x, d, at), makeInt(1), at), d,
-                at);
+  return binary("//", binary("-", binary("+", x, d, at), makeInt(1), at), d, at);
 }
 
 V Generator::builtinNextPowerOf2(const std::string &name, CallArgs &args) {
@@ -64,8 +61,7 @@ V Generator::builtinNextPowerOf2(const std::string &name, CallArgs &args) {
   Params p(*this, args, "next_power_of_2", {{"n", true}});
   int64_t n = requireInt(p.get("n"), at, "n"), r = 1;
   if (n > (int64_t(1) << 62))
-    error(at, "next_power_of_2(" + std::to_string(n) +
-                  ") overflows 64-bit integers");
+    error(at, "next_power_of_2(" + std::to_string(n) + ") overflows 64-bit integers");
   while (r < n)
     r <<= 1;
   return makeInt(r);
@@ -80,27 +76,23 @@ V Generator::builtinFull(const std::string &name, CallArgs &args) {
   Params p(*this, args, name, params);
   SmallVector<int64_t> shape = shapeArg(*this, at, p.get("shape"));
   bool u = false;
-  Type elem = p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u)
-                             : b_.getF32Type();
+  Type elem = p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u) : b_.getF32Type();
   if (name != "full")
     return makeTensor(constant(elem, name == "ones" ? 1 : 0, shape), u);
   V value = p.get("value");
   if (value->isNumber())
     return makeTensor(
-        constant(elem, value->kind == Val::Float ? value->f : double(value->i),
-                 shape),
-        u);
+        constant(elem, value->kind == Val::Float ? value->f : double(value->i), shape), u);
   return broadcastTo(cast(value, elem, u, at), shape, at);
 }
 
 V Generator::builtinFullLike(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  Params p(*this, args, name,
-           {{"input", true}, {"value", name == "full_like"}, {"dtype", false}});
+  Params p(*this, args, name, {{"input", true}, {"value", name == "full_like"}, {"dtype", false}});
   V x = p.tensor("input");
   bool u = x->isUnsigned;
-  Type elem = p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u)
-                             : elementOf(x->value);
+  Type elem =
+      p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u) : elementOf(x->value);
   double v = 0;
   if (name == "full_like") {
     V value = p.get("value");
@@ -120,11 +112,9 @@ V Generator::builtinPointerType(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   // A pointer dtype, for casting an int64 address
   // (`x.to(tl.pointer_type(tl.float16))`).
-  Params p(*this, args, name,
-           {{"element_ty", true}, {"address_space", false}, {"const", false}});
+  Params p(*this, args, name, {{"element_ty", true}, {"address_space", false}, {"const", false}});
   bool elemUnsigned = false;
-  Type elem = requireDtype(p.get("element_ty"), at,
-                           "tl.pointer_type's element_ty", &elemUnsigned);
+  Type elem = requireDtype(p.get("element_ty"), at, "tl.pointer_type's element_ty", &elemUnsigned);
   if (V space = p.opt("address_space")) {
     int64_t n = requireInt(space, at, "address_space");
     if (n != 1)
@@ -133,9 +123,7 @@ V Generator::builtinPointerType(const std::string &name, CallArgs &args) {
                     std::to_string(n));
   }
   if (V isConst = p.opt("const"); isConst && truthy(isConst, at))
-    error(
-        at,
-        "tl.pointer_type: const pointers are not supported (drop const=True)");
+    error(at, "tl.pointer_type: const pointers are not supported (drop const=True)");
   return makeDtype(tt::PointerType::get(elem, 1), elemUnsigned);
 }
 

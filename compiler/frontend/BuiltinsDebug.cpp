@@ -47,10 +47,8 @@ V Generator::builtinStaticAssert(const std::string &name, CallArgs &args) {
   if (c->kind == Val::Tensor)
     error(at, "static_assert needs a compile-time condition");
   if (!truthy(c, at)) {
-    std::string msg =
-        p.opt("msg") && p.get("msg")->kind == Val::Str ? p.get("msg")->s : "";
-    error(at,
-          "static_assert failed" + (msg.empty() ? std::string() : ": " + msg));
+    std::string msg = p.opt("msg") && p.get("msg")->kind == Val::Str ? p.get("msg")->s : "";
+    error(at, "static_assert failed" + (msg.empty() ? std::string() : ": " + msg));
   }
   return makeNone();
 }
@@ -58,19 +56,15 @@ V Generator::builtinStaticAssert(const std::string &name, CallArgs &args) {
 V Generator::builtinDeviceAssert(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "device_assert",
-           {{"cond", true}, {"msg", false}, {"mask", false}});
+  Params p(*this, args, "device_assert", {{"cond", true}, {"msg", false}, {"mask", false}});
   V c = cast(p.get("cond"), b_.getI1Type(), false, at);
-  std::string msg =
-      p.opt("msg") && p.get("msg")->kind == Val::Str ? p.get("msg")->s : "";
+  std::string msg = p.opt("msg") && p.get("msg")->kind == Val::Str ? p.get("msg")->s : "";
   if (debug_) // as in Triton, device assertions exist only in debug builds
     tt::AssertOp::create(b_, l, c->value, msg);
   return makeNone();
 }
 
-V Generator::builtinDebugBarrier(const std::string &name, CallArgs &args) {
-  return makeNone();
-}
+V Generator::builtinDebugBarrier(const std::string &name, CallArgs &args) { return makeNone(); }
 
 V Generator::builtinDevicePrint(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
@@ -89,17 +83,14 @@ V Generator::builtinDevicePrint(const std::string &name, CallArgs &args) {
   for (size_t k = 1; k < args.positional.size(); ++k) {
     V v = toTensor(args.positional[k], at);
     values.push_back(v->value);
-    isSigned.push_back(
-        isa<IntegerType>(elementOf(v->value)) && !v->isUnsigned ? 1 : 0);
+    isSigned.push_back(isa<IntegerType>(elementOf(v->value)) && !v->isUnsigned ? 1 : 0);
   }
-  tt::PrintOp::create(b_, l, b_.getStringAttr(args.positional[0]->s),
-                      b_.getBoolAttr(hex), values,
+  tt::PrintOp::create(b_, l, b_.getStringAttr(args.positional[0]->s), b_.getBoolAttr(hex), values,
                       b_.getDenseI32ArrayAttr(isSigned));
   return makeNone();
 }
 
-V Generator::builtinInlineAsmElementwise(const std::string &name,
-                                         CallArgs &args) {
+V Generator::builtinInlineAsmElementwise(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
   // GPU assembly per element (per `pack` elements), kept in the TTIR as
@@ -112,23 +103,18 @@ V Generator::builtinInlineAsmElementwise(const std::string &name,
             {"dtype", true},
             {"is_pure", true},
             {"pack", true}});
-  V code = p.get("asm"), constraints = p.get("constraints"),
-    operands = p.get("args");
+  V code = p.get("asm"), constraints = p.get("constraints"), operands = p.get("args");
   V dtype = p.get("dtype"), pure = p.get("is_pure");
   if (code->kind != Val::Str || constraints->kind != Val::Str)
     error(at, "tl.inline_asm_elementwise takes the assembly and its "
               "constraints as strings");
   if (operands->kind != Val::Tuple)
-    error(at, "tl.inline_asm_elementwise takes its arguments as a list, got " +
-                  describe(operands));
+    error(at, "tl.inline_asm_elementwise takes its arguments as a list, got " + describe(operands));
   if (pure->kind != Val::Bool)
-    error(at,
-          "tl.inline_asm_elementwise's is_pure must be True or False, got " +
-              describe(pure));
+    error(at, "tl.inline_asm_elementwise's is_pure must be True or False, got " + describe(pure));
   int64_t pack = requireInt(p.get("pack"), at, "pack");
   if (pack < 1 || pack > 16)
-    error(at, "tl.inline_asm_elementwise's pack must be 1..16, got " +
-                  std::to_string(pack));
+    error(at, "tl.inline_asm_elementwise's pack must be 1..16, got " + std::to_string(pack));
   std::vector<V> values;
   for (const V &item : operands->items)
     values.push_back(toTensor(item, at));
@@ -136,20 +122,17 @@ V Generator::builtinInlineAsmElementwise(const std::string &name,
   // common shape, then every one to it).
   for (size_t i = 1; i < values.size(); ++i)
     values[0] = broadcastPair(values[0], values[i], at).first;
-  SmallVector<int64_t> shape(values.empty() ? ArrayRef<int64_t>{}
-                                            : shapeOf(values[0]->value));
+  SmallVector<int64_t> shape(values.empty() ? ArrayRef<int64_t>{} : shapeOf(values[0]->value));
   for (V &v : values)
     v = broadcastTo(v, shape, at);
-  std::vector<V> dtypes =
-      dtype->kind == Val::Tuple ? dtype->items : std::vector<V>{dtype};
+  std::vector<V> dtypes = dtype->kind == Val::Tuple ? dtype->items : std::vector<V>{dtype};
   SmallVector<Type> resultTypes;
   for (const V &d : dtypes) {
     if (d->kind != Val::Dtype)
       error(at, "tl.inline_asm_elementwise's dtype must be a dtype or a list "
                 "of them, got " +
                     describe(d));
-    resultTypes.push_back(
-        shape.empty() ? d->type : Type(RankedTensorType::get(shape, d->type)));
+    resultTypes.push_back(shape.empty() ? d->type : Type(RankedTensorType::get(shape, d->type)));
   }
   if (resultTypes.empty())
     error(at, "tl.inline_asm_elementwise needs at least one result dtype");
@@ -157,9 +140,8 @@ V Generator::builtinInlineAsmElementwise(const std::string &name,
   for (const V &v : values)
     operandValues.push_back(v->value);
   auto op = tt::ElementwiseInlineAsmOp::create(
-      b_, l, resultTypes, b_.getStringAttr(code->s),
-      b_.getStringAttr(constraints->s), b_.getBoolAttr(pure->i != 0),
-      b_.getI32IntegerAttr(int32_t(pack)), operandValues);
+      b_, l, resultTypes, b_.getStringAttr(code->s), b_.getStringAttr(constraints->s),
+      b_.getBoolAttr(pure->i != 0), b_.getI32IntegerAttr(int32_t(pack)), operandValues);
   std::vector<V> results;
   for (auto [r, d] : llvm::zip(op.getResult(), dtypes))
     results.push_back(makeTensor(r, d->isUnsigned));

@@ -38,16 +38,14 @@ V Generator::builtinDot(const std::string &name, CallArgs &args) {
     error(at, "tl.dot takes two 2-D (or 3-D batched) tensors");
   size_t r = sa.size();
   if (sa[r - 1] != sb[r - 2])
-    error(at, "tl.dot: the inner dimensions differ (" +
-                  std::to_string(sa[r - 1]) + " and " +
+    error(at, "tl.dot: the inner dimensions differ (" + std::to_string(sa[r - 1]) + " and " +
                   std::to_string(sb[r - 2]) + ")");
   if (sa[r - 2] < 16 || sa[r - 1] < 16 || sb[r - 1] < 16)
     error(at, "tl.dot needs every dimension to be at least 16");
   Type ea = elementOf(a->value), eb = elementOf(bv->value);
   if (ea != eb) {
     if (isa<FloatType>(ea) && isa<FloatType>(eb)) {
-      Type wide =
-          ea.getIntOrFloatBitWidth() >= eb.getIntOrFloatBitWidth() ? ea : eb;
+      Type wide = ea.getIntOrFloatBitWidth() >= eb.getIntOrFloatBitWidth() ? ea : eb;
       a = cast(a, wide, false, at);
       bv = cast(bv, wide, false, at);
       ea = wide;
@@ -57,8 +55,7 @@ V Generator::builtinDot(const std::string &name, CallArgs &args) {
   }
   SmallVector<int64_t> shape(sa.begin(), sa.end());
   shape[r - 1] = sb[r - 1];
-  Type out =
-      isa<IntegerType>(ea) ? Type(b_.getI32Type()) : Type(b_.getF32Type());
+  Type out = isa<IntegerType>(ea) ? Type(b_.getI32Type()) : Type(b_.getF32Type());
   if (V o = p.opt("out_dtype"))
     out = requireDtype(o, at, "out_dtype");
   Value acc;
@@ -87,8 +84,7 @@ V Generator::builtinDot(const std::string &name, CallArgs &args) {
     if (!truthy(tf, at))
       precision = tt::InputPrecision::IEEE;
   }
-  auto dot = tt::DotOp::create(b_, l, acc.getType(), a->value, bv->value, acc,
-                               precision, 0);
+  auto dot = tt::DotOp::create(b_, l, acc.getType(), a->value, bv->value, acc, precision, 0);
   return makeTensor(dot);
 }
 
@@ -167,10 +163,7 @@ V Generator::builtinSoftmax(const std::string &name, CallArgs &args) {
   // Triton's standard library: exp(x - max) / sum(exp(x - max)) along `dim`
   // (the last one by default), kept broadcastable.
   Params p(*this, args, "softmax",
-           {{"x", true},
-            {"dim", false},
-            {"keep_dims", false},
-            {"ieee_rounding", false}});
+           {{"x", true}, {"dim", false}, {"keep_dims", false}, {"ieee_rounding", false}});
   V x = p.tensor("x");
   int64_t rank = int64_t(shapeOf(x->value).size());
   if (rank == 0)
@@ -180,9 +173,7 @@ V Generator::builtinSoftmax(const std::string &name, CallArgs &args) {
   V z = binary("-", x, callBuiltin("max", mx), at);
   V num = makeTensor(math::ExpOp::create(
       b_, l,
-      cast(z,
-           isa<FloatType>(elementOf(z->value)) ? elementOf(z->value)
-                                               : Type(b_.getF32Type()),
+      cast(z, isa<FloatType>(elementOf(z->value)) ? elementOf(z->value) : Type(b_.getF32Type()),
            false, at)
           ->value));
   CallArgs sm{{num}, {{"axis", dim}, {"keep_dims", makeBool(true)}}, at};
@@ -197,13 +188,9 @@ V Generator::builtinDivision(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
   Params p(*this, args, name,
-           {{"x", true},
-            {"y", true},
-            {"ieee_rounding", false},
-            {"rounding", false}});
+           {{"x", true}, {"y", true}, {"ieee_rounding", false}, {"rounding", false}});
   V x = p.tensor("x"), y = p.tensor("y");
-  bool precise = name == "div_rn" ||
-                 (p.opt("ieee_rounding") && truthy(p.get("ieee_rounding"), at));
+  bool precise = name == "div_rn" || (p.opt("ieee_rounding") && truthy(p.get("ieee_rounding"), at));
   if (!precise)
     return binary("/", x, y, at);
   auto [xa, ya] = broadcastPair(x, y, at);
@@ -216,8 +203,7 @@ V Generator::builtinDivision(const std::string &name, CallArgs &args) {
 V Generator::builtinMaximumMinimum(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, name,
-           {{"x", true}, {"y", true}, {"propagate_nan", false}});
+  Params p(*this, args, name, {{"x", true}, {"y", true}, {"propagate_nan", false}});
   V x = p.get("x"), y = p.get("y");
   if (x->isNumber() && y->isNumber()) {
     bool less = binary("<", x, y, at)->i;
@@ -235,15 +221,10 @@ V Generator::builtinMaximumMinimum(const std::string &name, CallArgs &args) {
     nanAll = pn->kind == Val::Int ? pn->i != 0 : truthy(pn, at);
   Value r;
   if (isa<FloatType>(elem))
-    r = name == "maximum"
-            ? (nanAll ? Value(arith::MaximumFOp::create(b_, l, xa->value,
-                                                        ya->value))
-                      : Value(arith::MaxNumFOp::create(b_, l, xa->value,
-                                                       ya->value)))
-            : (nanAll ? Value(arith::MinimumFOp::create(b_, l, xa->value,
-                                                        ya->value))
-                      : Value(arith::MinNumFOp::create(b_, l, xa->value,
-                                                       ya->value)));
+    r = name == "maximum" ? (nanAll ? Value(arith::MaximumFOp::create(b_, l, xa->value, ya->value))
+                                    : Value(arith::MaxNumFOp::create(b_, l, xa->value, ya->value)))
+                          : (nanAll ? Value(arith::MinimumFOp::create(b_, l, xa->value, ya->value))
+                                    : Value(arith::MinNumFOp::create(b_, l, xa->value, ya->value)));
   else if (name == "maximum")
     r = u ? Value(arith::MaxUIOp::create(b_, l, xa->value, ya->value))
           : Value(arith::MaxSIOp::create(b_, l, xa->value, ya->value));
@@ -255,9 +236,8 @@ V Generator::builtinMaximumMinimum(const std::string &name, CallArgs &args) {
 
 V Generator::builtinClamp(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  Params p(
-      *this, args, "clamp",
-      {{"x", true}, {"min", true}, {"max", true}, {"propagate_nan", false}});
+  Params p(*this, args, "clamp",
+           {{"x", true}, {"min", true}, {"max", true}, {"propagate_nan", false}});
   CallArgs lo{{p.get("x"), p.get("min")}, {}, at};
   V r = callBuiltin("maximum", lo);
   CallArgs hi{{r, p.get("max")}, {}, at};
@@ -267,8 +247,7 @@ V Generator::builtinClamp(const std::string &name, CallArgs &args) {
 V Generator::builtinWhere(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "where",
-           {{"condition", true}, {"x", true}, {"y", true}});
+  Params p(*this, args, "where", {{"condition", true}, {"x", true}, {"y", true}});
   V c = cast(p.get("condition"), b_.getI1Type(), false, at);
   V x = p.get("x"), y = p.get("y");
   auto isPointer = [&](const V &v) {
@@ -278,10 +257,9 @@ V Generator::builtinWhere(const std::string &name, CallArgs &args) {
   bool u = false;
   if (isPointer(x) || isPointer(y)) {
     // Pointers: both of one type (no promotion between pointers).
-    if (!isPointer(x) || !isPointer(y) ||
-        elementOf(x->value) != elementOf(y->value))
-      error(at, "tl.where on pointers takes two pointers of one type, got " +
-                    describe(x) + " and " + describe(y));
+    if (!isPointer(x) || !isPointer(y) || elementOf(x->value) != elementOf(y->value))
+      error(at, "tl.where on pointers takes two pointers of one type, got " + describe(x) +
+                    " and " + describe(y));
     xc = x, yc = y;
     u = x->isUnsigned; // the pointee's signedness (*u32) travels with the
                        // pointer
@@ -298,8 +276,7 @@ V Generator::builtinWhere(const std::string &name, CallArgs &args) {
   auto [c2, y1] = broadcastPair(c1, yc, at);
   auto [x2, y2] = broadcastPair(x1, y1, at);
   V cc = broadcastTo(c2, shapeOf(x2->value), at);
-  return makeTensor(
-      arith::SelectOp::create(b_, l, cc->value, x2->value, y2->value), u);
+  return makeTensor(arith::SelectOp::create(b_, l, cc->value, x2->value, y2->value), u);
 }
 
 } // namespace tessel::frontend

@@ -25,11 +25,9 @@ namespace {
 /// Strict where Triton is: a mask is boolean.
 V booleanMask(Generator &g, V m, SourceLocation at) {
   bool boolean = m->kind == Val::Bool ||
-                 (m->kind == Val::Tensor &&
-                  getElementTypeOrSelf(m->value.getType()).isInteger(1));
+                 (m->kind == Val::Tensor && getElementTypeOrSelf(m->value.getType()).isInteger(1));
   if (!boolean)
-    g.error(at, "a mask must be boolean, not " + g.describe(m) +
-                    " (compare it: e.g. offs < n)");
+    g.error(at, "a mask must be boolean, not " + g.describe(m) + " (compare it: e.g. offs < n)");
   return m;
 }
 
@@ -65,8 +63,7 @@ V Generator::builtinLoad(const std::string &name, CallArgs &args) {
             {"eviction_policy", false},
             {"volatile", false}});
   oneOf(*this, at, p, "cache_modifier", {"", ".ca", ".cg", ".cv"});
-  oneOf(*this, at, p, "eviction_policy",
-        {"", "evict_normal", "evict_first", "evict_last"});
+  oneOf(*this, at, p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"});
   V ptr = p.tensor("pointer");
   auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
   if (!ptrElem)
@@ -85,18 +82,15 @@ V Generator::builtinLoad(const std::string &name, CallArgs &args) {
                 "not mask and other");
     tt::PaddingOptionAttr padding;
     if (V pad = p.opt("padding_option")) {
-      if (pad->kind != Val::Str ||
-          (pad->s != "" && pad->s != "zero" && pad->s != "nan"))
+      if (pad->kind != Val::Str || (pad->s != "" && pad->s != "zero" && pad->s != "nan"))
         error(at, "padding_option must be \"zero\" or \"nan\"");
       if (pad->s == "zero")
-        padding =
-            tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_ZERO);
+        padding = tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_ZERO);
       else if (pad->s == "nan")
-        padding =
-            tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_NAN);
+        padding = tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_NAN);
     }
-    return makeTensor(tt::LoadOp::create(b_, l, block, ptr->value, Value(),
-                                         Value(), boundaryCheck(), padding));
+    return makeTensor(
+        tt::LoadOp::create(b_, l, block, ptr->value, Value(), Value(), boundaryCheck(), padding));
   }
   if (p.opt("boundary_check"))
     error(at, "boundary_check applies to block pointers only");
@@ -104,8 +98,8 @@ V Generator::builtinLoad(const std::string &name, CallArgs &args) {
   ArrayRef<int64_t> shape = shapeOf(ptr->value);
   Value mask, other;
   if (V m = p.opt("mask")) {
-    auto [pp, mm] = broadcastPair(
-        ptr, cast(booleanMask(*this, m, at), b_.getI1Type(), false, at), at);
+    auto [pp, mm] =
+        broadcastPair(ptr, cast(booleanMask(*this, m, at), b_.getI1Type(), false, at), at);
     ptr = pp;
     shape = shapeOf(ptr->value);
     mask = broadcastTo(mm, shape, at)->value;
@@ -116,8 +110,8 @@ V Generator::builtinLoad(const std::string &name, CallArgs &args) {
     other = broadcastTo(cast(o, elem, false, at), shape, at)->value;
   }
   Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
-  auto load = tt::LoadOp::create(b_, l, result, ptr->value, mask, other,
-                                 ArrayRef<int32_t>{}, tt::PaddingOptionAttr());
+  auto load = tt::LoadOp::create(b_, l, result, ptr->value, mask, other, ArrayRef<int32_t>{},
+                                 tt::PaddingOptionAttr());
   if (V v = p.opt("volatile"))
     load.setIsVolatile(truthy(v, at));
   return makeTensor(load, ptr->isUnsigned);
@@ -134,19 +128,16 @@ V Generator::builtinStore(const std::string &name, CallArgs &args) {
             {"cache_modifier", false},
             {"eviction_policy", false}});
   oneOf(*this, at, p, "cache_modifier", {"", ".wb", ".cg", ".cs", ".wt"});
-  oneOf(*this, at, p, "eviction_policy",
-        {"", "evict_normal", "evict_first", "evict_last"});
+  oneOf(*this, at, p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"});
   V ptr = p.tensor("pointer");
   auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
   if (!ptrElem)
     error(at, "tl.store needs a pointer, got " + describe(ptr));
   if (auto block = dyn_cast<RankedTensorType>(ptrElem.getPointeeType())) {
     if (p.opt("mask"))
-      error(at,
-            "a store through a block pointer takes boundary_check, not mask");
+      error(at, "a store through a block pointer takes boundary_check, not mask");
     V value =
-        broadcastTo(cast(p.get("value"), block.getElementType(), false, at),
-                    block.getShape(), at);
+        broadcastTo(cast(p.get("value"), block.getElementType(), false, at), block.getShape(), at);
     SmallVector<int32_t> dims;
     if (V bc = p.opt("boundary_check"))
       for (int64_t d : intList(*this, bc, at, "boundary_check"))
@@ -161,9 +152,7 @@ V Generator::builtinStore(const std::string &name, CallArgs &args) {
   Value mask;
   if (V m = p.opt("mask"))
     mask =
-        broadcastTo(cast(booleanMask(*this, m, at), b_.getI1Type(), false, at),
-                    shape, at)
-            ->value;
+        broadcastTo(cast(booleanMask(*this, m, at), b_.getI1Type(), false, at), shape, at)->value;
   tt::StoreOp::create(b_, l, pp->value, vv->value, mask, ArrayRef<int32_t>{});
   return makeNone();
 }
@@ -172,11 +161,7 @@ V Generator::builtinAtomicCas(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
   Params p(*this, args, name,
-           {{"pointer", true},
-            {"cmp", true},
-            {"val", true},
-            {"sem", false},
-            {"scope", false}});
+           {{"pointer", true}, {"cmp", true}, {"val", true}, {"sem", false}, {"scope", false}});
   oneOf(*this, at, p, "sem", {"acquire", "release", "acq_rel", "relaxed"});
   oneOf(*this, at, p, "scope", {"gpu", "cta", "sys"});
   V ptr = p.tensor("pointer");
@@ -192,8 +177,7 @@ V Generator::builtinAtomicCas(const std::string &name, CallArgs &args) {
   cc = broadcastTo(cc, shapeOf(pp2->value), at);
   ArrayRef<int64_t> shape = shapeOf(pp2->value);
   Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
-  return makeTensor(tt::AtomicCASOp::create(b_, l, result, pp2->value,
-                                            cc->value, vv->value,
+  return makeTensor(tt::AtomicCASOp::create(b_, l, result, pp2->value, cc->value, vv->value,
                                             tt::MemSemantic::ACQUIRE_RELEASE,
                                             tt::MemSyncScope::GPU),
                     unsignedPointee);
@@ -203,18 +187,13 @@ V Generator::builtinAtomicRmw(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
   static const std::map<std::string, int> kinds = {
-      {"atomic_add", 0},  {"atomic_max", 1}, {"atomic_min", 2},
-      {"atomic_xchg", 3}, {"atomic_and", 4}, {"atomic_or", 5},
-      {"atomic_xor", 6}};
+      {"atomic_add", 0}, {"atomic_max", 1}, {"atomic_min", 2}, {"atomic_xchg", 3},
+      {"atomic_and", 4}, {"atomic_or", 5},  {"atomic_xor", 6}};
   auto kind = kinds.find(name);
   if (kind == kinds.end())
     error(at, "'tl." + name + "' is not supported yet");
   Params p(*this, args, name,
-           {{"pointer", true},
-            {"val", true},
-            {"mask", false},
-            {"sem", false},
-            {"scope", false}});
+           {{"pointer", true}, {"val", true}, {"mask", false}, {"sem", false}, {"scope", false}});
   oneOf(*this, at, p, "sem", {"acquire", "release", "acq_rel", "relaxed"});
   oneOf(*this, at, p, "scope", {"gpu", "cta", "sys"});
   V ptr = p.tensor("pointer");
@@ -222,17 +201,14 @@ V Generator::builtinAtomicRmw(const std::string &name, CallArgs &args) {
   if (!ptrElem)
     error(at, "tl." + name + " needs a pointer");
   Type elem = ptrElem.getPointeeType();
-  bool unsignedPointee =
-      ptr->isUnsigned; // *u32: unsigned max/min, as Triton does
+  bool unsignedPointee = ptr->isUnsigned; // *u32: unsigned max/min, as Triton does
   V val = cast(p.get("val"), elem, unsignedPointee, at);
   auto [pp, vv] = broadcastPair(ptr, val, at);
   ArrayRef<int64_t> shape = shapeOf(pp->value);
   Value mask;
   if (V m = p.opt("mask"))
     mask =
-        broadcastTo(cast(booleanMask(*this, m, at), b_.getI1Type(), false, at),
-                    shape, at)
-            ->value;
+        broadcastTo(cast(booleanMask(*this, m, at), b_.getI1Type(), false, at), shape, at)->value;
   bool isFloat = isa<FloatType>(elem);
   tt::RMWOp op;
   switch (kind->second) {
@@ -259,9 +235,8 @@ V Generator::builtinAtomicRmw(const std::string &name, CallArgs &args) {
     break;
   }
   Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
-  auto rmw = tt::AtomicRMWOp::create(b_, l, result, op, pp->value, vv->value,
-                                     mask, tt::MemSemantic::ACQUIRE_RELEASE,
-                                     tt::MemSyncScope::GPU);
+  auto rmw = tt::AtomicRMWOp::create(b_, l, result, op, pp->value, vv->value, mask,
+                                     tt::MemSemantic::ACQUIRE_RELEASE, tt::MemSyncScope::GPU);
   return makeTensor(rmw, unsignedPointee);
 }
 
@@ -287,12 +262,11 @@ V Generator::builtinMakeBlockPtr(const std::string &name, CallArgs &args) {
   };
   std::vector<V> shape = tupleOf("shape"), strides = tupleOf("strides"),
                  offsets = tupleOf("offsets");
-  std::vector<int64_t> block =
-      intList(*this, p.get("block_shape"), at, "block_shape");
+  std::vector<int64_t> block = intList(*this, p.get("block_shape"), at, "block_shape");
   std::vector<int64_t> order = intList(*this, p.get("order"), at, "order");
   size_t rank = block.size();
-  if (shape.size() != rank || strides.size() != rank ||
-      offsets.size() != rank || order.size() != rank)
+  if (shape.size() != rank || strides.size() != rank || offsets.size() != rank ||
+      order.size() != rank)
     error(at, "make_block_ptr's shape, strides, offsets, block_shape and order "
               "must have "
               "one length");
@@ -302,13 +276,11 @@ V Generator::builtinMakeBlockPtr(const std::string &name, CallArgs &args) {
     strideV.push_back(cast(strides[k], b_.getI64Type(), false, at)->value);
     offsetV.push_back(cast(offsets[k], b_.getI32Type(), false, at)->value);
   }
-  auto tile =
-      RankedTensorType::get(SmallVector<int64_t>(block.begin(), block.end()),
-                            ptrType.getPointeeType());
+  auto tile = RankedTensorType::get(SmallVector<int64_t>(block.begin(), block.end()),
+                                    ptrType.getPointeeType());
   SmallVector<int32_t> order32(order.begin(), order.end());
-  return makeTensor(tt::MakeTensorPtrOp::create(
-      b_, l, tt::PointerType::get(tile, 1), base->value, shapeV, strideV,
-      offsetV, order32));
+  return makeTensor(tt::MakeTensorPtrOp::create(b_, l, tt::PointerType::get(tile, 1), base->value,
+                                                shapeV, strideV, offsetV, order32));
 }
 
 V Generator::builtinAdvance(const std::string &name, CallArgs &args) {
@@ -322,8 +294,7 @@ V Generator::builtinAdvance(const std::string &name, CallArgs &args) {
   SmallVector<Value> offsetV;
   for (const V &o : offs->items)
     offsetV.push_back(cast(o, b_.getI32Type(), false, at)->value);
-  return makeTensor(tt::AdvanceOp::create(b_, l, base->value.getType(),
-                                          base->value, offsetV));
+  return makeTensor(tt::AdvanceOp::create(b_, l, base->value.getType(), base->value, offsetV));
 }
 
 } // namespace tessel::frontend

@@ -64,8 +64,7 @@ V Generator::builtinPyConversion(const std::string &name, CallArgs &args) {
     return makeFloat(v);
   }
   if (!x->isNumber())
-    error(at, name.substr(3) + "() of " + describe(x) +
-                  " is not a compile-time value");
+    error(at, name.substr(3) + "() of " + describe(x) + " is not a compile-time value");
   double v = x->kind == Val::Float ? x->f : double(x->i);
   if (name == "py.float")
     return makeFloat(v);
@@ -86,8 +85,7 @@ V Generator::builtinPyAbs(const std::string &name, CallArgs &args) {
   CallArgs one{args.positional, {}, at};
   if (one.positional.size() == 1 && one.positional[0]->isNumber()) {
     V x = one.positional[0];
-    return x->kind == Val::Float ? makeFloat(std::fabs(x->f))
-                                 : makeInt(std::llabs(x->i));
+    return x->kind == Val::Float ? makeFloat(std::fabs(x->f)) : makeInt(std::llabs(x->i));
   }
   return callBuiltin("abs", one);
 }

@@ -23,11 +23,9 @@ namespace tessel::frontend {
 V Generator::builtinReduction(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  bool isScan =
-      name == "cumsum" || name == "cumprod" || name == "associative_scan";
+  bool isScan = name == "cumsum" || name == "cumprod" || name == "associative_scan";
   std::vector<std::pair<std::string, bool>> params = {
-      {"input", true},
-      {"axis", name == "reduce" || name == "associative_scan"}};
+      {"input", true}, {"axis", name == "reduce" || name == "associative_scan"}};
   if (name == "reduce" || name == "associative_scan")
     params.push_back({"combine_fn", true});
   if (name == "sum" || name == "cumsum" || name == "cumprod")
@@ -36,11 +34,9 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
   else if (name == "max" || name == "min")
     params.push_back({"return_indices", false}),
         params.push_back({"return_indices_tie_break_left", false}),
-        params.push_back({"keep_dims", false}),
-        params.push_back({"propagate_nan", false});
+        params.push_back({"keep_dims", false}), params.push_back({"propagate_nan", false});
   else if (name == "argmax" || name == "argmin")
-    params.push_back({"tie_break_left", false}),
-        params.push_back({"keep_dims", false});
+    params.push_back({"tie_break_left", false}), params.push_back({"keep_dims", false});
   else if (name == "reduce")
     params.push_back({"keep_dims", false});
   else
@@ -52,8 +48,7 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
   // Inputs: one tensor, or a tuple of tensors for reduce / associative_scan.
   std::vector<V> inputs;
   V in = p.get("input");
-  if (in->kind == Val::Tuple &&
-      (name == "reduce" || name == "associative_scan"))
+  if (in->kind == Val::Tuple && (name == "reduce" || name == "associative_scan"))
     inputs = in->items;
   else
     inputs = {toTensor(in, at)};
@@ -68,12 +63,10 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
       error(at, "tl." + name + " needs a tensor");
     return inputs.size() == 1 ? inputs[0] : makeTuple(inputs);
   }
-  bool promoteSmallInts =
-      name == "sum" || name == "cumsum" || name == "cumprod";
+  bool promoteSmallInts = name == "sum" || name == "cumsum" || name == "cumprod";
   for (V &x : inputs) {
     Type elem = elementOf(x->value);
-    if (promoteSmallInts && isa<IntegerType>(elem) &&
-        elem.getIntOrFloatBitWidth() < 32)
+    if (promoteSmallInts && isa<IntegerType>(elem) && elem.getIntOrFloatBitWidth() < 32)
       x = cast(x, b_.getI32Type(), x->isUnsigned, at);
   }
   if (V d = p.opt("dtype"))
@@ -89,8 +82,7 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
     if (axis < 0)
       axis += int64_t(shape.size());
     if (axis < 0 || axis >= int64_t(shape.size()))
-      error(at, "axis " + std::to_string(ax->i) +
-                    " is out of range for a tensor of rank " +
+      error(at, "axis " + std::to_string(ax->i) + " is out of range for a tensor of rank " +
                     std::to_string(shape.size()));
   } else if (isScan) {
     axis = 0;
@@ -100,10 +92,9 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
     for (int64_t d : shape)
       n *= d;
     for (V &x : inputs)
-      x = makeTensor(tt::ReshapeOp::create(
-                         b_, l, RankedTensorType::get({n}, elementOf(x->value)),
-                         x->value,
-                         /*allow_reorder=*/true, /*efficient_layout=*/false),
+      x = makeTensor(tt::ReshapeOp::create(b_, l, RankedTensorType::get({n}, elementOf(x->value)),
+                                           x->value,
+                                           /*allow_reorder=*/true, /*efficient_layout=*/false),
                      x->isUnsigned);
     shape = {n};
   }
@@ -111,15 +102,14 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
   bool isArg = name == "argmax" || name == "argmin";
   if (isArg) {
     Value index = tt::MakeRangeOp::create(
-        b_, l, RankedTensorType::get({shape[axis]}, b_.getI32Type()), 0,
-        int32_t(shape[axis]));
+        b_, l, RankedTensorType::get({shape[axis]}, b_.getI32Type()), 0, int32_t(shape[axis]));
     SmallVector<int64_t> s = {shape[axis]};
     for (int64_t d = 0; d < int64_t(shape.size()); ++d) {
       if (d == axis)
         continue;
       s.insert(s.begin() + d, 1);
-      index = tt::ExpandDimsOp::create(
-          b_, l, RankedTensorType::get(s, b_.getI32Type()), index, int32_t(d));
+      index = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(s, b_.getI32Type()), index,
+                                       int32_t(d));
     }
     inputs.push_back(broadcastTo(makeTensor(index), shape, at));
   }
@@ -134,8 +124,7 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
   bool isUnsigned = inputs[0]->isUnsigned;
   auto combine = [&](mlir::Block *block) -> SmallVector<Value> {
     size_t n = srcs.size();
-    ValueRange a = block->getArguments().take_front(n),
-               c = block->getArguments().drop_front(n);
+    ValueRange a = block->getArguments().take_front(n), c = block->getArguments().drop_front(n);
     Type elem = elems[0];
     bool isFloat = isa<FloatType>(elem);
     if (name == "sum" || name == "cumsum")
@@ -155,30 +144,22 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
     if (isArg) {
       // Triton's combine: keep the first argument on a tie (lower index) when
       // asked.
-      bool tieLeft =
-          !p.opt("tie_break_left") || truthy(p.get("tie_break_left"), at);
+      bool tieLeft = !p.opt("tie_break_left") || truthy(p.get("tie_break_left"), at);
       bool isMax = name == "argmax";
       Value better;
       Value tie;
       if (isFloat) {
-        tie =
-            arith::CmpFOp::create(b_, l, arith::CmpFPredicate::OEQ, a[0], c[0]);
-        better = arith::CmpFOp::create(b_, l,
-                                       isMax ? arith::CmpFPredicate::OGT
-                                             : arith::CmpFPredicate::OLT,
-                                       a[0], c[0]);
+        tie = arith::CmpFOp::create(b_, l, arith::CmpFPredicate::OEQ, a[0], c[0]);
+        better = arith::CmpFOp::create(
+            b_, l, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, a[0], c[0]);
       } else {
-        tie =
-            arith::CmpIOp::create(b_, l, arith::CmpIPredicate::eq, a[0], c[0]);
-        auto pred = isMax ? (isUnsigned ? arith::CmpIPredicate::ugt
-                                        : arith::CmpIPredicate::sgt)
-                          : (isUnsigned ? arith::CmpIPredicate::ult
-                                        : arith::CmpIPredicate::slt);
+        tie = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::eq, a[0], c[0]);
+        auto pred = isMax ? (isUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt)
+                          : (isUnsigned ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt);
         better = arith::CmpIOp::create(b_, l, pred, a[0], c[0]);
       }
       if (tieLeft) {
-        Value lower =
-            arith::CmpIOp::create(b_, l, arith::CmpIPredicate::slt, a[1], c[1]);
+        Value lower = arith::CmpIOp::create(b_, l, arith::CmpIPredicate::slt, a[1], c[1]);
         tie = arith::AndIOp::create(b_, l, tie, lower);
         better = arith::OrIOp::create(b_, l, better, tie);
       }
@@ -196,8 +177,8 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
     V r = callFunction(*fnVal->fn, call);
     std::vector<V> items = r->kind == Val::Tuple ? r->items : std::vector<V>{r};
     if (items.size() != n)
-      error(at, "combine_fn returns " + std::to_string(items.size()) +
-                    " values for " + std::to_string(n) + " inputs");
+      error(at, "combine_fn returns " + std::to_string(items.size()) + " values for " +
+                    std::to_string(n) + " inputs");
     SmallVector<Value> out;
     for (size_t k = 0; k < n; ++k)
       out.push_back(cast(items[k], elems[k], isUnsigned, at)->value);
@@ -213,8 +194,7 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
       types.push_back(v.getType());
     auto scan = tt::ScanOp::create(b_, l, types, srcs, uint32_t(axis), reverse);
     OpBuilder::InsertionGuard guard(b_);
-    mlir::Block *block =
-        b_.createBlock(&scan.getCombineOp(), {}, argTypes, argLocs);
+    mlir::Block *block = b_.createBlock(&scan.getCombineOp(), {}, argTypes, argLocs);
     SmallVector<Value> r = combine(block);
     tt::ScanReturnOp::create(b_, l, r);
     results.assign(scan->result_begin(), scan->result_end());
@@ -223,13 +203,11 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
     reduced.erase(reduced.begin() + axis);
     SmallVector<Type> types;
     for (Type e : elems)
-      types.push_back(
-          reduced.empty() ? e : Type(RankedTensorType::get(reduced, e)));
+      types.push_back(reduced.empty() ? e : Type(RankedTensorType::get(reduced, e)));
     auto reduce = tt::ReduceOp::create(b_, l, types, srcs, uint32_t(axis));
     {
       OpBuilder::InsertionGuard guard(b_);
-      mlir::Block *block =
-          b_.createBlock(&reduce.getCombineOp(), {}, argTypes, argLocs);
+      mlir::Block *block = b_.createBlock(&reduce.getCombineOp(), {}, argTypes, argLocs);
       SmallVector<Value> r = combine(block);
       tt::ReduceReturnOp::create(b_, l, r);
     }
@@ -239,13 +217,11 @@ V Generator::builtinReduction(const std::string &name, CallArgs &args) {
       kept[axis] = 1;
       for (Value &r : results) {
         if (reduced.empty())
-          r = broadcastTo(makeTensor(r),
-                          p.opt("axis") ? std::vector<int64_t>{1} : allOnes, at)
+          r = broadcastTo(makeTensor(r), p.opt("axis") ? std::vector<int64_t>{1} : allOnes, at)
                   ->value;
         else
-          r = tt::ExpandDimsOp::create(
-              b_, l, RankedTensorType::get(kept, elementOf(r)), r,
-              int32_t(axis));
+          r = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(kept, elementOf(r)), r,
+                                       int32_t(axis));
       }
     }
   }
@@ -264,19 +240,17 @@ V Generator::builtinSort(const std::string &name, CallArgs &args) {
   // position i with i ^ j (a gather), orders the pair (lo, hi) up or down by
   // block ((i & k) != 0, flipped when descending) and swaps when (lo > hi)
   // differs from that direction (so a NaN never moves on its own).
-  Params p(*this, args, "sort",
-           {{"x", true}, {"dim", false}, {"descending", false}});
+  Params p(*this, args, "sort", {{"x", true}, {"dim", false}, {"descending", false}});
   V x = p.tensor("x");
   SmallVector<int64_t> shape(shapeOf(x->value));
   int64_t rank = int64_t(shape.size());
   int64_t dim = dimArg(*this, p, x, at, "tl.sort");
   if (dim != rank - 1)
-    error(at, "tl.sort sorts along the last dimension only (dim " +
-                  std::to_string(rank - 1) + " or -1), as Triton does");
+    error(at, "tl.sort sorts along the last dimension only (dim " + std::to_string(rank - 1) +
+                  " or -1), as Triton does");
   int64_t n = shape[dim];
   if (n & (n - 1))
-    error(at, "tl.sort needs a power-of-two size along its dimension, got " +
-                  std::to_string(n));
+    error(at, "tl.sort needs a power-of-two size along its dimension, got " + std::to_string(n));
   bool descending = p.opt("descending") && truthy(p.get("descending"), at);
   V pos = positionsAlong(*this, shape, dim, at);
   auto where = [&](V c, V a, V b) {
@@ -285,8 +259,7 @@ V Generator::builtinSort(const std::string &name, CallArgs &args) {
   };
   for (int64_t k = 2; k <= n; k *= 2)
     for (int64_t j = k / 2; j >= 1; j /= 2) {
-      CallArgs gather{
-          {x, binary("^", pos, makeInt(j), at), makeInt(dim)}, {}, at};
+      CallArgs gather{{x, binary("^", pos, makeInt(j), at), makeInt(dim)}, {}, at};
       V partner = callBuiltin("gather", gather);
       V lower = binary("==", binary("&", pos, makeInt(j), at), makeInt(0), at);
       V lo = where(lower, x, partner), hi = where(lower, partner, x);
@@ -302,19 +275,16 @@ V Generator::builtinSort(const std::string &name, CallArgs &args) {
 V Generator::builtinHistogram(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "histogram",
-           {{"input", true}, {"num_bins", true}, {"mask", false}});
+  Params p(*this, args, "histogram", {{"input", true}, {"num_bins", true}, {"mask", false}});
   V x = p.tensor("input");
   int64_t bins = requireInt(p.get("num_bins"), at, "num_bins");
   if (shapeOf(x->value).size() != 1 || !isa<IntegerType>(elementOf(x->value)))
     error(at, "tl.histogram needs a 1-D integer tensor");
   Value mask;
   if (V m = p.opt("mask"))
-    mask =
-        broadcastTo(cast(m, b_.getI1Type(), false, at), shapeOf(x->value), at)
-            ->value;
-  return makeTensor(tt::HistogramOp::create(
-      b_, l, RankedTensorType::get({bins}, b_.getI32Type()), x->value, mask));
+    mask = broadcastTo(cast(m, b_.getI1Type(), false, at), shapeOf(x->value), at)->value;
+  return makeTensor(tt::HistogramOp::create(b_, l, RankedTensorType::get({bins}, b_.getI32Type()),
+                                            x->value, mask));
 }
 
 } // namespace tessel::frontend

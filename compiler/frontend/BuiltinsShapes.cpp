@@ -29,9 +29,8 @@ V Generator::builtinSplit(const std::string &name, CallArgs &args) {
   if (shape.empty() || shape.back() != 2)
     error(at, "tl.split needs a tensor whose last dimension is 2");
   shape.pop_back();
-  Type half = shape.empty()
-                  ? elementOf(x->value)
-                  : Type(RankedTensorType::get(shape, elementOf(x->value)));
+  Type half =
+      shape.empty() ? elementOf(x->value) : Type(RankedTensorType::get(shape, elementOf(x->value)));
   auto split = tt::SplitOp::create(b_, l, TypeRange{half, half}, x->value);
   return makeTuple({makeTensor(split->getResult(0), x->isUnsigned),
                     makeTensor(split->getResult(1), x->isUnsigned)});
@@ -46,11 +45,9 @@ V Generator::builtinJoin(const std::string &name, CallArgs &args) {
     error(at, "tl.join needs two tensors of one dtype");
   SmallVector<int64_t> shape(shapeOf(a->value));
   shape.push_back(2);
-  return makeTensor(
-      tt::JoinOp::create(b_, l,
-                         RankedTensorType::get(shape, elementOf(a->value)),
-                         a->value, bb->value),
-      a->isUnsigned);
+  return makeTensor(tt::JoinOp::create(b_, l, RankedTensorType::get(shape, elementOf(a->value)),
+                                       a->value, bb->value),
+                    a->isUnsigned);
 }
 
 V Generator::builtinInterleave(const std::string &name, CallArgs &args) {
@@ -75,34 +72,28 @@ V Generator::builtinInterleave(const std::string &name, CallArgs &args) {
 V Generator::builtinCat(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "cat",
-           {{"input", true}, {"other", true}, {"can_reorder", false}});
+  Params p(*this, args, "cat", {{"input", true}, {"other", true}, {"can_reorder", false}});
   V a = p.tensor("input"), bb = p.tensor("other");
   if (a->value.getType() != bb->value.getType() || shapeOf(a->value).empty())
     error(at, "tl.cat needs two tensors of one type");
   SmallVector<int64_t> shape(shapeOf(a->value));
   shape[0] *= 2;
-  return makeTensor(
-      tt::CatOp::create(b_, l,
-                        RankedTensorType::get(shape, elementOf(a->value)),
-                        a->value, bb->value),
-      a->isUnsigned);
+  return makeTensor(tt::CatOp::create(b_, l, RankedTensorType::get(shape, elementOf(a->value)),
+                                      a->value, bb->value),
+                    a->isUnsigned);
 }
 
 V Generator::builtinGather(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "gather",
-           {{"src", true}, {"index", true}, {"axis", true}});
+  Params p(*this, args, "gather", {{"src", true}, {"index", true}, {"axis", true}});
   V src = p.tensor("src"), index = p.tensor("index");
   int64_t axis = requireInt(p.get("axis"), at, "the axis");
   if (axis < 0 || axis >= int64_t(shapeOf(src->value).size()) ||
       shapeOf(index->value).size() != shapeOf(src->value).size())
     error(at, "tl.gather needs an index of the source's rank and a valid axis");
-  auto type =
-      RankedTensorType::get(shapeOf(index->value), elementOf(src->value));
-  return makeTensor(tt::GatherOp::create(b_, l, type, src->value, index->value,
-                                         uint32_t(axis)),
+  auto type = RankedTensorType::get(shapeOf(index->value), elementOf(src->value));
+  return makeTensor(tt::GatherOp::create(b_, l, type, src->value, index->value, uint32_t(axis)),
                     src->isUnsigned);
 }
 
@@ -114,8 +105,7 @@ V Generator::builtinFlip(const std::string &name, CallArgs &args) {
   V x = p.tensor("x");
   ArrayRef<int64_t> shape = shapeOf(x->value);
   int64_t dim = dimArg(*this, p, x, at, "tl.flip");
-  V index = binary("-", makeInt(shape[dim] - 1),
-                   positionsAlong(*this, shape, dim, at), at);
+  V index = binary("-", makeInt(shape[dim] - 1), positionsAlong(*this, shape, dim, at), at);
   CallArgs gather{{x, index, makeInt(dim)}, {}, at};
   return callBuiltin("gather", gather);
 }
@@ -128,8 +118,7 @@ V Generator::builtinBroadcastTo(const std::string &name, CallArgs &args) {
     args.positional.push_back(makeTuple(dims));
   }
   Params p(*this, args, "broadcast_to", {{"input", true}, {"shape", true}});
-  return broadcastTo(p.tensor("input"), shapeArg(*this, at, p.get("shape")),
-                     at);
+  return broadcastTo(p.tensor("input"), shapeArg(*this, at, p.get("shape")), at);
 }
 
 V Generator::builtinReshape(const std::string &name, CallArgs &args) {
@@ -158,17 +147,14 @@ V Generator::builtinReshape(const std::string &name, CallArgs &args) {
   for (int64_t d : shape)
     m *= d;
   if (m != n)
-    error(at, "cannot reshape a tensor of " + std::to_string(n) +
-                  " elements into " + std::to_string(m));
+    error(at, "cannot reshape a tensor of " + std::to_string(n) + " elements into " +
+                  std::to_string(m));
   if (ArrayRef<int64_t>(shape) == shapeOf(x->value))
     return x; // as in Triton: reshaping to the same shape emits nothing
-  bool reorder = name == "view" ||
-                 (p.opt("can_reorder") && truthy(p.get("can_reorder"), at));
-  return makeTensor(
-      tt::ReshapeOp::create(b_, l,
-                            RankedTensorType::get(shape, elementOf(x->value)),
-                            x->value, reorder, false),
-      x->isUnsigned);
+  bool reorder = name == "view" || (p.opt("can_reorder") && truthy(p.get("can_reorder"), at));
+  return makeTensor(tt::ReshapeOp::create(b_, l, RankedTensorType::get(shape, elementOf(x->value)),
+                                          x->value, reorder, false),
+                    x->isUnsigned);
 }
 
 V Generator::builtinExpandDims(const std::string &name, CallArgs &args) {
@@ -193,8 +179,7 @@ V Generator::builtinExpandDims(const std::string &name, CallArgs &args) {
   for (int64_t a : axes) {
     SmallVector<int64_t> s(shapeOf(v));
     s.insert(s.begin() + a, 1);
-    v = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(s, elementOf(v)),
-                                 v, int32_t(a));
+    v = tt::ExpandDimsOp::create(b_, l, RankedTensorType::get(s, elementOf(v)), v, int32_t(a));
   }
   return makeTensor(v, x->isUnsigned);
 }
@@ -242,9 +227,8 @@ V Generator::builtinPermute(const std::string &name, CallArgs &args) {
     out.push_back(shape[d]);
     order32.push_back(int32_t(d));
   }
-  return makeTensor(tt::TransOp::create(
-                        b_, l, RankedTensorType::get(out, elementOf(x->value)),
-                        x->value, order32),
+  return makeTensor(tt::TransOp::create(b_, l, RankedTensorType::get(out, elementOf(x->value)),
+                                        x->value, order32),
                     x->isUnsigned);
 }
 
