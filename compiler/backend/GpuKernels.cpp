@@ -5,6 +5,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -58,6 +60,29 @@ tessel::describeGpuKernels(ModuleOp module, int32_t blockThreads, const std::str
           .wasInterrupted())
     return absl::UnimplementedError("tl.device_print is not supported on " + backend + " yet");
   return kernels;
+}
+
+absl::Status tessel::lowerGpuKernels(ModuleOp module, const std::string &pipeline,
+                                     int32_t blockThreads, const std::string &backend,
+                                     bool totalShared, GpuArtifact &artifact) {
+  if (auto info = module->getAttrOfType<StringAttr>(kBuildInfoAttr)) {
+    artifact.buildInfo = info.getValue().str();
+    module->removeAttr(kBuildInfoAttr);
+  }
+  absl::StatusOr<std::vector<GpuKernelInfo>> kernels =
+      describeGpuKernels(module, blockThreads, backend);
+  if (!kernels.ok())
+    return kernels.status();
+  artifact.kernels = std::move(*kernels);
+  PassManager pm(module.getContext(), ModuleOp::getOperationName());
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(parsePassPipeline(pipeline, pm, os)))
+    return absl::InternalError("bad " + backend + " pipeline: " + error);
+  if (failed(pm.run(module)))
+    return absl::InvalidArgumentError("the " + backend + " backend failed");
+  takeSharedBytes(module, artifact.kernels, totalShared);
+  return absl::OkStatus();
 }
 
 void tessel::takeSharedBytes(ModuleOp module, std::vector<GpuKernelInfo> &kernels, bool total) {

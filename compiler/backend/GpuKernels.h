@@ -56,6 +56,14 @@ absl::StatusOr<std::vector<GpuKernelInfo>> describeGpuKernels(mlir::ModuleOp mod
 /// into `kernels` (sharedBytes; ldsBytes when `total` is set); the attributes are dropped.
 void takeSharedBytes(mlir::ModuleOp module, std::vector<GpuKernelInfo> &kernels, bool total);
 
+/// The steps every GPU backend's emit opens with: `module`'s build info and its kernels' launch
+/// metadata (describeGpuKernels: blocks of `blockThreads`) into `artifact`, then the backend's
+/// `pipeline` (a pass pipeline string) run on `module`, then the kernels' shared-memory sizes
+/// (takeSharedBytes with `totalShared`). Errors name `backend`.
+absl::Status lowerGpuKernels(mlir::ModuleOp module, const std::string &pipeline,
+                             int32_t blockThreads, const std::string &backend, bool totalShared,
+                             GpuArtifact &artifact);
+
 /// The device code a GPU pipeline left in `module`'s gpu.module, translated to LLVM IR in
 /// `context` (the NVVM and ROCDL dialects' translations registered).
 absl::StatusOr<std::unique_ptr<llvm::Module>> translateDeviceCode(mlir::ModuleOp module,

@@ -79,39 +79,23 @@ public:
     int64_t numWarps = knobs.at("num_warps");
     const std::string &arch = request.target.arch;
 
-    // Launch metadata, from the kernels before they are lowered.
-    GpuArtifact artifact;
-    artifact.arch = arch;
-    if (auto info = module->getAttrOfType<StringAttr>(kBuildInfoAttr)) {
-      artifact.buildInfo = info.getValue().str();
-      module->removeAttr(kBuildInfoAttr);
-    }
-    artifact.ptxVersion = *PtxVersionFor(arch);
-    absl::StatusOr<std::vector<GpuKernelInfo>> kernels =
-        describeGpuKernels(module, int32_t(numWarps * 32), "cuda");
-    if (!kernels.ok())
-      return kernels.status();
-    artifact.kernels = std::move(*kernels);
-
     // Math from the toolkit's libdevice where there is one, else tessel's own lowering.
     absl::StatusOr<std::string> toolkit = findCudaToolkit(request.toolkit);
     if (!toolkit.ok())
       return toolkit.status();
     std::string libdevice = libdevicePath(*toolkit);
-    PassManager pm(module.getContext(), ModuleOp::getOperationName());
-    std::string error;
-    llvm::raw_string_ostream os(error);
     absl::StatusOr<int64_t> maxShared = MaxSharedBytesPerBlock(arch);
     if (!maxShared.ok())
       return maxShared.status();
     std::string pipeline = cudaPipeline(numWarps, knobs.at("num_stages"), knobs.at("unroll"),
-                                        knobs.at("vector_bytes"),
-                                        *maxShared, !libdevice.empty());
-    if (failed(parsePassPipeline(pipeline, pm, os)))
-      return absl::InternalError("bad cuda pipeline: " + error);
-    if (failed(pm.run(module)))
-      return absl::InvalidArgumentError("the cuda backend failed");
-    takeSharedBytes(module, artifact.kernels, /*total=*/false);
+                                        knobs.at("vector_bytes"), *maxShared, !libdevice.empty());
+    GpuArtifact artifact;
+    artifact.arch = arch;
+    artifact.ptxVersion = *PtxVersionFor(arch);
+    if (absl::Status s = lowerGpuKernels(module, pipeline, int32_t(numWarps * 32), "cuda",
+                                         /*totalShared=*/false, artifact);
+        !s.ok())
+      return s;
 
     std::string llvmIR;
     if (absl::Status s = emitPtx(module, arch, libdevice, &llvmIR, &artifact.ptx); !s.ok())

@@ -67,29 +67,14 @@ public:
     KnobMap knobs = withDefaults(request.knobs);
     int64_t numWarps = knobs.at("num_warps");
 
-    // Launch metadata, from the kernels before they are lowered.
     GpuArtifact artifact;
     artifact.arch = chip->arch;
-    if (auto info = module->getAttrOfType<StringAttr>(kBuildInfoAttr)) {
-      artifact.buildInfo = info.getValue().str();
-      module->removeAttr(kBuildInfoAttr);
-    }
-    absl::StatusOr<std::vector<GpuKernelInfo>> kernels =
-        describeGpuKernels(module, int32_t(numWarps * chip->waveSize), "rocm");
-    if (!kernels.ok())
-      return kernels.status();
-    artifact.kernels = std::move(*kernels);
-
-    PassManager pm(module.getContext(), ModuleOp::getOperationName());
-    std::string error;
-    llvm::raw_string_ostream os(error);
     std::string pipeline =
         rocmPipeline(*chip, numWarps, knobs.at("unroll"), knobs.at("vector_bytes"));
-    if (failed(parsePassPipeline(pipeline, pm, os)))
-      return absl::InternalError("bad rocm pipeline: " + error);
-    if (failed(pm.run(module)))
-      return absl::InvalidArgumentError("the rocm backend failed");
-    takeSharedBytes(module, artifact.kernels, /*total=*/true);
+    if (absl::Status s = lowerGpuKernels(module, pipeline, int32_t(numWarps * chip->waveSize),
+                                         "rocm", /*totalShared=*/true, artifact);
+        !s.ok())
+      return s;
     // The arena is made static (RocmCodeGen.cpp): no dynamic LDS at launch.
     int64_t arena = 0;
     for (GpuKernelInfo &info : artifact.kernels) {
