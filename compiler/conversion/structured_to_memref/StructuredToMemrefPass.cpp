@@ -142,6 +142,9 @@ private:
     if (!ptrType)
       return unsupported(toPtr, "a tensor of addresses converted to pointers has no root memory "
                                 "(convert one scalar address and add offsets to it)");
+    if (!ptrType.getPointeeType().isIntOrFloat())
+      return unsupported(toPtr, "an address converted to a pointer to a pointer or a block has "
+                                "no memory to view (convert it to a pointer to elements)");
     OpBuilder b(toPtr);
     Location loc = toPtr.getLoc();
     MLIRContext *ctx = b.getContext();
@@ -177,9 +180,9 @@ private:
     auto it = addresses.find(ptr);
     if (it != addresses.end())
       return it->second;
-    user->emitError() << "structured-to-memref: cannot tell which argument this pointer comes "
-                         "from (pointers through control flow, int_to_ptr and pointer "
-                         "results are not supported)";
+    user->emitError() << "structured-to-memref: cannot tell which argument or converted "
+                         "address this pointer comes from (pointers through control flow and "
+                         "pointer results are not supported)";
     return std::nullopt;
   }
 

@@ -4,7 +4,8 @@
 // while each function alone lowered. Here modules are assembled from the kernels Triton 3.6
 // printed (every function of a file, its symbols renamed apart, helpers and their calls
 // included): 2 to 24 kernels drawn at random, duplicates included, in random order. Each module
-// must lower as its parts do, keep every public kernel, and leave no tt operation. A fresh seed
+// must lower, every public kernel to the same code as in a module of its own, and leave no tt
+// operation. A fresh seed
 // per run, printed (TESSEL_MANY_FUNCTIONS_SEED=N repeats one).
 //
 //===----------------------------------------------------------------------===//
@@ -27,7 +28,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,6 +67,15 @@ protected:
         return nullptr;
     }
     return m;
+  }
+
+  /// `f` as text, with the names of module-level constants (which a module makes unique among
+  /// its own) replaced by one name.
+  static std::string printed(mlir::func::FuncOp f) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    f.print(os);
+    return std::regex_replace(text, std::regex("@__constant[A-Za-z0-9_]*"), "@__constant");
   }
 
   /// Whether `module` lowers through the whole structured pipeline.
@@ -104,12 +116,18 @@ TEST_F(ManyFunctions, ModulesAssembledFromPrintedKernelsLowerAsTheirParts) {
     auto module = mlir::ModuleOp::create(mlir::UnknownLoc::get(&context_));
     mlir::OwningOpRef<mlir::ModuleOp> owner(module);
     std::set<std::string> kernels;
+    std::map<std::string, std::string> aloneText; // each public kernel lowered in its own module
     std::string parts;
     for (int k = 0; k < count; ++k) {
       size_t pick = rng() % corpus.size();
       parts += " " + std::to_string(pick);
       mlir::OwningOpRef<mlir::ModuleOp> part = load(corpus[pick], "_" + std::to_string(k));
       ASSERT_TRUE(part) << "corpus file " << pick;
+      mlir::OwningOpRef<mlir::ModuleOp> alone = load(corpus[pick], "_" + std::to_string(k));
+      ASSERT_TRUE(alone && lowers(*alone));
+      for (auto f : alone->getOps<mlir::func::FuncOp>())
+        if (f.isPublic())
+          aloneText[f.getName().str()] = printed(f);
       for (mlir::Operation &op :
            llvm::make_early_inc_range(part->getBody()->getOperations())) {
         if (auto f = llvm::dyn_cast<tessel::tt::FuncOp>(op); f && f.isPublic())
@@ -131,8 +149,11 @@ TEST_F(ManyFunctions, ModulesAssembledFromPrintedKernelsLowerAsTheirParts) {
     std::set<std::string> lowered;
     bool tritonLeft = false;
     module.walk([&](mlir::Operation *op) {
-      if (auto f = llvm::dyn_cast<mlir::func::FuncOp>(op); f && f.isPublic())
+      if (auto f = llvm::dyn_cast<mlir::func::FuncOp>(op); f && f.isPublic()) {
         lowered.insert(f.getName().str());
+        EXPECT_EQ(printed(f), aloneText[f.getName().str()])
+            << f.getName().str() << " lowers differently among the others";
+      }
       llvm::StringRef ns = op->getName().getDialectNamespace();
       tritonLeft |= ns == "tt" || ns == "tts";
     });

@@ -1,6 +1,15 @@
 // Unsupported IR gets a diagnostic, never a crash.
 // RUN: tessel-opt %s --structured-to-memref -split-input-file -verify-diagnostics
 
+func.func @pointer_to_pointer_from_int(%i: i64) -> !tt.ptr<f32> {
+  // expected-error @+1 {{structured-to-memref: an address converted to a pointer to a pointer or a block has no memory to view}}
+  %p = tt.int_to_ptr %i : i64 -> !tt.ptr<!tt.ptr<f32>>
+  %v = tt.load %p : !tt.ptr<!tt.ptr<f32>>
+  return %v : !tt.ptr<f32>
+}
+
+// -----
+
 func.func @pointers_from_ints(%i: tensor<8xi64>) -> tensor<8xf32> {
   // expected-error @+1 {{structured-to-memref: a tensor of addresses converted to pointers has no root memory}}
   %p = tt.int_to_ptr %i : tensor<8xi64> -> tensor<8x!tt.ptr<f32>>

@@ -106,3 +106,41 @@ func.func @from_address(%a: i64, %s: index) -> f32 {
   %w = tts.load %t : tensor<4x8x!tt.ptr<f32>> -> tensor<4x8xf32>
   return %v : f32
 }
+
+// -----
+
+// A root from an address carried through a loop (its offset is what the loop carries) and passed
+// to a call (a view of it from the offset).
+// CHECK-LABEL: func.func @from_address_in_loop
+// CHECK: %[[ROOT:.*]] = builtin.unrealized_conversion_cast
+// CHECK: scf.for {{.*}} iter_args(%[[OFF:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, f32)
+// CHECK: memref.load %[[ROOT]][%[[OFF]]]
+func.func @from_address_in_loop(%a: i64, %n: index) -> f32 {
+  %p = tt.int_to_ptr %a : i64 -> !tt.ptr<f32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0.0 : f32
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%q = %p, %s = %zero) -> (!tt.ptr<f32>, f32) {
+    %v = tt.load %q : !tt.ptr<f32>
+    %t = arith.addf %s, %v : f32
+    %q2 = tt.addptr %q, %one : !tt.ptr<f32>, i32
+    scf.yield %q2, %t : !tt.ptr<f32>, f32
+  }
+  return %r#1 : f32
+}
+
+func.func private @use(%p: !tt.ptr<f32>) -> f32 {
+  %v = tt.load %p : !tt.ptr<f32>
+  return %v : f32
+}
+
+// CHECK-LABEL: func.func @from_address_call
+// CHECK: %[[ROOT:.*]] = builtin.unrealized_conversion_cast
+// CHECK: %[[VIEW:.*]] = memref.subview %[[ROOT]]
+// CHECK: call @use(%[[VIEW]])
+func.func @from_address_call(%a: i64) -> f32 {
+  %p = tt.int_to_ptr %a : i64 -> !tt.ptr<f32>
+  %v = func.call @use(%p) : (!tt.ptr<f32>) -> f32
+  return %v : f32
+}
