@@ -249,8 +249,14 @@ private:
       return lowerAtomic(op, cas.getPtr(), Value());
     if (auto toPtr = dyn_cast<tt::IntToPtrOp>(op))
       return lowerIntToPtr(toPtr);
-    if (isa<tt::PrintOp>(op))
-      return success(); // printing is target-specific: the backend lowers it
+    if (isa<tt::PrintOp>(op)) {
+      // Printing is target-specific: the backend lowers it. A pointer has become a memref and
+      // an offset here, which no backend prints.
+      for (Value v : op->getOperands())
+        if (hasPointerElements(v.getType()) || addresses.count(v))
+          return unsupported(op, "printing a pointer is not supported (print the offsets)");
+      return success();
+    }
     if (isa<tt::TritonDialect, tts::StructuredDialect>(op->getDialect()))
       return unsupported(op, Twine("'") + op->getName().getStringRef() +
                                  "' is not supported here");

@@ -37,3 +37,13 @@ func.func @pointer_through_select(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %c: i1) ->
   %v = tt.load %p : !tt.ptr<f32>
   return %v : f32
 }
+
+// -----
+
+func.func @print_pointer(%p: !tt.ptr<f32>) {
+  %c1 = arith.constant 1 : i32
+  %q = tt.addptr %p, %c1 : !tt.ptr<f32>, i32
+  // expected-error @+1 {{structured-to-memref: printing a pointer is not supported}}
+  tt.print " q: " {hex = false, isSigned = array<i32: 0>} : %q : !tt.ptr<f32>
+  return
+}
