@@ -30,7 +30,6 @@ bool isTileBuffer(memref::AllocOp alloc) {
          !alloc->getParentOfType<scf::ParallelOp>();
 }
 
-
 /// The function's ops numbered in pre-order, and for each op the last number inside it.
 struct Positions {
   llvm::DenseMap<Operation *, int64_t> at, end;
@@ -172,7 +171,7 @@ FailureOr<SharedAllocation> SharedAllocation::analyze(ArrayRef<FunctionOpInterfa
         // Allocated in a loop: two slots, consecutive iterations taking turns (one may still be
         // read as the previous iteration's carried tile), the second at offset + slotBytes.
         if (enclosingFor(op))
-          b.bytes += int64_t(llvm::alignTo(b.bytes, alignment));
+          b.bytes += slotBytes(op, alignment);
         std::tie(b.firstUse, b.lastUse) = lifetime(op, alloc.getResult(), pos);
         buffers.push_back(b);
         return WalkResult::advance();

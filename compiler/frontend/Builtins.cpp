@@ -112,7 +112,6 @@ V Generator::castCall(const std::string &name, const std::string &input, CallArg
 V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
   SourceLocation at = args.loc;
-  Location l = loc(at);
   if (name.rfind("math.", 0) == 0) {
     // tl.math.* and libdevice (tl.extra.*.libdevice.*) names: the CUDA spellings map onto the
     // same math ops as the tl functions.

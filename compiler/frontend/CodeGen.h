@@ -51,8 +51,9 @@ std::vector<std::string> SplitSignature(const std::string &text);
 
 /// A tensor-descriptor signature entry, tensordesc<DTYPE[B0,B1,...]> (a layout after the block
 /// shape is allowed and ignored): its element type and block shape (powers of two, at most 5
-/// dimensions and 2^20 elements); ok false when it is not one. A kernel takes such a descriptor as its base pointer, then its shape (an i32 a
-/// dimension), then its strides (an i64 a dimension).
+/// dimensions and 2^20 elements); ok false when it is not one. A kernel takes such a
+/// descriptor as its base pointer, then its shape (an i32 a dimension), then its strides (an
+/// i64 a dimension).
 struct TensorDescType {
   bool ok = false;
   std::string dtype;

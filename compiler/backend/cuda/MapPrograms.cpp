@@ -333,7 +333,6 @@ scf::ParallelOp interchangeAroundParallel(scf::ForOp loop) {
   return outer;
 }
 
-/// The bytes a static buffer of `type` takes (the data layout of `scope`'s module).
 /// The sequential reduction loops directly inside the parallel loop `loop`, `for k in 0..N:
 /// acc[p] = combine(acc[p], f(k))` with an all-reduce combine (commutative and associative)
 /// whose k indexes only the last (contiguous) dimension of shared-memory tiles (`inShared`),
@@ -433,7 +432,7 @@ private:
     int64_t tileBytes = 0;
     for (memref::AllocOp alloc : allocs)
       if (!alloc->getParentOfType<scf::ParallelOp>() && alloc.getType().hasStaticShape())
-        tileBytes += llvm::alignTo(tessel::sharedBufferBytes(alloc.getType(), func_), 16) *
+        tileBytes += tessel::SharedAllocation::slotBytes(alloc, 16) *
                      (alloc->getParentOfType<scf::ForOp>() ? 2 : 1);
     useArena_ = tileBytes > staticSharedBytes_;
     // In the arena, buffers take offsets from their lifetimes (compiler/analysis/Allocation.h):
@@ -1157,7 +1156,8 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       // In 16-byte slots, as the static buffers.
       int64_t total = int64_t(llvm::alignTo(arena, 16));
       for (BlockArgument buffer : func.getWorkgroupAttributions())
-        total += llvm::alignTo(tessel::sharedBufferBytes(cast<MemRefType>(buffer.getType()), func), 16);
+        total += llvm::alignTo(
+            tessel::sharedBufferBytes(cast<MemRefType>(buffer.getType()), func), 16);
       if (maxSharedBytes > 0 && total > maxSharedBytes) {
         func.emitError() << "the kernel needs " << total
                          << " bytes of shared memory; a block of this GPU has "

@@ -78,9 +78,8 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     grid arguments) moves into a gpu.module as a gpu.func kernel: the program ids become
     gpu.block_id, the grid sizes gpu.grid_dim. Its tile buffers (memref.alloc) become
     workgroup (shared) variables while they fit in static-shared-bytes (47 KB) together, and
-    otherwise views of one
-    dynamic shared-memory arena (gpu.dynamic_shared_memory) at the offsets of
-    compiler/analysis/Allocation.h (buffers whose lifetimes do not overlap share bytes), whose
+    otherwise views of one dynamic shared-memory arena (gpu.dynamic_shared_memory) at the
+    offsets of compiler/analysis/Allocation.h (buffers whose lifetimes do not overlap share bytes), whose
     size per kernel the pass records in the module attribute `tessel.dynamic_shared_bytes` (the
     launch metadata; `tessel.total_shared_bytes`: with the static buffers);
     shared memory beyond max-shared-bytes is an error. The block's work is spread over

@@ -80,15 +80,16 @@ public:
   /// accumulators.
   SmallVector<Value> multiply(ValueRange accs) override {
     SmallVector<Value> carried(accs.begin(), accs.end());
+    Value a = inSharedMemory(p_.a), b = inSharedMemory(p_.b);
     for (int64_t k = 0; k < p_.k; k += 16)
-      carried = step(cst(k), carried);
+      carried = step(a, b, cst(k), carried);
     return carried;
   }
 
 private:
-  /// One k step of 16 at `kk`: fragments, then the mma of every piece on `carried`.
-  SmallVector<Value> step(Value kk, ArrayRef<Value> carried) {
-    Value a = inSharedMemory(p_.a), b = inSharedMemory(p_.b);
+  /// One k step of 16 at `kk` of the tiles `a` and `b` (in shared memory): fragments, then the
+  /// mma of every piece on `carried`.
+  SmallVector<Value> step(Value a, Value b, Value kk, ArrayRef<Value> carried) {
     Value aCol = add(kk, fragCol_);
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t i = 0; i < p_.piecesM(); ++i) {
