@@ -30,7 +30,7 @@ bool Generator::isAggregateClass(const ClassDef &cls) const {
   return false;
 }
 
-V Generator::construct(const ClassDef &cls, CallArgs &args) {
+absl::StatusOr<V> Generator::construct(const ClassDef &cls, CallArgs &args) {
   V self = newVal(Val::Aggregate);
   self->obj = std::make_shared<AggObject>();
   self->obj->cls = &cls;
@@ -39,29 +39,31 @@ V Generator::construct(const ClassDef &cls, CallArgs &args) {
     if (m.name == "__init__")
       init = &m;
   if (init) {
-    callFunction(*init, args, self);
+    RETURN_IF_ERROR(callFunction(*init, args, self).status());
   } else {
     // Without __init__, arguments fill the fields in declaration order (or by name).
     if (args.positional.size() > cls.fields.size())
-      error(args.loc, "'" + cls.name + "' has " + std::to_string(cls.fields.size()) +
-                          " fields, " + std::to_string(args.positional.size()) + " values given");
+      return error(args.loc, "'" + cls.name + "' has " + std::to_string(cls.fields.size()) +
+                                 " fields, " + std::to_string(args.positional.size()) +
+                                 " values given");
     for (size_t k = 0; k < args.positional.size(); ++k)
       self->obj->fields[cls.fields[k].name] = args.positional[k];
     for (auto &kw : args.keywords) {
       if (std::none_of(cls.fields.begin(), cls.fields.end(),
                        [&](const Field &f) { return f.name == kw.first; }))
-        error(args.loc, "'" + cls.name + "' has no field '" + kw.first + "'");
+        return error(args.loc, "'" + cls.name + "' has no field '" + kw.first + "'");
       self->obj->fields[kw.first] = kw.second;
     }
   }
   for (const Field &f : cls.fields) {
     auto it = self->obj->fields.find(f.name);
     if (it == self->obj->fields.end())
-      error(args.loc, "constructing '" + cls.name + "' leaves the field '" + f.name + "' unset");
+      return error(args.loc,
+                   "constructing '" + cls.name + "' leaves the field '" + f.name + "' unset");
     bool constexprField = f.annotation && f.annotation->name == "constexpr";
     if (constexprField && it->second->kind == Val::Tensor)
-      error(args.loc, "the field '" + f.name + "' of '" + cls.name +
-                          "' is a tl.constexpr but gets a runtime value");
+      return error(args.loc, "the field '" + f.name + "' of '" + cls.name +
+                                 "' is a tl.constexpr but gets a runtime value");
   }
   return self;
 }
@@ -111,21 +113,22 @@ void Generator::staticFieldSnapshot(std::vector<FieldSlot> &slots, std::vector<V
     }
 }
 
-void Generator::checkFieldsUnchanged(const std::vector<FieldSlot> &slots,
-                                     const std::vector<V> &before, SourceLocation at) {
+absl::Status Generator::checkFieldsUnchanged(const std::vector<FieldSlot> &slots,
+                                             const std::vector<V> &before, SourceLocation at) {
   for (size_t k = 0; k < slots.size(); ++k) {
     V now = slots[k].obj->fields[slots[k].field];
     if (now != before[k] && !equalConstexprs(now, before[k])) {
       if (before[k]->kind == Val::Tuple)
-        error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
-                      "' holds a tuple and changes inside the loop; tuple-valued fields are "
-                      "not carried across iterations (use one field per tensor)");
-      error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
-                    "' holds " + describe(before[k]) + " before the loop and changes inside "
-                    "it; a field that changes across iterations must start as a tensor "
-                    "(e.g. tl.zeros(...) or tl.full(...))");
+        return error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
+                             "' holds a tuple and changes inside the loop; tuple-valued fields "
+                             "are not carried across iterations (use one field per tensor)");
+      return error(at, "the field '" + slots[k].field + "' of '" + slots[k].obj->cls->name +
+                           "' holds " + describe(before[k]) + " before the loop and changes "
+                           "inside it; a field that changes across iterations must start as a "
+                           "tensor (e.g. tl.zeros(...) or tl.full(...))");
     }
   }
+  return absl::OkStatus();
 }
 
 } // namespace tessel::frontend

@@ -22,57 +22,66 @@ using namespace mlir;
 namespace tessel::frontend {
 
 /// A tuple (or list) of constexpr ints, or a single int.
-std::vector<int64_t> intList(Generator &g, const V &v, SourceLocation at, const std::string &what) {
+absl::StatusOr<std::vector<int64_t>> intList(Generator &g, const V &v, SourceLocation at,
+                                             const std::string &what) {
   std::vector<int64_t> out;
   if (v->kind == Val::Tuple) {
-    for (const V &item : v->items)
-      out.push_back(g.requireInt(item, at, what));
+    for (const V &item : v->items) {
+      ASSIGN_OR_RETURN(int64_t n, g.requireInt(item, at, what));
+      out.push_back(n);
+    }
   } else {
-    out.push_back(g.requireInt(v, at, what));
+    ASSIGN_OR_RETURN(int64_t n, g.requireInt(v, at, what));
+    out.push_back(n);
   }
   return out;
 }
 
 /// The `dim` argument of a function over one dimension of `x` (tl.flip, tl.sort): the last
 /// when not given, negative from the end; an error for a scalar or out of range.
-int64_t dimArg(Generator &g, const Params &p, const V &x, SourceLocation at,
-               const std::string &fn) {
+absl::StatusOr<int64_t> dimArg(Generator &g, const Params &p, const V &x, SourceLocation at,
+                               const std::string &fn) {
   int64_t rank = int64_t(shapeOf(x->value).size());
   if (rank == 0)
-    g.error(at, fn + " needs a tensor, got " + g.describe(x));
-  int64_t dim = p.opt("dim") ? g.requireInt(p.get("dim"), at, "dim") : rank - 1;
+    return g.error(at, fn + " needs a tensor, got " + g.describe(x));
+  int64_t dim = rank - 1;
+  if (p.opt("dim")) {
+    ASSIGN_OR_RETURN(dim, g.requireInt(p.get("dim"), at, "dim"));
+  }
   if (dim < 0)
     dim += rank;
   if (dim < 0 || dim >= rank)
-    g.error(at, fn + ": dim " + std::to_string(dim) + " is out of range for rank " +
-                    std::to_string(rank));
+    return g.error(at, fn + ": dim " + std::to_string(dim) + " is out of range for rank " +
+                           std::to_string(rank));
   return dim;
 }
 
 /// The index along `dim` of every element of a tensor of `shape`: tl.arange(0, shape[dim])
 /// expanded in the other dimensions and broadcast.
-V positionsAlong(Generator &g, ArrayRef<int64_t> shape, int64_t dim, SourceLocation at) {
+absl::StatusOr<V> positionsAlong(Generator &g, ArrayRef<int64_t> shape, int64_t dim,
+                                 SourceLocation at) {
   CallArgs range{{makeInt(0), makeInt(shape[dim])}, {}, at};
-  V pos = g.callBuiltin("arange", range);
+  ASSIGN_OR_RETURN(V pos, g.callBuiltin("arange", range));
   for (int64_t d = 0; d < int64_t(shape.size()); ++d)
     if (d != dim) {
       CallArgs expand{{pos, makeInt(d)}, {}, at};
-      pos = g.callBuiltin("expand_dims", expand);
+      ASSIGN_OR_RETURN(pos, g.callBuiltin("expand_dims", expand));
     }
   return g.broadcastTo(pos, shape, at);
 }
 
-SmallVector<int64_t> shapeArg(Generator &g, SourceLocation at, const V &v) {
-  std::vector<int64_t> dims = intList(g, v, at, "a shape");
+absl::StatusOr<SmallVector<int64_t>> shapeArg(Generator &g, SourceLocation at, const V &v) {
+  ASSIGN_OR_RETURN(std::vector<int64_t> dims, intList(g, v, at, "a shape"));
   for (int64_t d : dims)
     if (d <= 0 || (d & (d - 1)) != 0)
-      g.error(at, "tensor dimensions must be positive powers of two, got " + std::to_string(d));
+      return g.error(at, "tensor dimensions must be positive powers of two, got " +
+                             std::to_string(d));
   return SmallVector<int64_t>(dims.begin(), dims.end());
 }
 
 namespace {
 
-using BuiltinMember = V (Generator::*)(const std::string &, CallArgs &);
+using BuiltinMember = absl::StatusOr<V> (Generator::*)(const std::string &, CallArgs &);
 
 /// Every builtin name and the member function that generates its calls (Builtins.inc).
 const std::map<std::string, BuiltinMember> &builtinRegistry() {
@@ -92,24 +101,28 @@ const std::map<std::string, BuiltinMember> &builtinRegistry() {
 
 } // namespace
 
-V Generator::castCall(const std::string &name, const std::string &input, CallArgs &args,
-                       SourceLocation at) {
-  Params p(*this, args, name, {{input, true}, {"dtype", true}, {"fp_downcast_rounding", false},
-                               {"bitcast", false}});
+absl::StatusOr<V> Generator::castCall(const std::string &name, const std::string &input,
+                                       CallArgs &args, SourceLocation at) {
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name,
+                                          {{input, true}, {"dtype", true},
+                                           {"fp_downcast_rounding", false}, {"bitcast", false}}));
   bool u = false;
-  Type t = requireDtype(p.get("dtype"), at, "the dtype", &u);
-  bool bitcast = p.opt("bitcast") && truthy(p.get("bitcast"), at);
+  ASSIGN_OR_RETURN(Type t, requireDtype(p.get("dtype"), at, "the dtype", &u));
+  bool bitcast = false;
+  if (p.opt("bitcast")) {
+    ASSIGN_OR_RETURN(bitcast, truthy(p.get("bitcast"), at));
+  }
   std::optional<tt::RoundingMode> rounding;
   if (V r = p.opt("fp_downcast_rounding")) {
     if (r->kind != Val::Str || (r->s != "rtne" && r->s != "rtz"))
-      error(at, "fp_downcast_rounding must be 'rtne' or 'rtz', got " +
-                    (r->kind == Val::Str ? "'" + r->s + "'" : describe(r)));
+      return error(at, "fp_downcast_rounding must be 'rtne' or 'rtz', got " +
+                           (r->kind == Val::Str ? "'" + r->s + "'" : describe(r)));
     rounding = r->s == "rtz" ? tt::RoundingMode::RTZ : tt::RoundingMode::RTNE;
   }
   return cast(p.get(input), t, u, at, bitcast, rounding);
 }
 
-V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
+absl::StatusOr<V> Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
   SourceLocation at = args.loc;
   if (name.rfind("math.", 0) == 0) {
@@ -150,30 +163,30 @@ V Generator::callBuiltin(const std::string &nameIn, CallArgs &args) {
                                              : isa<IntegerType>(t) && self->isUnsigned;
         return makeBool(r);
       }
-      error(at, "a dtype has no method '" + name + "'");
+      return error(at, "a dtype has no method '" + name + "'");
     }
     if (self->kind != Val::Tensor)
-      error(at, describe(self) + " has no method '" + name + "'");
+      return error(at, describe(self) + " has no method '" + name + "'");
     static const std::set<std::string> methods = {
         "to", "reshape", "view", "broadcast_to", "expand_dims", "trans", "permute", "sum",
         "max", "min", "argmax", "argmin", "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs",
         "sin", "cos", "sigmoid", "cumsum", "cumprod", "split", "ravel"};
     if (!methods.count(name))
-      error(at, "tensors have no method '" + name + "'");
+      return error(at, "tensors have no method '" + name + "'");
     if (name == "to")
       return castCall("to", "x", args, at);
     // The remaining methods are the tl functions with the tensor first.
   }
 
   if (name.rfind("triton.", 0) == 0)
-    error(at, "'" + name + "' cannot be called inside a kernel");
+    return error(at, "'" + name + "' cannot be called inside a kernel");
   const auto &registry = builtinRegistry();
   auto it = registry.find(name);
   if (it == registry.end())
-    error(at, "'tl." + name + "' is not supported by the frontend yet");
-  V result = (this->*it->second)(name, args);
+    return error(at, "'tl." + name + "' is not supported by the frontend yet");
+  ASSIGN_OR_RETURN(V result, (this->*it->second)(name, args));
   if (!result)
-    error(at, "'tl." + name + "' is not supported by the frontend yet");
+    return error(at, "'tl." + name + "' is not supported by the frontend yet");
   return result;
 }
 

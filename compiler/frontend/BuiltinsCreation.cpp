@@ -21,109 +21,133 @@ using namespace mlir;
 
 namespace tessel::frontend {
 
-V Generator::builtinProgramIndex(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinProgramIndex(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, name, {{"axis", true}});
-  int64_t axis = requireInt(p.get("axis"), at, "the axis");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name, {{"axis", true}}));
+  ASSIGN_OR_RETURN(int64_t axis, requireInt(p.get("axis"), at, "the axis"));
   if (axis < 0 || axis > 2)
-    error(at, "the axis must be 0, 1 or 2");
+    return error(at, "the axis must be 0, 1 or 2");
   auto dim = tt::ProgramIDDim(axis);
   if (name == "program_id")
     return makeTensor(tt::GetProgramIdOp::create(b_, l, b_.getI32Type(), dim));
   return makeTensor(tt::GetNumProgramsOp::create(b_, l, b_.getI32Type(), dim));
 }
 
-V Generator::builtinArange(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinArange(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "arange", {{"start", true}, {"end", true}});
-  int64_t start = requireInt(p.get("start"), at, "arange's start");
-  int64_t end = requireInt(p.get("end"), at, "arange's end");
+  ASSIGN_OR_RETURN(Params p,
+                   Params::Make(*this, args, "arange", {{"start", true}, {"end", true}}));
+  ASSIGN_OR_RETURN(int64_t start, requireInt(p.get("start"), at, "arange's start"));
+  ASSIGN_OR_RETURN(int64_t end, requireInt(p.get("end"), at, "arange's end"));
   int64_t n = end - start;
   if (n <= 0 || (n & (n - 1)) != 0)
-    error(at, "arange's range must be a positive power of two, got " + std::to_string(n));
+    return error(at, "arange's range must be a positive power of two, got " + std::to_string(n));
   if (start < INT32_MIN || end > INT32_MAX)
-    error(at, "arange's bounds must fit in int32");
+    return error(at, "arange's bounds must fit in int32");
   auto type = RankedTensorType::get({n}, b_.getI32Type());
   return makeTensor(tt::MakeRangeOp::create(b_, l, type, int32_t(start), int32_t(end)));
 }
 
-V Generator::builtinCdiv(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinCdiv(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  Params p(*this, args, "cdiv", {{"x", true}, {"div", true}});
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "cdiv", {{"x", true}, {"div", true}}));
   V x = p.get("x"), d = p.get("div");
-  return binary("//", binary("-", binary("+", x, d, at), makeInt(1), at), d, at);
+  ASSIGN_OR_RETURN(V sum, binary("+", x, d, at));
+  ASSIGN_OR_RETURN(V less, binary("-", sum, makeInt(1), at));
+  return binary("//", less, d, at);
 }
 
-V Generator::builtinNextPowerOf2(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinNextPowerOf2(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  Params p(*this, args, "next_power_of_2", {{"n", true}});
-  int64_t n = requireInt(p.get("n"), at, "n"), r = 1;
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "next_power_of_2", {{"n", true}}));
+  ASSIGN_OR_RETURN(int64_t n, requireInt(p.get("n"), at, "n"));
+  int64_t r = 1;
   if (n > (int64_t(1) << 62))
-    error(at, "next_power_of_2(" + std::to_string(n) + ") overflows 64-bit integers");
+    return error(at, "next_power_of_2(" + std::to_string(n) + ") overflows 64-bit integers");
   while (r < n)
     r <<= 1;
   return makeInt(r);
 }
 
-V Generator::builtinFull(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinFull(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   std::vector<std::pair<std::string, bool>> params = {{"shape", true}};
   if (name == "full")
     params.push_back({"value", true});
   params.push_back({"dtype", name == "full"});
-  Params p(*this, args, name, params);
-  SmallVector<int64_t> shape = shapeArg(*this, at, p.get("shape"));
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name, params));
+  ASSIGN_OR_RETURN(SmallVector<int64_t> shape, shapeArg(*this, at, p.get("shape")));
   bool u = false;
-  Type elem = p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u) : b_.getF32Type();
+  Type elem;
+  if (p.opt("dtype")) {
+    ASSIGN_OR_RETURN(elem, requireDtype(p.get("dtype"), at, "the dtype", &u));
+  } else {
+    elem = b_.getF32Type();
+  }
   if (name != "full")
     return makeTensor(constant(elem, name == "ones" ? 1 : 0, shape), u);
   V value = p.get("value");
   if (value->isNumber())
     return makeTensor(
         constant(elem, value->kind == Val::Float ? value->f : double(value->i), shape), u);
-  return broadcastTo(cast(value, elem, u, at), shape, at);
+  ASSIGN_OR_RETURN(V converted, cast(value, elem, u, at));
+  return broadcastTo(converted, shape, at);
 }
 
-V Generator::builtinFullLike(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinFullLike(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  Params p(*this, args, name, {{"input", true}, {"value", name == "full_like"}, {"dtype", false}});
-  V x = p.tensor("input");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name,
+                                          {{"input", true},
+                                           {"value", name == "full_like"},
+                                           {"dtype", false}}));
+  ASSIGN_OR_RETURN(V x, p.tensor("input"));
   bool u = x->isUnsigned;
-  Type elem =
-      p.opt("dtype") ? requireDtype(p.get("dtype"), at, "the dtype", &u) : elementOf(x->value);
+  Type elem;
+  if (p.opt("dtype")) {
+    ASSIGN_OR_RETURN(elem, requireDtype(p.get("dtype"), at, "the dtype", &u));
+  } else {
+    elem = elementOf(x->value);
+  }
   double v = 0;
   if (name == "full_like") {
     V value = p.get("value");
     if (!value->isNumber())
-      error(at, "full_like's value must be a number");
+      return error(at, "full_like's value must be a number");
     v = value->kind == Val::Float ? value->f : double(value->i);
   }
   return makeTensor(constant(elem, v, shapeOf(x->value)), u);
 }
 
-V Generator::builtinCast(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinCast(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   return castCall("cast", "input", args, at);
 }
 
-V Generator::builtinPointerType(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPointerType(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   // A pointer dtype, for casting an int64 address
   // (`x.to(tl.pointer_type(tl.float16))`).
-  Params p(*this, args, name, {{"element_ty", true}, {"address_space", false}, {"const", false}});
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name,
+                                          {{"element_ty", true},
+                                           {"address_space", false},
+                                           {"const", false}}));
   bool elemUnsigned = false;
-  Type elem = requireDtype(p.get("element_ty"), at, "tl.pointer_type's element_ty", &elemUnsigned);
+  ASSIGN_OR_RETURN(Type elem, requireDtype(p.get("element_ty"), at,
+                                           "tl.pointer_type's element_ty", &elemUnsigned));
   if (V space = p.opt("address_space")) {
-    int64_t n = requireInt(space, at, "address_space");
+    ASSIGN_OR_RETURN(int64_t n, requireInt(space, at, "address_space"));
     if (n != 1)
-      error(at, "tl.pointer_type: only address space 1 (global memory) is "
-                "supported, got " +
-                    std::to_string(n));
+      return error(at, "tl.pointer_type: only address space 1 (global memory) is "
+                       "supported, got " +
+                           std::to_string(n));
   }
-  if (V isConst = p.opt("const"); isConst && truthy(isConst, at))
-    error(at, "tl.pointer_type: const pointers are not supported (drop const=True)");
+  if (V isConst = p.opt("const")) {
+    ASSIGN_OR_RETURN(bool constPointer, truthy(isConst, at));
+    if (constPointer)
+      return error(at, "tl.pointer_type: const pointers are not supported (drop const=True)");
+  }
   return makeDtype(tt::PointerType::get(elem, 1), elemUnsigned);
 }
 

@@ -20,9 +20,10 @@ namespace tessel::frontend {
 namespace {
 
 /// A list or tuple argument as a tuple of its items.
-V asTuple(Generator &g, const V &v, SourceLocation at, const std::string &what) {
+absl::StatusOr<V> asTuple(Generator &g, const V &v, SourceLocation at,
+                          const std::string &what) {
   if (!v || v->kind != Val::Tuple)
-    g.error(at, what + " must be a list or tuple");
+    return g.error(at, what + " must be a list or tuple");
   return v;
 }
 
@@ -35,38 +36,42 @@ V makeDescriptor(V base, V shape, V strides, V block, std::string padding) {
   return d;
 }
 
-V Generator::experimentalDescriptorAccess(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::experimentalDescriptorAccess(const std::string &name, CallArgs &args) {
   // The API before tensor descriptors (Triton 3.2): a load names its block shape and dtype,
   // which must be the descriptor's. Its descriptor was a CUDA TMA descriptor in memory, which
   // only the GPU driver can read; tessel takes a tensor descriptor in its place.
   SourceLocation at = args.loc;
   bool load = name == "_experimental_descriptor_load";
   std::string fn = "tl." + name;
-  Params p(*this, args, fn,
-           load ? std::vector<std::pair<std::string, bool>>{{"desc_pointer", true},
-                                                            {"offsets", true},
-                                                            {"shape", true},
-                                                            {"dtype", true}}
-                : std::vector<std::pair<std::string, bool>>{
-                      {"desc_pointer", true}, {"value", true}, {"offsets", true}});
+  ASSIGN_OR_RETURN(
+      Params p,
+      Params::Make(*this, args, fn,
+                   load ? std::vector<std::pair<std::string, bool>>{{"desc_pointer", true},
+                                                                    {"offsets", true},
+                                                                    {"shape", true},
+                                                                    {"dtype", true}}
+                        : std::vector<std::pair<std::string, bool>>{
+                              {"desc_pointer", true}, {"value", true}, {"offsets", true}}));
   V desc = p.get("desc_pointer");
   if (desc->kind != Val::Descriptor)
-    error(at, fn + " needs a tensor descriptor (a tensordesc<...> argument or "
-                   "tl.make_tensor_descriptor), got " + describe(desc) +
-                  ": a CUDA TMA descriptor in memory is not supported");
+    return error(at, fn + " needs a tensor descriptor (a tensordesc<...> argument or "
+                          "tl.make_tensor_descriptor), got " + describe(desc) +
+                         ": a CUDA TMA descriptor in memory is not supported");
   if (load) {
-    std::vector<int64_t> shape = intList(*this, p.get("shape"), at, fn + "'s shape");
-    std::vector<int64_t> block = intList(*this, desc->items[3], at, "the block shape");
+    ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                     intList(*this, p.get("shape"), at, fn + "'s shape"));
+    ASSIGN_OR_RETURN(std::vector<int64_t> block,
+                     intList(*this, desc->items[3], at, "the block shape"));
     if (shape != block)
-      error(at, fn + "'s shape must be the descriptor's block shape " +
-                    describe(desc->items[3]) + ", got " + describe(p.get("shape")));
+      return error(at, fn + "'s shape must be the descriptor's block shape " +
+                           describe(desc->items[3]) + ", got " + describe(p.get("shape")));
     bool u = false;
-    mlir::Type dtype = requireDtype(p.get("dtype"), at, fn + "'s dtype", &u);
+    ASSIGN_OR_RETURN(mlir::Type dtype, requireDtype(p.get("dtype"), at, fn + "'s dtype", &u));
     mlir::Type pointee =
         mlir::cast<tt::PointerType>(desc->items[0]->value.getType()).getPointeeType();
     if (dtype != pointee)
-      error(at, fn + "'s dtype must be the descriptor's element type " + typeText(pointee) +
-                    ", got " + describe(p.get("dtype")));
+      return error(at, fn + "'s dtype must be the descriptor's element type " +
+                           typeText(pointee) + ", got " + describe(p.get("dtype")));
     CallArgs forward{{desc, p.get("offsets")}, {}, at};
     return callDescriptorBuiltin("load_tensor_descriptor", forward);
   }
@@ -74,33 +79,38 @@ V Generator::experimentalDescriptorAccess(const std::string &name, CallArgs &arg
   return callDescriptorBuiltin("store_tensor_descriptor", forward);
 }
 
-V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
+absl::StatusOr<V> Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
   if (name.rfind("method.", 0) == 0)
     name = name.substr(7);
   SourceLocation at = args.loc;
   if (name == "make_tensor_descriptor") {
-    Params p(*this, args, "tl.make_tensor_descriptor",
-             {{"base", true}, {"shape", true}, {"strides", true}, {"block_shape", true},
-              {"padding_option", false}});
-    V base = toTensor(p.get("base"), at);
+    ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "tl.make_tensor_descriptor",
+                                            {{"base", true}, {"shape", true}, {"strides", true},
+                                             {"block_shape", true}, {"padding_option", false}}));
+    ASSIGN_OR_RETURN(V base, toTensor(p.get("base"), at));
     if (!mlir::isa<tt::PointerType>(base->value.getType()))
-      error(at, "make_tensor_descriptor's base must be a scalar pointer, got " + describe(base));
-    V shape = asTuple(*this, p.get("shape"), at, "make_tensor_descriptor's shape");
-    V strides = asTuple(*this, p.get("strides"), at, "make_tensor_descriptor's strides");
-    V block = asTuple(*this, p.get("block_shape"), at,
-                      "make_tensor_descriptor's block_shape");
+      return error(at, "make_tensor_descriptor's base must be a scalar pointer, got " +
+                           describe(base));
+    ASSIGN_OR_RETURN(V shape,
+                     asTuple(*this, p.get("shape"), at, "make_tensor_descriptor's shape"));
+    ASSIGN_OR_RETURN(V strides,
+                     asTuple(*this, p.get("strides"), at, "make_tensor_descriptor's strides"));
+    ASSIGN_OR_RETURN(V block, asTuple(*this, p.get("block_shape"), at,
+                                      "make_tensor_descriptor's block_shape"));
     size_t rank = block->items.size();
     if (rank == 0 || shape->items.size() != rank || strides->items.size() != rank)
-      error(at, "make_tensor_descriptor's shape, strides and block_shape need one length (at "
-                "least 1), got " + std::to_string(shape->items.size()) + ", " +
-                    std::to_string(strides->items.size()) + " and " + std::to_string(rank));
-    for (const V &b : block->items)
-      requireInt(b, at, "a block_shape entry");
+      return error(at, "make_tensor_descriptor's shape, strides and block_shape need one length "
+                       "(at least 1), got " + std::to_string(shape->items.size()) + ", " +
+                           std::to_string(strides->items.size()) + " and " +
+                           std::to_string(rank));
+    for (const V &b : block->items) {
+      RETURN_IF_ERROR(requireInt(b, at, "a block_shape entry").status());
+    }
     std::string padding = "zero";
     if (V pad = p.opt("padding_option")) {
       if (pad->kind != Val::Str || (pad->s != "zero" && pad->s != "nan"))
-        error(at, "padding_option must be \"zero\" or \"nan\"");
+        return error(at, "padding_option must be \"zero\" or \"nan\"");
       padding = pad->s;
     }
     return makeDescriptor(base, shape, strides, block, padding);
@@ -118,15 +128,15 @@ V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
   std::vector<std::pair<std::string, bool>> params = {{"desc", true}, {"offsets", true}};
   if (store)
     params.push_back({"value", true});
-  Params p(*this, args, fn, params);
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, fn, params));
   V desc = p.get("desc");
   if (desc->kind != Val::Descriptor)
-    error(at, fn + " needs a tensor descriptor, got " + describe(desc));
-  V offsets = asTuple(*this, p.get("offsets"), at, fn + "'s offsets");
+    return error(at, fn + " needs a tensor descriptor, got " + describe(desc));
+  ASSIGN_OR_RETURN(V offsets, asTuple(*this, p.get("offsets"), at, fn + "'s offsets"));
   size_t rank = desc->items[3]->items.size();
   if (offsets->items.size() != rank)
-    error(at, fn + " takes " + std::to_string(rank) + " offsets (one per dimension), got " +
-                  std::to_string(offsets->items.size()));
+    return error(at, fn + " takes " + std::to_string(rank) + " offsets (one per dimension), got " +
+                         std::to_string(offsets->items.size()));
   std::vector<V> order, check;
   for (size_t k = 0; k < rank; ++k) {
     order.push_back(makeInt(int64_t(rank - 1 - k)));
@@ -136,7 +146,7 @@ V Generator::callDescriptorBuiltin(const std::string &nameIn, CallArgs &args) {
                  makeTuple(order)},
                 {},
                 at};
-  V blockPtr = callBuiltin("make_block_ptr", make);
+  ASSIGN_OR_RETURN(V blockPtr, callBuiltin("make_block_ptr", make));
   if (load) {
     CallArgs l{{blockPtr},
                {{"boundary_check", makeTuple(check)}, {"padding_option", makeStr(desc->s)}},

@@ -21,48 +21,50 @@ using namespace mlir;
 
 namespace tessel::frontend {
 
-V Generator::builtinDot(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinDot(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "dot",
-           {{"input", true},
-            {"other", true},
-            {"acc", false},
-            {"input_precision", false},
-            {"allow_tf32", false},
-            {"max_num_imprecise_acc", false},
-            {"out_dtype", false}});
-  V a = p.tensor("input"), bv = p.tensor("other");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "dot",
+                                          {{"input", true},
+                                           {"other", true},
+                                           {"acc", false},
+                                           {"input_precision", false},
+                                           {"allow_tf32", false},
+                                           {"max_num_imprecise_acc", false},
+                                           {"out_dtype", false}}));
+  ASSIGN_OR_RETURN(V a, p.tensor("input"));
+  ASSIGN_OR_RETURN(V bv, p.tensor("other"));
   ArrayRef<int64_t> sa = shapeOf(a->value), sb = shapeOf(bv->value);
   if (sa.size() < 2 || sa.size() != sb.size() || sa.size() > 3)
-    error(at, "tl.dot takes two 2-D (or 3-D batched) tensors");
+    return error(at, "tl.dot takes two 2-D (or 3-D batched) tensors");
   size_t r = sa.size();
   if (sa[r - 1] != sb[r - 2])
-    error(at, "tl.dot: the inner dimensions differ (" + std::to_string(sa[r - 1]) + " and " +
-                  std::to_string(sb[r - 2]) + ")");
+    return error(at, "tl.dot: the inner dimensions differ (" + std::to_string(sa[r - 1]) +
+                         " and " + std::to_string(sb[r - 2]) + ")");
   if (sa[r - 2] < 16 || sa[r - 1] < 16 || sb[r - 1] < 16)
-    error(at, "tl.dot needs every dimension to be at least 16");
+    return error(at, "tl.dot needs every dimension to be at least 16");
   Type ea = elementOf(a->value), eb = elementOf(bv->value);
   if (ea != eb) {
     if (isa<FloatType>(ea) && isa<FloatType>(eb)) {
       Type wide = ea.getIntOrFloatBitWidth() >= eb.getIntOrFloatBitWidth() ? ea : eb;
-      a = cast(a, wide, false, at);
-      bv = cast(bv, wide, false, at);
+      ASSIGN_OR_RETURN(a, cast(a, wide, false, at));
+      ASSIGN_OR_RETURN(bv, cast(bv, wide, false, at));
       ea = wide;
     } else {
-      error(at, "tl.dot operands have different element types");
+      return error(at, "tl.dot operands have different element types");
     }
   }
   SmallVector<int64_t> shape(sa.begin(), sa.end());
   shape[r - 1] = sb[r - 1];
   Type out = isa<IntegerType>(ea) ? Type(b_.getI32Type()) : Type(b_.getF32Type());
-  if (V o = p.opt("out_dtype"))
-    out = requireDtype(o, at, "out_dtype");
+  if (V o = p.opt("out_dtype")) {
+    ASSIGN_OR_RETURN(out, requireDtype(o, at, "out_dtype"));
+  }
   Value acc;
   if (V c = p.opt("acc")) {
-    V cc = toTensor(c, at);
+    ASSIGN_OR_RETURN(V cc, toTensor(c, at));
     if (shapeOf(cc->value) != ArrayRef<int64_t>(shape))
-      error(at, "tl.dot's acc has the wrong shape");
+      return error(at, "tl.dot's acc has the wrong shape");
     acc = cc->value;
     out = elementOf(acc);
   } else {
@@ -71,7 +73,7 @@ V Generator::builtinDot(const std::string &name, CallArgs &args) {
   tt::InputPrecision precision = tt::InputPrecision::TF32;
   if (V ip = p.opt("input_precision")) {
     if (ip->kind != Val::Str)
-      error(at, "input_precision must be a string");
+      return error(at, "input_precision must be a string");
     if (ip->s == "ieee")
       precision = tt::InputPrecision::IEEE;
     else if (ip->s == "tf32")
@@ -79,20 +81,21 @@ V Generator::builtinDot(const std::string &name, CallArgs &args) {
     else if (ip->s == "tf32x3")
       precision = tt::InputPrecision::TF32x3;
     else
-      error(at, "unknown input_precision '" + ip->s + "'");
+      return error(at, "unknown input_precision '" + ip->s + "'");
   } else if (V tf = p.opt("allow_tf32")) {
-    if (!truthy(tf, at))
+    ASSIGN_OR_RETURN(bool allow, truthy(tf, at));
+    if (!allow)
       precision = tt::InputPrecision::IEEE;
   }
   auto dot = tt::DotOp::create(b_, l, acc.getType(), a->value, bv->value, acc, precision, 0);
   return makeTensor(dot);
 }
 
-V Generator::builtinUnaryMath(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinUnaryMath(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, name, {{"x", true}});
-  V x = p.tensor("x");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name, {{"x", true}}));
+  ASSIGN_OR_RETURN(V x, p.tensor("x"));
   Type elem = elementOf(x->value);
   if (name == "abs") {
     if (isa<FloatType>(elem))
@@ -101,8 +104,9 @@ V Generator::builtinUnaryMath(const std::string &name, CallArgs &args) {
       return x;
     return makeTensor(math::AbsIOp::create(b_, l, x->value));
   }
-  if (!isa<FloatType>(elem))
-    x = cast(x, b_.getF32Type(), false, at);
+  if (!isa<FloatType>(elem)) {
+    ASSIGN_OR_RETURN(x, cast(x, b_.getF32Type(), false, at));
+  }
   Value v = x->value;
   if (name == "exp" || name == "fast_expf")
     return makeTensor(math::ExpOp::create(b_, l, v));
@@ -135,90 +139,116 @@ V Generator::builtinUnaryMath(const std::string &name, CallArgs &args) {
   if (name == "expm1")
     return makeTensor(math::ExpM1Op::create(b_, l, v));
   // sigmoid(x) = 1 / (1 + exp(-x)), as Triton's standard library writes it.
-  V negated = unary("-", x, at);
+  ASSIGN_OR_RETURN(V negated, unary("-", x, at));
   V e = makeTensor(math::ExpOp::create(b_, l, negated->value));
-  return binary("/", makeFloat(1.0), binary("+", makeFloat(1.0), e, at), at);
+  ASSIGN_OR_RETURN(V den, binary("+", makeFloat(1.0), e, at));
+  return binary("/", makeFloat(1.0), den, at);
 }
 
-V Generator::builtinPowFma(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPowFma(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
   bool isFma = name == "fma";
   std::vector<std::pair<std::string, bool>> params = {{"x", true}, {"y", true}};
   if (isFma)
     params.push_back({"z", true});
-  Params p(*this, args, name, params);
-  std::vector<V> ops = {p.tensor("x"), p.tensor("y")};
-  if (isFma)
-    ops.push_back(p.tensor("z"));
-  SmallVector<Value> vals = floatOperands(ops, at);
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name, params));
+  ASSIGN_OR_RETURN(V x, p.tensor("x"));
+  ASSIGN_OR_RETURN(V y, p.tensor("y"));
+  std::vector<V> ops = {x, y};
+  if (isFma) {
+    ASSIGN_OR_RETURN(V z, p.tensor("z"));
+    ops.push_back(z);
+  }
+  ASSIGN_OR_RETURN(SmallVector<Value> vals, floatOperands(ops, at));
   if (isFma)
     return makeTensor(math::FmaOp::create(b_, l, vals[0], vals[1], vals[2]));
   return makeTensor(math::PowFOp::create(b_, l, vals[0], vals[1]));
 }
 
-V Generator::builtinSoftmax(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinSoftmax(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
   // Triton's standard library: exp(x - max) / sum(exp(x - max)) along `dim`
   // (the last one by default), kept broadcastable.
-  Params p(*this, args, "softmax",
-           {{"x", true}, {"dim", false}, {"keep_dims", false}, {"ieee_rounding", false}});
-  V x = p.tensor("x");
+  ASSIGN_OR_RETURN(
+      Params p,
+      Params::Make(*this, args, "softmax",
+                   {{"x", true}, {"dim", false}, {"keep_dims", false}, {"ieee_rounding", false}}));
+  ASSIGN_OR_RETURN(V x, p.tensor("x"));
   int64_t rank = int64_t(shapeOf(x->value).size());
   if (rank == 0)
-    error(at, "tl.softmax needs a tensor");
+    return error(at, "tl.softmax needs a tensor");
   V dim = p.opt("dim") ? p.get("dim") : makeInt(rank - 1);
   CallArgs mx{{x}, {{"axis", dim}, {"keep_dims", makeBool(true)}}, at};
-  V z = binary("-", x, callBuiltin("max", mx), at);
-  V num = makeTensor(math::ExpOp::create(
-      b_, l,
+  ASSIGN_OR_RETURN(V maxima, callBuiltin("max", mx));
+  ASSIGN_OR_RETURN(V z, binary("-", x, maxima, at));
+  ASSIGN_OR_RETURN(
+      V zf,
       cast(z, isa<FloatType>(elementOf(z->value)) ? elementOf(z->value) : Type(b_.getF32Type()),
-           false, at)
-          ->value));
+           false, at));
+  V num = makeTensor(math::ExpOp::create(b_, l, zf->value));
   CallArgs sm{{num}, {{"axis", dim}, {"keep_dims", makeBool(true)}}, at};
-  V den = callBuiltin("sum", sm);
+  ASSIGN_OR_RETURN(V den, callBuiltin("sum", sm));
   CallArgs dv{{num, den}, {}, at};
   if (p.opt("ieee_rounding"))
     dv.keywords.push_back({"ieee_rounding", p.get("ieee_rounding")});
   return callBuiltin("fdiv", dv);
 }
 
-V Generator::builtinDivision(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinDivision(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, name,
-           {{"x", true}, {"y", true}, {"ieee_rounding", false}, {"rounding", false}});
-  V x = p.tensor("x"), y = p.tensor("y");
-  bool precise = name == "div_rn" || (p.opt("ieee_rounding") && truthy(p.get("ieee_rounding"), at));
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name,
+                                          {{"x", true},
+                                           {"y", true},
+                                           {"ieee_rounding", false},
+                                           {"rounding", false}}));
+  ASSIGN_OR_RETURN(V x, p.tensor("x"));
+  ASSIGN_OR_RETURN(V y, p.tensor("y"));
+  bool precise = name == "div_rn";
+  if (!precise && p.opt("ieee_rounding")) {
+    ASSIGN_OR_RETURN(precise, truthy(p.get("ieee_rounding"), at));
+  }
   if (!precise)
     return binary("/", x, y, at);
-  auto [xa, ya] = broadcastPair(x, y, at);
+  ASSIGN_OR_RETURN(auto xy, broadcastPair(x, y, at));
+  auto [xa, ya] = xy;
   Type elem = elementOf(xa->value);
   if (!isa<FloatType>(elem) || elementOf(ya->value) != elem)
-    error(at, "tl." + name + " needs two floats of one type");
+    return error(at, "tl." + name + " needs two floats of one type");
   return makeTensor(tt::PreciseDivFOp::create(b_, l, xa->value, ya->value));
 }
 
-V Generator::builtinMaximumMinimum(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinMaximumMinimum(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, name, {{"x", true}, {"y", true}, {"propagate_nan", false}});
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name,
+                                          {{"x", true}, {"y", true}, {"propagate_nan", false}}));
   V x = p.get("x"), y = p.get("y");
   if (x->isNumber() && y->isNumber()) {
-    bool less = binary("<", x, y, at)->i;
+    ASSIGN_OR_RETURN(V lt, binary("<", x, y, at));
+    bool less = lt->i;
     return (name == "maximum") == less ? y : x;
   }
   // The comparison picks the common type; then select the op on it.
-  V sum = binary("+", x, y, at); // result type only; folded away when unused
+  ASSIGN_OR_RETURN(V sum, binary("+", x, y, at)); // result type only; folded away when unused
   Type elem = elementOf(sum->value);
   bool u = sum->isUnsigned;
   if (Operation *dead = sum->value.getDefiningOp())
     dead->erase();
-  auto [xa, ya] = broadcastPair(cast(x, elem, u, at), cast(y, elem, u, at), at);
+  ASSIGN_OR_RETURN(V xc, cast(x, elem, u, at));
+  ASSIGN_OR_RETURN(V yc, cast(y, elem, u, at));
+  ASSIGN_OR_RETURN(auto xy, broadcastPair(xc, yc, at));
+  auto [xa, ya] = xy;
   bool nanAll = false;
-  if (V pn = p.opt("propagate_nan"))
-    nanAll = pn->kind == Val::Int ? pn->i != 0 : truthy(pn, at);
+  if (V pn = p.opt("propagate_nan")) {
+    if (pn->kind == Val::Int) {
+      nanAll = pn->i != 0;
+    } else {
+      ASSIGN_OR_RETURN(nanAll, truthy(pn, at));
+    }
+  }
   Value r;
   if (isa<FloatType>(elem))
     r = name == "maximum" ? (nanAll ? Value(arith::MaximumFOp::create(b_, l, xa->value, ya->value))
@@ -234,21 +264,24 @@ V Generator::builtinMaximumMinimum(const std::string &name, CallArgs &args) {
   return makeTensor(r, u);
 }
 
-V Generator::builtinClamp(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinClamp(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  Params p(*this, args, "clamp",
-           {{"x", true}, {"min", true}, {"max", true}, {"propagate_nan", false}});
+  ASSIGN_OR_RETURN(
+      Params p,
+      Params::Make(*this, args, "clamp",
+                   {{"x", true}, {"min", true}, {"max", true}, {"propagate_nan", false}}));
   CallArgs lo{{p.get("x"), p.get("min")}, {}, at};
-  V r = callBuiltin("maximum", lo);
+  ASSIGN_OR_RETURN(V r, callBuiltin("maximum", lo));
   CallArgs hi{{r, p.get("max")}, {}, at};
   return callBuiltin("minimum", hi);
 }
 
-V Generator::builtinWhere(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinWhere(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "where", {{"condition", true}, {"x", true}, {"y", true}});
-  V c = cast(p.get("condition"), b_.getI1Type(), false, at);
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "where",
+                                          {{"condition", true}, {"x", true}, {"y", true}}));
+  ASSIGN_OR_RETURN(V c, cast(p.get("condition"), b_.getI1Type(), false, at));
   V x = p.get("x"), y = p.get("y");
   auto isPointer = [&](const V &v) {
     return v->kind == Val::Tensor && isa<tt::PointerType>(elementOf(v->value));
@@ -258,24 +291,28 @@ V Generator::builtinWhere(const std::string &name, CallArgs &args) {
   if (isPointer(x) || isPointer(y)) {
     // Pointers: both of one type (no promotion between pointers).
     if (!isPointer(x) || !isPointer(y) || elementOf(x->value) != elementOf(y->value))
-      error(at, "tl.where on pointers takes two pointers of one type, got " + describe(x) +
-                    " and " + describe(y));
+      return error(at, "tl.where on pointers takes two pointers of one type, got " +
+                           describe(x) + " and " + describe(y));
     xc = x, yc = y;
     u = x->isUnsigned; // the pointee's signedness (*u32) travels with the
                        // pointer
   } else {
-    V sum = toTensor(binary("+", x, y, at),
-                     at); // the common type (two numbers fold first)
+    ASSIGN_OR_RETURN(V folded, binary("+", x, y, at)); // two numbers fold first
+    ASSIGN_OR_RETURN(V sum, toTensor(folded, at));        // the common type
     Type elem = elementOf(sum->value);
     u = sum->isUnsigned;
     if (Operation *dead = sum->value.getDefiningOp())
       dead->erase();
-    xc = cast(x, elem, u, at), yc = cast(y, elem, u, at);
+    ASSIGN_OR_RETURN(xc, cast(x, elem, u, at));
+    ASSIGN_OR_RETURN(yc, cast(y, elem, u, at));
   }
-  auto [c1, x1] = broadcastPair(c, xc, at);
-  auto [c2, y1] = broadcastPair(c1, yc, at);
-  auto [x2, y2] = broadcastPair(x1, y1, at);
-  V cc = broadcastTo(c2, shapeOf(x2->value), at);
+  ASSIGN_OR_RETURN(auto cx, broadcastPair(c, xc, at));
+  auto [c1, x1] = cx;
+  ASSIGN_OR_RETURN(auto cy, broadcastPair(c1, yc, at));
+  auto [c2, y1] = cy;
+  ASSIGN_OR_RETURN(auto xy, broadcastPair(x1, y1, at));
+  auto [x2, y2] = xy;
+  ASSIGN_OR_RETURN(V cc, broadcastTo(c2, shapeOf(x2->value), at));
   return makeTensor(arith::SelectOp::create(b_, l, cc->value, x2->value, y2->value), u);
 }
 

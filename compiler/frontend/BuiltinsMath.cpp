@@ -26,25 +26,31 @@ template <typename OpTy> Value create(OpBuilder &b, Location l, Value v) {
 }
 } // namespace
 
-SmallVector<Value> Generator::floatOperands(std::vector<V> ops, SourceLocation at) {
+absl::StatusOr<SmallVector<Value>> Generator::floatOperands(std::vector<V> ops,
+                                                           SourceLocation at) {
   Type elem;
   for (V &o : ops) {
-    o = toTensor(o, at);
+    ASSIGN_OR_RETURN(o, toTensor(o, at));
     Type e = elementOf(o->value);
     if (isa<FloatType>(e) && (!elem || e.getIntOrFloatBitWidth() > elem.getIntOrFloatBitWidth()))
       elem = e;
   }
   if (!elem)
     elem = b_.getF32Type();
-  for (size_t k = 1; k < ops.size(); ++k)
-    std::tie(ops[0], ops[k]) = broadcastPair(ops[0], ops[k], at);
+  for (size_t k = 1; k < ops.size(); ++k) {
+    ASSIGN_OR_RETURN(auto pair, broadcastPair(ops[0], ops[k], at));
+    std::tie(ops[0], ops[k]) = pair;
+  }
   SmallVector<Value> vals;
-  for (V &o : ops)
-    vals.push_back(broadcastTo(cast(o, elem, false, at), shapeOf(ops[0]->value), at)->value);
+  for (V &o : ops) {
+    ASSIGN_OR_RETURN(V converted, cast(o, elem, false, at));
+    ASSIGN_OR_RETURN(V broadcast, broadcastTo(converted, shapeOf(ops[0]->value), at));
+    vals.push_back(broadcast->value);
+  }
   return vals;
 }
 
-V Generator::callMathBuiltin(const std::string &nameIn, CallArgs &args) {
+absl::StatusOr<V> Generator::callMathBuiltin(const std::string &nameIn, CallArgs &args) {
   std::string name = nameIn;
   // libdevice spells the f32 versions with an f: asinf, atan2f, ...
   static const std::set<std::string> withF = {
@@ -66,8 +72,9 @@ V Generator::callMathBuiltin(const std::string &nameIn, CallArgs &args) {
   };
   if (auto it = unary.find(name); it != unary.end() || name == "log10") {
     if (args.positional.size() != 1 || !args.keywords.empty())
-      error(at, name + "() takes one argument, x");
-    Value x = floatOperands({args.positional[0]}, at)[0];
+      return error(at, name + "() takes one argument, x");
+    ASSIGN_OR_RETURN(SmallVector<Value> xs, floatOperands({args.positional[0]}, at));
+    Value x = xs[0];
     if (name == "log10") {
       // log(x) / ln(10), in the argument's type.
       Value ln = math::LogOp::create(b_, l, x);
@@ -78,8 +85,9 @@ V Generator::callMathBuiltin(const std::string &nameIn, CallArgs &args) {
   }
   if (name == "atan2" || name == "copysign" || name == "hypot") {
     if (args.positional.size() != 2 || !args.keywords.empty())
-      error(at, name + "() takes two arguments");
-    SmallVector<Value> v = floatOperands({args.positional[0], args.positional[1]}, at);
+      return error(at, name + "() takes two arguments");
+    ASSIGN_OR_RETURN(SmallVector<Value> v,
+                     floatOperands({args.positional[0], args.positional[1]}, at));
     if (name == "atan2")
       return makeTensor(math::Atan2Op::create(b_, l, v[0], v[1]));
     if (name == "copysign")

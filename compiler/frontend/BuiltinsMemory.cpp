@@ -23,158 +23,183 @@ namespace tessel::frontend {
 namespace {
 
 /// Strict where Triton is: a mask is boolean.
-V booleanMask(Generator &g, V m, SourceLocation at) {
+absl::StatusOr<V> booleanMask(Generator &g, V m, SourceLocation at) {
   bool boolean = m->kind == Val::Bool ||
                  (m->kind == Val::Tensor && getElementTypeOrSelf(m->value.getType()).isInteger(1));
   if (!boolean)
-    g.error(at, "a mask must be boolean, not " + g.describe(m) + " (compare it: e.g. offs < n)");
+    return g.error(at, "a mask must be boolean, not " + g.describe(m) +
+                           " (compare it: e.g. offs < n)");
   return m;
 }
 
 /// Strict where Triton is: a modifier (`param`) is one of Triton's names when
 /// given.
-void oneOf(Generator &g, SourceLocation at, Params &p, const char *param,
-           std::initializer_list<const char *> allowed) {
+absl::Status oneOf(Generator &g, SourceLocation at, Params &p, const char *param,
+                   std::initializer_list<const char *> allowed) {
   V v = p.opt(param);
   if (!v)
-    return;
+    return absl::OkStatus();
   std::string names;
   for (const char *a : allowed) {
     if (v->kind == Val::Str && v->s == a)
-      return;
+      return absl::OkStatus();
     names += std::string(names.empty() ? "" : ", ") + "\"" + a + "\"";
   }
-  g.error(at, std::string(param) + " must be one of " + names + ", not " +
-                  (v->kind == Val::Str ? "\"" + v->s + "\"" : g.describe(v)));
+  return g.error(at, std::string(param) + " must be one of " + names + ", not " +
+                         (v->kind == Val::Str ? "\"" + v->s + "\"" : g.describe(v)));
 }
 
 } // namespace
 
-V Generator::builtinLoad(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinLoad(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "load",
-           {{"pointer", true},
-            {"mask", false},
-            {"other", false},
-            {"boundary_check", false},
-            {"padding_option", false},
-            {"cache_modifier", false},
-            {"eviction_policy", false},
-            {"volatile", false}});
-  oneOf(*this, at, p, "cache_modifier", {"", ".ca", ".cg", ".cv"});
-  oneOf(*this, at, p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"});
-  V ptr = p.tensor("pointer");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "load",
+                                          {{"pointer", true},
+                                           {"mask", false},
+                                           {"other", false},
+                                           {"boundary_check", false},
+                                           {"padding_option", false},
+                                           {"cache_modifier", false},
+                                           {"eviction_policy", false},
+                                           {"volatile", false}}));
+  RETURN_IF_ERROR(oneOf(*this, at, p, "cache_modifier", {"", ".ca", ".cg", ".cv"}));
+  RETURN_IF_ERROR(
+      oneOf(*this, at, p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"}));
+  ASSIGN_OR_RETURN(V ptr, p.tensor("pointer"));
   auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
   if (!ptrElem)
-    error(at, "tl.load needs a pointer, got " + describe(ptr));
-  auto boundaryCheck = [&]() {
+    return error(at, "tl.load needs a pointer, got " + describe(ptr));
+  auto boundaryCheck = [&]() -> absl::StatusOr<SmallVector<int32_t>> {
     SmallVector<int32_t> dims;
-    if (V bc = p.opt("boundary_check"))
-      for (int64_t d : intList(*this, bc, at, "boundary_check"))
+    if (V bc = p.opt("boundary_check")) {
+      ASSIGN_OR_RETURN(std::vector<int64_t> list, intList(*this, bc, at, "boundary_check"));
+      for (int64_t d : list)
         dims.push_back(int32_t(d));
+    }
     return dims;
   };
   if (auto block = dyn_cast<RankedTensorType>(ptrElem.getPointeeType())) {
     if (p.opt("mask") || p.opt("other"))
-      error(at, "a load through a block pointer takes boundary_check and "
-                "padding_option, "
-                "not mask and other");
+      return error(at, "a load through a block pointer takes boundary_check and "
+                       "padding_option, "
+                       "not mask and other");
     tt::PaddingOptionAttr padding;
     if (V pad = p.opt("padding_option")) {
       if (pad->kind != Val::Str || (pad->s != "" && pad->s != "zero" && pad->s != "nan"))
-        error(at, "padding_option must be \"zero\" or \"nan\"");
+        return error(at, "padding_option must be \"zero\" or \"nan\"");
       if (pad->s == "zero")
         padding = tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_ZERO);
       else if (pad->s == "nan")
         padding = tt::PaddingOptionAttr::get(context(), tt::PaddingOption::PAD_NAN);
     }
+    ASSIGN_OR_RETURN(SmallVector<int32_t> dims, boundaryCheck());
     return makeTensor(
-        tt::LoadOp::create(b_, l, block, ptr->value, Value(), Value(), boundaryCheck(), padding));
+        tt::LoadOp::create(b_, l, block, ptr->value, Value(), Value(), dims, padding));
   }
   if (p.opt("boundary_check"))
-    error(at, "boundary_check applies to block pointers only");
+    return error(at, "boundary_check applies to block pointers only");
   Type elem = ptrElem.getPointeeType();
   ArrayRef<int64_t> shape = shapeOf(ptr->value);
   Value mask, other;
   if (V m = p.opt("mask")) {
-    auto [pp, mm] =
-        broadcastPair(ptr, cast(booleanMask(*this, m, at), b_.getI1Type(), false, at), at);
+    ASSIGN_OR_RETURN(V boolean, booleanMask(*this, m, at));
+    ASSIGN_OR_RETURN(V maskI1, cast(boolean, b_.getI1Type(), false, at));
+    ASSIGN_OR_RETURN(auto pm, broadcastPair(ptr, maskI1, at));
+    auto [pp, mm] = pm;
     ptr = pp;
     shape = shapeOf(ptr->value);
-    mask = broadcastTo(mm, shape, at)->value;
+    ASSIGN_OR_RETURN(V maskV, broadcastTo(mm, shape, at));
+    mask = maskV->value;
   }
   if (V o = p.opt("other")) {
     if (!mask)
-      error(at, "tl.load's 'other' needs a mask");
-    other = broadcastTo(cast(o, elem, false, at), shape, at)->value;
+      return error(at, "tl.load's 'other' needs a mask");
+    ASSIGN_OR_RETURN(V otherElem, cast(o, elem, false, at));
+    ASSIGN_OR_RETURN(V otherV, broadcastTo(otherElem, shape, at));
+    other = otherV->value;
   }
   Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
   auto load = tt::LoadOp::create(b_, l, result, ptr->value, mask, other, ArrayRef<int32_t>{},
                                  tt::PaddingOptionAttr());
-  if (V v = p.opt("volatile"))
-    load.setIsVolatile(truthy(v, at));
+  if (V v = p.opt("volatile")) {
+    ASSIGN_OR_RETURN(bool isVolatile, truthy(v, at));
+    load.setIsVolatile(isVolatile);
+  }
   return makeTensor(load, ptr->isUnsigned);
 }
 
-V Generator::builtinStore(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinStore(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "store",
-           {{"pointer", true},
-            {"value", true},
-            {"mask", false},
-            {"boundary_check", false},
-            {"cache_modifier", false},
-            {"eviction_policy", false}});
-  oneOf(*this, at, p, "cache_modifier", {"", ".wb", ".cg", ".cs", ".wt"});
-  oneOf(*this, at, p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"});
-  V ptr = p.tensor("pointer");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "store",
+                                          {{"pointer", true},
+                                           {"value", true},
+                                           {"mask", false},
+                                           {"boundary_check", false},
+                                           {"cache_modifier", false},
+                                           {"eviction_policy", false}}));
+  RETURN_IF_ERROR(oneOf(*this, at, p, "cache_modifier", {"", ".wb", ".cg", ".cs", ".wt"}));
+  RETURN_IF_ERROR(
+      oneOf(*this, at, p, "eviction_policy", {"", "evict_normal", "evict_first", "evict_last"}));
+  ASSIGN_OR_RETURN(V ptr, p.tensor("pointer"));
   auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
   if (!ptrElem)
-    error(at, "tl.store needs a pointer, got " + describe(ptr));
+    return error(at, "tl.store needs a pointer, got " + describe(ptr));
   if (auto block = dyn_cast<RankedTensorType>(ptrElem.getPointeeType())) {
     if (p.opt("mask"))
-      error(at, "a store through a block pointer takes boundary_check, not mask");
-    V value =
-        broadcastTo(cast(p.get("value"), block.getElementType(), false, at), block.getShape(), at);
+      return error(at, "a store through a block pointer takes boundary_check, not mask");
+    ASSIGN_OR_RETURN(V elemValue, cast(p.get("value"), block.getElementType(), false, at));
+    ASSIGN_OR_RETURN(V value, broadcastTo(elemValue, block.getShape(), at));
     SmallVector<int32_t> dims;
-    if (V bc = p.opt("boundary_check"))
-      for (int64_t d : intList(*this, bc, at, "boundary_check"))
+    if (V bc = p.opt("boundary_check")) {
+      ASSIGN_OR_RETURN(std::vector<int64_t> list, intList(*this, bc, at, "boundary_check"));
+      for (int64_t d : list)
         dims.push_back(int32_t(d));
+    }
     tt::StoreOp::create(b_, l, ptr->value, value->value, Value(), dims);
     return makeNone();
   }
   Type elem = ptrElem.getPointeeType();
-  V value = cast(p.get("value"), elem, false, at);
-  auto [pp, vv] = broadcastPair(ptr, value, at);
+  ASSIGN_OR_RETURN(V value, cast(p.get("value"), elem, false, at));
+  ASSIGN_OR_RETURN(auto pv, broadcastPair(ptr, value, at));
+  auto [pp, vv] = pv;
   ArrayRef<int64_t> shape = shapeOf(pp->value);
   Value mask;
-  if (V m = p.opt("mask"))
-    mask =
-        broadcastTo(cast(booleanMask(*this, m, at), b_.getI1Type(), false, at), shape, at)->value;
+  if (V m = p.opt("mask")) {
+    ASSIGN_OR_RETURN(V boolean, booleanMask(*this, m, at));
+    ASSIGN_OR_RETURN(V maskI1, cast(boolean, b_.getI1Type(), false, at));
+    ASSIGN_OR_RETURN(V maskV, broadcastTo(maskI1, shape, at));
+    mask = maskV->value;
+  }
   tt::StoreOp::create(b_, l, pp->value, vv->value, mask, ArrayRef<int32_t>{});
   return makeNone();
 }
 
-V Generator::builtinAtomicCas(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinAtomicCas(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, name,
-           {{"pointer", true}, {"cmp", true}, {"val", true}, {"sem", false}, {"scope", false}});
-  oneOf(*this, at, p, "sem", {"acquire", "release", "acq_rel", "relaxed"});
-  oneOf(*this, at, p, "scope", {"gpu", "cta", "sys"});
-  V ptr = p.tensor("pointer");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name,
+                                          {{"pointer", true},
+                                           {"cmp", true},
+                                           {"val", true},
+                                           {"sem", false},
+                                           {"scope", false}}));
+  RETURN_IF_ERROR(oneOf(*this, at, p, "sem", {"acquire", "release", "acq_rel", "relaxed"}));
+  RETURN_IF_ERROR(oneOf(*this, at, p, "scope", {"gpu", "cta", "sys"}));
+  ASSIGN_OR_RETURN(V ptr, p.tensor("pointer"));
   auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
   if (!ptrElem)
-    error(at, "tl.atomic_cas needs a pointer");
+    return error(at, "tl.atomic_cas needs a pointer");
   Type elem = ptrElem.getPointeeType();
   bool unsignedPointee = ptr->isUnsigned;
-  V cmp = cast(p.get("cmp"), elem, unsignedPointee, at),
-    val = cast(p.get("val"), elem, unsignedPointee, at);
-  auto [pp, cc] = broadcastPair(ptr, cmp, at);
-  auto [pp2, vv] = broadcastPair(pp, val, at);
-  cc = broadcastTo(cc, shapeOf(pp2->value), at);
+  ASSIGN_OR_RETURN(V cmp, cast(p.get("cmp"), elem, unsignedPointee, at));
+  ASSIGN_OR_RETURN(V val, cast(p.get("val"), elem, unsignedPointee, at));
+  ASSIGN_OR_RETURN(auto pc, broadcastPair(ptr, cmp, at));
+  auto [pp, cc] = pc;
+  ASSIGN_OR_RETURN(auto pv, broadcastPair(pp, val, at));
+  auto [pp2, vv] = pv;
+  ASSIGN_OR_RETURN(cc, broadcastTo(cc, shapeOf(pp2->value), at));
   ArrayRef<int64_t> shape = shapeOf(pp2->value);
   Type result = shape.empty() ? elem : Type(RankedTensorType::get(shape, elem));
   return makeTensor(tt::AtomicCASOp::create(b_, l, result, pp2->value, cc->value, vv->value,
@@ -183,7 +208,7 @@ V Generator::builtinAtomicCas(const std::string &name, CallArgs &args) {
                     unsignedPointee);
 }
 
-V Generator::builtinAtomicRmw(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinAtomicRmw(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
   static const std::map<std::string, int> kinds = {
@@ -191,24 +216,32 @@ V Generator::builtinAtomicRmw(const std::string &name, CallArgs &args) {
       {"atomic_and", 4}, {"atomic_or", 5},  {"atomic_xor", 6}};
   auto kind = kinds.find(name);
   if (kind == kinds.end())
-    error(at, "'tl." + name + "' is not supported yet");
-  Params p(*this, args, name,
-           {{"pointer", true}, {"val", true}, {"mask", false}, {"sem", false}, {"scope", false}});
-  oneOf(*this, at, p, "sem", {"acquire", "release", "acq_rel", "relaxed"});
-  oneOf(*this, at, p, "scope", {"gpu", "cta", "sys"});
-  V ptr = p.tensor("pointer");
+    return error(at, "'tl." + name + "' is not supported yet");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, name,
+                                          {{"pointer", true},
+                                           {"val", true},
+                                           {"mask", false},
+                                           {"sem", false},
+                                           {"scope", false}}));
+  RETURN_IF_ERROR(oneOf(*this, at, p, "sem", {"acquire", "release", "acq_rel", "relaxed"}));
+  RETURN_IF_ERROR(oneOf(*this, at, p, "scope", {"gpu", "cta", "sys"}));
+  ASSIGN_OR_RETURN(V ptr, p.tensor("pointer"));
   auto ptrElem = dyn_cast<tt::PointerType>(elementOf(ptr->value));
   if (!ptrElem)
-    error(at, "tl." + name + " needs a pointer");
+    return error(at, "tl." + name + " needs a pointer");
   Type elem = ptrElem.getPointeeType();
   bool unsignedPointee = ptr->isUnsigned; // *u32: unsigned max/min, as Triton does
-  V val = cast(p.get("val"), elem, unsignedPointee, at);
-  auto [pp, vv] = broadcastPair(ptr, val, at);
+  ASSIGN_OR_RETURN(V val, cast(p.get("val"), elem, unsignedPointee, at));
+  ASSIGN_OR_RETURN(auto pv, broadcastPair(ptr, val, at));
+  auto [pp, vv] = pv;
   ArrayRef<int64_t> shape = shapeOf(pp->value);
   Value mask;
-  if (V m = p.opt("mask"))
-    mask =
-        broadcastTo(cast(booleanMask(*this, m, at), b_.getI1Type(), false, at), shape, at)->value;
+  if (V m = p.opt("mask")) {
+    ASSIGN_OR_RETURN(V boolean, booleanMask(*this, m, at));
+    ASSIGN_OR_RETURN(V maskI1, cast(boolean, b_.getI1Type(), false, at));
+    ASSIGN_OR_RETURN(V maskV, broadcastTo(maskI1, shape, at));
+    mask = maskV->value;
+  }
   bool isFloat = isa<FloatType>(elem);
   tt::RMWOp op;
   switch (kind->second) {
@@ -240,41 +273,46 @@ V Generator::builtinAtomicRmw(const std::string &name, CallArgs &args) {
   return makeTensor(rmw, unsignedPointee);
 }
 
-V Generator::builtinMakeBlockPtr(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinMakeBlockPtr(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "make_block_ptr",
-           {{"base", true},
-            {"shape", true},
-            {"strides", true},
-            {"offsets", true},
-            {"block_shape", true},
-            {"order", true}});
-  V base = p.tensor("base");
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, "make_block_ptr",
+                                          {{"base", true},
+                                           {"shape", true},
+                                           {"strides", true},
+                                           {"offsets", true},
+                                           {"block_shape", true},
+                                           {"order", true}}));
+  ASSIGN_OR_RETURN(V base, p.tensor("base"));
   auto ptrType = dyn_cast<tt::PointerType>(base->value.getType());
   if (!ptrType)
-    error(at, "make_block_ptr's base must be a scalar pointer");
-  auto tupleOf = [&](const std::string &what) {
+    return error(at, "make_block_ptr's base must be a scalar pointer");
+  auto tupleOf = [&](const std::string &what) -> absl::StatusOr<std::vector<V>> {
     V v = p.get(what);
     if (v->kind != Val::Tuple)
-      error(at, "make_block_ptr's " + what + " must be a tuple");
+      return error(at, "make_block_ptr's " + what + " must be a tuple");
     return v->items;
   };
-  std::vector<V> shape = tupleOf("shape"), strides = tupleOf("strides"),
-                 offsets = tupleOf("offsets");
-  std::vector<int64_t> block = intList(*this, p.get("block_shape"), at, "block_shape");
-  std::vector<int64_t> order = intList(*this, p.get("order"), at, "order");
+  ASSIGN_OR_RETURN(std::vector<V> shape, tupleOf("shape"));
+  ASSIGN_OR_RETURN(std::vector<V> strides, tupleOf("strides"));
+  ASSIGN_OR_RETURN(std::vector<V> offsets, tupleOf("offsets"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> block,
+                   intList(*this, p.get("block_shape"), at, "block_shape"));
+  ASSIGN_OR_RETURN(std::vector<int64_t> order, intList(*this, p.get("order"), at, "order"));
   size_t rank = block.size();
   if (shape.size() != rank || strides.size() != rank || offsets.size() != rank ||
       order.size() != rank)
-    error(at, "make_block_ptr's shape, strides, offsets, block_shape and order "
-              "must have "
-              "one length");
+    return error(at, "make_block_ptr's shape, strides, offsets, block_shape and order "
+                     "must have "
+                     "one length");
   SmallVector<Value> shapeV, strideV, offsetV;
   for (size_t k = 0; k < rank; ++k) {
-    shapeV.push_back(cast(shape[k], b_.getI64Type(), false, at)->value);
-    strideV.push_back(cast(strides[k], b_.getI64Type(), false, at)->value);
-    offsetV.push_back(cast(offsets[k], b_.getI32Type(), false, at)->value);
+    ASSIGN_OR_RETURN(V dim, cast(shape[k], b_.getI64Type(), false, at));
+    shapeV.push_back(dim->value);
+    ASSIGN_OR_RETURN(V stride, cast(strides[k], b_.getI64Type(), false, at));
+    strideV.push_back(stride->value);
+    ASSIGN_OR_RETURN(V offset, cast(offsets[k], b_.getI32Type(), false, at));
+    offsetV.push_back(offset->value);
   }
   auto tile = RankedTensorType::get(SmallVector<int64_t>(block.begin(), block.end()),
                                     ptrType.getPointeeType());
@@ -283,17 +321,20 @@ V Generator::builtinMakeBlockPtr(const std::string &name, CallArgs &args) {
                                                 shapeV, strideV, offsetV, order32));
 }
 
-V Generator::builtinAdvance(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinAdvance(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   Location l = loc(at);
-  Params p(*this, args, "advance", {{"base", true}, {"offsets", true}});
-  V base = p.tensor("base");
+  ASSIGN_OR_RETURN(Params p,
+                   Params::Make(*this, args, "advance", {{"base", true}, {"offsets", true}}));
+  ASSIGN_OR_RETURN(V base, p.tensor("base"));
   V offs = p.get("offsets");
   if (offs->kind != Val::Tuple)
-    error(at, "advance's offsets must be a tuple");
+    return error(at, "advance's offsets must be a tuple");
   SmallVector<Value> offsetV;
-  for (const V &o : offs->items)
-    offsetV.push_back(cast(o, b_.getI32Type(), false, at)->value);
+  for (const V &o : offs->items) {
+    ASSIGN_OR_RETURN(V offset, cast(o, b_.getI32Type(), false, at));
+    offsetV.push_back(offset->value);
+  }
   return makeTensor(tt::AdvanceOp::create(b_, l, base->value.getType(), base->value, offsetV));
 }
 

@@ -21,31 +21,32 @@ using namespace mlir;
 
 namespace tessel::frontend {
 
-V Generator::builtinPyMinMax(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPyMinMax(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   if (args.positional.size() == 1 && args.positional[0]->kind == Val::Tuple)
     args.positional = args.positional[0]->items;
   if (args.positional.empty() || !args.keywords.empty())
-    error(at, name.substr(3) + "() takes two or more values");
+    return error(at, name.substr(3) + "() takes two or more values");
   V acc = args.positional[0];
   for (size_t k = 1; k < args.positional.size(); ++k) {
     V x = args.positional[k];
     if (acc->isNumber() && x->isNumber()) {
-      bool less = binary("<", x, acc, at)->i;
+      ASSIGN_OR_RETURN(V lessThan, binary("<", x, acc, at));
+      bool less = lessThan->i;
       if ((name == "py.min") == less)
         acc = x;
       continue;
     }
     CallArgs pair{{acc, x}, {}, at};
-    acc = callBuiltin(name == "py.min" ? "minimum" : "maximum", pair);
+    ASSIGN_OR_RETURN(acc, callBuiltin(name == "py.min" ? "minimum" : "maximum", pair));
   }
   return acc;
 }
 
-V Generator::builtinPyConversion(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPyConversion(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   if (args.positional.size() != 1)
-    error(at, name.substr(3) + "() takes one argument");
+    return error(at, name.substr(3) + "() takes one argument");
   V x = args.positional[0];
   if (x->kind == Val::Str && name == "py.float") {
     std::string s = x->s;
@@ -60,11 +61,11 @@ V Generator::builtinPyConversion(const std::string &name, CallArgs &args) {
     char *end = nullptr;
     double v = std::strtod(x->s.c_str(), &end);
     if (*end)
-      error(at, "could not convert '" + x->s + "' to float");
+      return error(at, "could not convert '" + x->s + "' to float");
     return makeFloat(v);
   }
   if (!x->isNumber())
-    error(at, name.substr(3) + "() of " + describe(x) + " is not a compile-time value");
+    return error(at, name.substr(3) + "() of " + describe(x) + " is not a compile-time value");
   double v = x->kind == Val::Float ? x->f : double(x->i);
   if (name == "py.float")
     return makeFloat(v);
@@ -73,14 +74,14 @@ V Generator::builtinPyConversion(const std::string &name, CallArgs &args) {
   return makeBool(v != 0);
 }
 
-V Generator::builtinPyLen(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPyLen(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   if (args.positional.size() != 1 || args.positional[0]->kind != Val::Tuple)
-    error(at, "len() takes a tuple");
+    return error(at, "len() takes a tuple");
   return makeInt(int64_t(args.positional[0]->items.size()));
 }
 
-V Generator::builtinPyAbs(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPyAbs(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   CallArgs one{args.positional, {}, at};
   if (one.positional.size() == 1 && one.positional[0]->isNumber()) {
@@ -90,21 +91,28 @@ V Generator::builtinPyAbs(const std::string &name, CallArgs &args) {
   return callBuiltin("abs", one);
 }
 
-V Generator::builtinStaticPrint(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinStaticPrint(const std::string &name, CallArgs &args) {
   return makeNone(); // compile-time printing has no output channel here
 }
 
-V Generator::builtinPyIsinstance(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPyIsinstance(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   // Decided at compile time, as in Triton (constexprs are compared unwrapped):
   // tensors, tensor descriptors, dtypes, tuples, Python numbers and
   // @tl.aggregate classes.
   if (args.positional.size() != 2 || !args.keywords.empty())
-    error(at, "isinstance() takes a value and a class or a tuple of classes");
+    return error(at, "isinstance() takes a value and a class or a tuple of classes");
   V x = args.positional[0];
-  std::function<bool(const V &)> is = [&](const V &cls) -> bool {
-    if (cls->kind == Val::Tuple)
-      return llvm::any_of(cls->items, is);
+  std::function<absl::StatusOr<bool>(const V &)> is =
+      [&](const V &cls) -> absl::StatusOr<bool> {
+    if (cls->kind == Val::Tuple) {
+      for (const V &item : cls->items) {
+        ASSIGN_OR_RETURN(bool matches, is(item));
+        if (matches)
+          return true;
+      }
+      return false;
+    }
     if (cls->kind == Val::Class)
       return x->kind == Val::Aggregate && x->obj->cls == cls->cls;
     if (cls->kind == Val::Builtin) {
@@ -124,23 +132,24 @@ V Generator::builtinPyIsinstance(const std::string &name, CallArgs &args) {
       if (c == "py.bool")
         return x->kind == Val::Bool;
     }
-    error(at, "isinstance() against " + describe(cls) +
-                  " is not supported (tl.tensor, tl.tensor_descriptor, "
-                  "tl.dtype, tl.tuple, "
-                  "int, float, bool or a @tl.aggregate class)");
+    return error(at, "isinstance() against " + describe(cls) +
+                         " is not supported (tl.tensor, tl.tensor_descriptor, "
+                         "tl.dtype, tl.tuple, "
+                         "int, float, bool or a @tl.aggregate class)");
   };
-  return makeBool(is(args.positional[1]));
+  ASSIGN_OR_RETURN(bool result, is(args.positional[1]));
+  return makeBool(result);
 }
 
-V Generator::builtinPyRange(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinPyRange(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  error(at, "range objects can only be iterated by a for loop");
+  return error(at, "range objects can only be iterated by a for loop");
 }
 
-V Generator::builtinConstexpr(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::builtinConstexpr(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
   if (args.positional.size() != 1)
-    error(at, "tl.constexpr() takes one value");
+    return error(at, "tl.constexpr() takes one value");
   return args.positional[0];
 }
 

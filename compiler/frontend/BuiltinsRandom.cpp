@@ -44,19 +44,25 @@ static V unsignedConstant(Generator &g, unsigned width, uint64_t value, SourceLo
   return makeTensor(c, /*isUnsigned=*/true);
 }
 
-V Generator::umulhi(V x, V y, SourceLocation at) {
+absl::StatusOr<V> Generator::umulhi(V x, V y, SourceLocation at) {
   // A constexpr operand takes the other's type; both must then be integers of one width.
-  if (x->isConstexpr() && !y->isConstexpr())
-    x = cast(x, elementOf(toTensor(y, at)->value), y->isUnsigned, at);
-  if (y->isConstexpr() && !x->isConstexpr())
-    y = cast(y, elementOf(toTensor(x, at)->value), x->isUnsigned, at);
-  V a = toTensor(x, at), c = toTensor(y, at);
+  if (x->isConstexpr() && !y->isConstexpr()) {
+    ASSIGN_OR_RETURN(V yt, toTensor(y, at));
+    ASSIGN_OR_RETURN(x, cast(x, elementOf(yt->value), y->isUnsigned, at));
+  }
+  if (y->isConstexpr() && !x->isConstexpr()) {
+    ASSIGN_OR_RETURN(V xt, toTensor(x, at));
+    ASSIGN_OR_RETURN(y, cast(y, elementOf(xt->value), x->isUnsigned, at));
+  }
+  ASSIGN_OR_RETURN(V a, toTensor(x, at));
+  ASSIGN_OR_RETURN(V c, toTensor(y, at));
   auto ta = dyn_cast<IntegerType>(elementOf(a->value));
   auto tc = dyn_cast<IntegerType>(elementOf(c->value));
   if (!ta || !tc || ta != tc)
-    error(at, "tl.umulhi takes two integers of one type, got " + describe(a) + " and " +
-                  describe(c));
-  auto [l, r] = broadcastPair(a, c, at);
+    return error(at, "tl.umulhi takes two integers of one type, got " + describe(a) + " and " +
+                         describe(c));
+  ASSIGN_OR_RETURN(auto ac, broadcastPair(a, c, at));
+  auto [l, r] = ac;
   unsigned width = ta.getWidth();
   Type wide = b_.getIntegerType(2 * width);
   Location where = loc(at);
@@ -69,30 +75,34 @@ V Generator::umulhi(V x, V y, SourceLocation at) {
   return makeTensor(arith::TruncIOp::create(b_, where, l->value.getType(), high), x->isUnsigned);
 }
 
-V Generator::philox(V seed, std::array<V, 4> counter, int rounds, SourceLocation at) {
-  V c0 = toTensor(counter[0], at);
+absl::StatusOr<V> Generator::philox(V seed, std::array<V, 4> counter, int rounds,
+                                     SourceLocation at) {
+  ASSIGN_OR_RETURN(V c0, toTensor(counter[0], at));
   auto counterType = dyn_cast<IntegerType>(elementOf(c0->value));
   if (!counterType || (counterType.getWidth() != 32 && counterType.getWidth() != 64))
-    error(at, "Philox counters (the offsets) are 32- or 64-bit integers, got " + describe(c0));
-  V s = toTensor(seed, at);
+    return error(at,
+                 "Philox counters (the offsets) are 32- or 64-bit integers, got " + describe(c0));
+  ASSIGN_OR_RETURN(V s, toTensor(seed, at));
   if (!isa<IntegerType>(elementOf(s->value)) || !shapeOf(s->value).empty())
-    error(at, "the random seed must be an integer scalar, got " + describe(s));
+    return error(at, "the random seed must be an integer scalar, got " + describe(s));
   if (rounds <= 0)
-    error(at, "n_rounds must be positive, got " + std::to_string(rounds));
+    return error(at, "n_rounds must be positive, got " + std::to_string(rounds));
   unsigned width = counterType.getWidth();
   Type word = b_.getIntegerType(width);
-  V seed64 = cast(s, b_.getI64Type(), /*toUnsigned=*/true, at);
+  ASSIGN_OR_RETURN(V seed64, cast(s, b_.getI64Type(), /*toUnsigned=*/true, at));
   V k0, k1;
   if (width == 32) {
-    k0 = cast(seed64, word, true, at);
-    k1 = cast(binary(">>", seed64, unsignedConstant(*this, 64, 32, at), at), word, true, at);
+    ASSIGN_OR_RETURN(k0, cast(seed64, word, true, at));
+    ASSIGN_OR_RETURN(V seedHigh, binary(">>", seed64, unsignedConstant(*this, 64, 32, at), at));
+    ASSIGN_OR_RETURN(k1, cast(seedHigh, word, true, at));
   } else {
     k0 = seed64;
     k1 = unsignedConstant(*this, 64, 0, at);
   }
   std::array<V, 4> c;
-  for (int i = 0; i < 4; ++i)
-    c[i] = cast(counter[i], word, /*toUnsigned=*/true, at, /*bitcast=*/true);
+  for (int i = 0; i < 4; ++i) {
+    ASSIGN_OR_RETURN(c[i], cast(counter[i], word, /*toUnsigned=*/true, at, /*bitcast=*/true));
+  }
   const PhiloxConstants &p = width == 32 ? kPhilox32 : kPhilox64;
   V roundA = unsignedConstant(*this, width, p.roundA, at);
   V roundB = unsignedConstant(*this, width, p.roundB, at);
@@ -101,89 +111,111 @@ V Generator::philox(V seed, std::array<V, 4> counter, int rounds, SourceLocation
   for (int r = 0; r < rounds; ++r) {
     // One round: two multiplications, their high halves mixed with the other words and the
     // key, then the key bumped by the Weyl constants.
-    V hi0 = umulhi(roundA, c[0], at), lo0 = binary("*", roundA, c[0], at);
-    V hi1 = umulhi(roundB, c[2], at), lo1 = binary("*", roundB, c[2], at);
-    c = {binary("^", binary("^", hi1, c[1], at), k0, at), lo1,
-         binary("^", binary("^", hi0, c[3], at), k1, at), lo0};
-    k0 = binary("+", k0, keyA, at);
-    k1 = binary("+", k1, keyB, at);
+    ASSIGN_OR_RETURN(V hi0, umulhi(roundA, c[0], at));
+    ASSIGN_OR_RETURN(V lo0, binary("*", roundA, c[0], at));
+    ASSIGN_OR_RETURN(V hi1, umulhi(roundB, c[2], at));
+    ASSIGN_OR_RETURN(V lo1, binary("*", roundB, c[2], at));
+    ASSIGN_OR_RETURN(V mix0, binary("^", hi1, c[1], at));
+    ASSIGN_OR_RETURN(V word0, binary("^", mix0, k0, at));
+    ASSIGN_OR_RETURN(V mix2, binary("^", hi0, c[3], at));
+    ASSIGN_OR_RETURN(V word2, binary("^", mix2, k1, at));
+    c = {word0, lo1, word2, lo0};
+    ASSIGN_OR_RETURN(k0, binary("+", k0, keyA, at));
+    ASSIGN_OR_RETURN(k1, binary("+", k1, keyB, at));
   }
-  for (V &v : c) // every word has the counters' shape, even where the key is a scalar
-    v = broadcastTo(v, shapeOf(toTensor(c0, at)->value), at);
+  for (V &v : c) { // every word has the counters' shape, even where the key is a scalar
+    ASSIGN_OR_RETURN(V counterShape, toTensor(c0, at));
+    ASSIGN_OR_RETURN(v, broadcastTo(v, shapeOf(counterShape->value), at));
+  }
   return makeTuple({c[0], c[1], c[2], c[3]});
 }
 
-V Generator::uniformFromBits(V x, SourceLocation at) {
-  V bits = toTensor(x, at);
+absl::StatusOr<V> Generator::uniformFromBits(V x, SourceLocation at) {
+  ASSIGN_OR_RETURN(V bits, toTensor(x, at));
   auto t = dyn_cast<IntegerType>(elementOf(bits->value));
   if (!t || (t.getWidth() != 32 && t.getWidth() != 64))
-    error(at, "uint_to_uniform_float takes 32- or 64-bit integers, got " + describe(bits));
+    return error(at, "uint_to_uniform_float takes 32- or 64-bit integers, got " + describe(bits));
   bool wide = t.getWidth() == 64;
   // Signed, folded onto [0, 2^(n-1)) (x < 0: -x - 1), times the largest scale that keeps the
   // product below 1 after rounding.
-  V s = cast(bits, t, /*toUnsigned=*/false, at, /*bitcast=*/true);
+  ASSIGN_OR_RETURN(V s, cast(bits, t, /*toUnsigned=*/false, at, /*bitcast=*/true));
   V zero = makeTensor(constant(t, 0, {}), false);
-  V negative = binary("<", s, zero, at);
-  V folded = binary("-", unary("-", s, at), makeTensor(constant(t, 1, {}), false), at);
+  ASSIGN_OR_RETURN(V negative, binary("<", s, zero, at));
+  ASSIGN_OR_RETURN(V negated, unary("-", s, at));
+  ASSIGN_OR_RETURN(V folded, binary("-", negated, makeTensor(constant(t, 1, {}), false), at));
   CallArgs pick{{negative, folded, s}, {}, at};
-  V nonNegative = callBuiltin("where", pick);
+  ASSIGN_OR_RETURN(V nonNegative, callBuiltin("where", pick));
   return binary("*", nonNegative, makeFloat(wide ? 1.0842020432385337e-19 : 4.6566127342e-10),
                 at);
 }
 
-V Generator::normalPair(V u1, V u2, SourceLocation at) {
+absl::StatusOr<V> Generator::normalPair(V u1, V u2, SourceLocation at) {
   CallArgs floor{{makeFloat(1.0e-7), u1}, {}, at};
-  V u = callBuiltin("maximum", floor);
-  V theta = binary("*", makeFloat(6.283185307179586), u2, at);
+  ASSIGN_OR_RETURN(V u, callBuiltin("maximum", floor));
+  ASSIGN_OR_RETURN(V theta, binary("*", makeFloat(6.283185307179586), u2, at));
   CallArgs logArgs{{u}, {}, at};
-  V minusTwoLog = binary("*", makeFloat(-2.0), callBuiltin("log", logArgs), at);
+  ASSIGN_OR_RETURN(V logU, callBuiltin("log", logArgs));
+  ASSIGN_OR_RETURN(V minusTwoLog, binary("*", makeFloat(-2.0), logU, at));
   CallArgs sqrtArgs{{minusTwoLog}, {}, at};
-  V radius = callBuiltin("sqrt", sqrtArgs);
+  ASSIGN_OR_RETURN(V radius, callBuiltin("sqrt", sqrtArgs));
   CallArgs cosArgs{{theta}, {}, at}, sinArgs{{theta}, {}, at};
-  return makeTuple({binary("*", radius, callBuiltin("cos", cosArgs), at),
-                    binary("*", radius, callBuiltin("sin", sinArgs), at)});
+  ASSIGN_OR_RETURN(V cosTheta, callBuiltin("cos", cosArgs));
+  ASSIGN_OR_RETURN(V first, binary("*", radius, cosTheta, at));
+  ASSIGN_OR_RETURN(V sinTheta, callBuiltin("sin", sinArgs));
+  ASSIGN_OR_RETURN(V second, binary("*", radius, sinTheta, at));
+  return makeTuple({first, second});
 }
 
-V Generator::callRandomBuiltin(const std::string &name, CallArgs &args) {
+absl::StatusOr<V> Generator::callRandomBuiltin(const std::string &name, CallArgs &args) {
   SourceLocation at = args.loc;
-  auto rounds = [&](const V &v) {
-    return v && v->kind != Val::None ? int(requireInt(v, at, "n_rounds")) : kDefaultRounds;
+  auto rounds = [&](const V &v) -> absl::StatusOr<int> {
+    if (v && v->kind != Val::None) {
+      ASSIGN_OR_RETURN(int64_t n, requireInt(v, at, "n_rounds"));
+      return int(n);
+    }
+    return kDefaultRounds;
   };
   std::string fn = "tl." + name;
   if (name == "umulhi") {
-    Params p(*this, args, fn, {{"x", true}, {"y", true}});
+    ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, fn, {{"x", true}, {"y", true}}));
     return umulhi(p.get("x"), p.get("y"), at);
   }
   if (name == "philox") {
-    Params p(*this, args, fn, {{"seed", true}, {"c0", true}, {"c1", true}, {"c2", true},
-                               {"c3", true}, {"n_rounds", false}});
-    return philox(p.get("seed"), {p.get("c0"), p.get("c1"), p.get("c2"), p.get("c3")},
-                  rounds(p.get("n_rounds")), at);
+    ASSIGN_OR_RETURN(Params p,
+                     Params::Make(*this, args, fn, {{"seed", true}, {"c0", true}, {"c1", true},
+                                                    {"c2", true}, {"c3", true},
+                                                    {"n_rounds", false}}));
+    ASSIGN_OR_RETURN(int n, rounds(p.get("n_rounds")));
+    return philox(p.get("seed"), {p.get("c0"), p.get("c1"), p.get("c2"), p.get("c3")}, n, at);
   }
   if (name == "uint_to_uniform_float") {
-    Params p(*this, args, fn, {{"x", true}});
+    ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, fn, {{"x", true}}));
     return uniformFromBits(p.get("x"), at);
   }
   if (name == "pair_uniform_to_normal") {
-    Params p(*this, args, fn, {{"u1", true}, {"u2", true}});
+    ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, fn, {{"u1", true}, {"u2", true}}));
     return normalPair(p.get("u1"), p.get("u2"), at);
   }
   static const std::set<std::string> seeded = {"randint", "randint4x", "rand",
                                                 "rand4x",  "randn",     "randn4x"};
   if (!seeded.count(name))
     return nullptr;
-  Params p(*this, args, fn, {{"seed", true}, {"offset", true}, {"n_rounds", false}});
-  V offset = toTensor(p.get("offset"), at);
+  ASSIGN_OR_RETURN(Params p, Params::Make(*this, args, fn,
+                                          {{"seed", true}, {"offset", true}, {"n_rounds", false}}));
+  ASSIGN_OR_RETURN(V offset, toTensor(p.get("offset"), at));
   if (!isa<IntegerType>(elementOf(offset->value)))
-    error(at, "tl." + name + " takes integer offsets, got " + describe(offset));
+    return error(at, "tl." + name + " takes integer offsets, got " + describe(offset));
   // Counter (low 32 bits, high 32 bits, 0, 0) of 32-bit words, whatever the offsets' width.
   Type word = b_.getI32Type();
-  V low = cast(offset, word, /*toUnsigned=*/true, at);
-  V zero = binary("*", low, makeInt(0), at);
-  V high = elementOf(offset->value).getIntOrFloatBitWidth() > 32
-               ? cast(binary(">>", offset, makeInt(32), at), word, /*toUnsigned=*/true, at)
-               : zero;
-  V words = philox(p.get("seed"), {low, high, zero, zero}, rounds(p.get("n_rounds")), at);
+  ASSIGN_OR_RETURN(V low, cast(offset, word, /*toUnsigned=*/true, at));
+  ASSIGN_OR_RETURN(V zero, binary("*", low, makeInt(0), at));
+  V high = zero;
+  if (elementOf(offset->value).getIntOrFloatBitWidth() > 32) {
+    ASSIGN_OR_RETURN(V shifted, binary(">>", offset, makeInt(32), at));
+    ASSIGN_OR_RETURN(high, cast(shifted, word, /*toUnsigned=*/true, at));
+  }
+  ASSIGN_OR_RETURN(int n, rounds(p.get("n_rounds")));
+  ASSIGN_OR_RETURN(V words, philox(p.get("seed"), {low, high, zero, zero}, n, at));
   if (name == "randint")
     return words->items[0];
   if (name == "randint4x")
@@ -191,14 +223,16 @@ V Generator::callRandomBuiltin(const std::string &name, CallArgs &args) {
   if (name == "rand")
     return uniformFromBits(words->items[0], at);
   std::vector<V> u;
-  for (const V &w : words->items)
-    u.push_back(uniformFromBits(w, at));
+  for (const V &w : words->items) {
+    ASSIGN_OR_RETURN(V uniform, uniformFromBits(w, at));
+    u.push_back(uniform);
+  }
   if (name == "rand4x")
     return makeTuple(u);
-  V first = normalPair(u[0], u[1], at);
+  ASSIGN_OR_RETURN(V first, normalPair(u[0], u[1], at));
   if (name == "randn")
     return first->items[0];
-  V second = normalPair(u[2], u[3], at);
+  ASSIGN_OR_RETURN(V second, normalPair(u[2], u[3], at));
   return makeTuple({first->items[0], first->items[1], second->items[0], second->items[1]});
 }
 

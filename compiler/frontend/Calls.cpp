@@ -22,41 +22,43 @@ namespace tessel::frontend {
 
 // ---- functions -----------------------------------------------------------------------------
 
-V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
+absl::StatusOr<V> Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
   bool noinline = false;
   if (!isJit(fn, &noinline) && !self) // methods of aggregates are jit functions by default
-    error(args.loc, "'" + fn.name + "' is not a @triton.jit function");
+    return error(args.loc, "'" + fn.name + "' is not a @triton.jit function");
   if (++callDepth_ > 64)
-    error(args.loc, "calls nest too deeply (recursion is not supported)");
+    return error(args.loc, "calls nest too deeply (recursion is not supported)");
   Frame frame;
   frame.fn = &fn;
   frame.module = moduleOf(fn);
   size_t first = self ? 1 : 0;
   if (self && fn.params.empty())
-    error(fn.loc, "method '" + fn.name + "' needs a first parameter for the object (self)");
+    return error(fn.loc,
+                 "method '" + fn.name + "' needs a first parameter for the object (self)");
   if (self)
     frame.vars[fn.params[0].name] = self;
   if (args.positional.size() > fn.params.size() - first)
-    error(args.loc, "'" + fn.name + "' takes " + std::to_string(fn.params.size() - first) +
-                        " arguments, " + std::to_string(args.positional.size()) + " given");
+    return error(args.loc, "'" + fn.name + "' takes " +
+                               std::to_string(fn.params.size() - first) + " arguments, " +
+                               std::to_string(args.positional.size()) + " given");
   for (size_t k = 0; k < args.positional.size(); ++k)
     frame.vars[fn.params[first + k].name] = args.positional[k];
   for (auto &kw : args.keywords) {
     auto it = std::find_if(fn.params.begin(), fn.params.end(),
                            [&](const Param &p) { return p.name == kw.first; });
     if (it == fn.params.end())
-      error(args.loc, "'" + fn.name + "' has no parameter '" + kw.first + "'");
+      return error(args.loc, "'" + fn.name + "' has no parameter '" + kw.first + "'");
     if (frame.vars.count(kw.first))
-      error(args.loc, "'" + fn.name + "' got two values for '" + kw.first + "'");
+      return error(args.loc, "'" + fn.name + "' got two values for '" + kw.first + "'");
     frame.vars[kw.first] = kw.second;
   }
   for (const Param &p : fn.params) {
     if (frame.vars.count(p.name))
       continue;
     if (!p.defaultValue)
-      error(args.loc, "'" + fn.name + "' is missing the argument '" + p.name + "'");
+      return error(args.loc, "'" + fn.name + "' is missing the argument '" + p.name + "'");
     frames_.emplace_back().module = moduleOf(fn);
-    V d = eval(*p.defaultValue);
+    ASSIGN_OR_RETURN(V d, eval(*p.defaultValue));
     frames_.pop_back();
     frame.vars[p.name] = d;
   }
@@ -69,16 +71,16 @@ V Generator::callFunction(const FunctionDef &fn, CallArgs &args, V self) {
     // An inlined helper's tl.constexpr annotation is ignored for a runtime value, as Triton
     // does; a noinline function is specialized on its constexprs, so there it must be one.
     if (noinline && isConstexprAnnotation && frame.vars[p.name]->kind == Val::Tensor)
-      error(args.loc, "'" + p.name + "' of the noinline function '" + fn.name +
-                          "' is a tl.constexpr parameter but got a runtime value");
+      return error(args.loc, "'" + p.name + "' of the noinline function '" + fn.name +
+                                 "' is a tl.constexpr parameter but got a runtime value");
   }
   if (noinline) {
-    V result = callNoinline(fn, frame.vars, args.loc);
+    ASSIGN_OR_RETURN(V result, callNoinline(fn, frame.vars, args.loc));
     --callDepth_;
     return result;
   }
   frames_.push_back(std::move(frame));
-  exec(fn.body);
+  RETURN_IF_ERROR(exec(fn.body));
   Frame done = std::move(frames_.back());
   frames_.pop_back();
   --callDepth_;
@@ -197,8 +199,9 @@ static void specializationKey(const V &v, std::string &out, std::set<const void 
   }
 }
 
-V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> &bound,
-                          SourceLocation at) {
+absl::StatusOr<V> Generator::callNoinline(const FunctionDef &fn,
+                                          const std::map<std::string, V> &bound,
+                                          SourceLocation at) {
   // One private function per distinct signature: runtime parameters by type, the others
   // (constexprs, dtypes) by value.
   std::string name = fn.name + "__";
@@ -215,13 +218,14 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
     V &v = args.at(p.name);
     // Numbers passed to parameters not marked tl.constexpr are runtime scalars, as in Triton.
     bool isConstexprParam = p.annotation && p.annotation->name == "constexpr";
-    if (!isConstexprParam && v->isNumber())
-      v = toTensor(v, at);
+    if (!isConstexprParam && v->isNumber()) {
+      ASSIGN_OR_RETURN(v, toTensor(v, at));
+    }
     if (v->kind == Val::Tuple || v->kind == Val::Function || v->kind == Val::Builtin ||
         v->kind == Val::Namespace || v->kind == Val::Method || v->kind == Val::Class ||
         v->kind == Val::Descriptor)
-      error(at, "the noinline function '" + fn.name + "' cannot take " + describe(v) +
-                    " (parameter '" + p.name + "')");
+      return error(at, "the noinline function '" + fn.name + "' cannot take " + describe(v) +
+                           " (parameter '" + p.name + "')");
     if (v->kind == Val::Aggregate) {
       std::vector<FieldSlot> own;
       std::set<AggObject *> mine;
@@ -230,10 +234,11 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
       for (AggObject *o : mine) {
         auto [it, fresh] = ownerParam.emplace(o, p.name);
         if (!fresh)
-          error(at, "the same aggregate object is passed to the parameters '" + it->second +
-                        "' and '" + p.name + "' of the noinline function '" + fn.name +
-                        "': its mutations could not be written back to one object; pass it "
-                        "once");
+          return error(at, "the same aggregate object is passed to the parameters '" +
+                               it->second + "' and '" + p.name + "' of the noinline function '" +
+                               fn.name +
+                               "': its mutations could not be written back to one object; pass "
+                               "it once");
       }
       name += "_" + v->obj->cls->name;
       for (const FieldSlot &f : own) {
@@ -273,8 +278,8 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
   if (cached == noinline_.end()) {
     if (std::find(noinlineInProgress_.begin(), noinlineInProgress_.end(), key) !=
         noinlineInProgress_.end())
-      error(at, "the noinline function '" + fn.name + "' calls itself; recursion is not "
-                                                      "supported");
+      return error(at, "the noinline function '" + fn.name + "' calls itself; recursion is not "
+                                                             "supported");
     noinlineInProgress_.push_back(key);
     // A readable name another specialization already took (symbol-safe spellings can
     // coincide): the first free numbered variant.
@@ -338,7 +343,7 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
           v->kind == Val::Tensor ? makeTensor(entry->getArgument(k++), v->isUnsigned) : v;
     }
     frames_.push_back(std::move(frame));
-    exec(fn.body);
+    RETURN_IF_ERROR(exec(fn.body));
     Frame done = std::move(frames_.back());
     frames_.pop_back();
     // The results: nothing, one value or a tuple of values (constexpr numbers materialized).
@@ -348,10 +353,11 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
       info.tuple = done.returnValue->kind == Val::Tuple;
       std::vector<V> items = info.tuple ? done.returnValue->items : std::vector<V>{done.returnValue};
       for (const V &item : items) {
-        V t = carryable(item, fn.loc);
+        ASSIGN_OR_RETURN(V t, carryable(item, fn.loc));
         if (!t)
-          error(fn.loc, "the noinline function '" + fn.name + "' returns " + describe(item) +
-                            "; it may return tensors, scalars and tuples of them");
+          return error(fn.loc, "the noinline function '" + fn.name + "' returns " +
+                                   describe(item) +
+                                   "; it may return tensors, scalars and tuples of them");
         results.push_back(t->value);
         info.unsignedResults.push_back(t->isUnsigned);
       }
@@ -359,11 +365,11 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
     info.numReturns = results.size();
     for (size_t f = 0; f < calleeFields.size(); ++f) {
       V fv = calleeFields[f].obj->fields[calleeFields[f].field];
-      V t = carryable(fv, fn.loc);
+      ASSIGN_OR_RETURN(V t, carryable(fv, fn.loc));
       if (!t)
-        error(fn.loc, "the noinline function '" + fn.name + "' leaves the field '" +
-                          calleeFields[f].field + "' holding " + describe(fv) +
-                          "; a mutable argument's tensor fields must stay tensors");
+        return error(fn.loc, "the noinline function '" + fn.name + "' leaves the field '" +
+                                 calleeFields[f].field + "' holding " + describe(fv) +
+                                 "; a mutable argument's tensor fields must stay tensors");
       results.push_back(t->value);
       info.unsignedResults.push_back(t->isUnsigned);
     }
@@ -382,8 +388,9 @@ V Generator::callNoinline(const FunctionDef &fn, const std::map<std::string, V> 
   for (size_t f = 0; f < argFields.size(); ++f) {
     Value r = call.getResult(info.numReturns + f);
     if (r.getType() != argFields[f].obj->fields[argFields[f].field]->value.getType())
-      error(at, "the noinline function '" + fn.name + "' changes the type of the field '" +
-                    argFields[f].field + "' of its argument");
+      return error(at, "the noinline function '" + fn.name +
+                           "' changes the type of the field '" + argFields[f].field +
+                           "' of its argument");
     argFields[f].obj->fields[argFields[f].field] =
         makeTensor(r, info.unsignedResults[info.numReturns + f]);
   }

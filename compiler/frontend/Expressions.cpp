@@ -20,8 +20,8 @@ using namespace mlir;
 
 namespace tessel::frontend {
 
-V Generator::evalAttribute(const Expr &e) {
-  V base = eval(*e.operands[0]);
+absl::StatusOr<V> Generator::evalAttribute(const Expr &e) {
+  ASSIGN_OR_RETURN(V base, eval(*e.operands[0]));
   const std::string &member = e.name;
   switch (base->kind) {
   case Val::Namespace:
@@ -66,7 +66,7 @@ V Generator::evalAttribute(const Expr &e) {
         return makeDtype(base->type, base->isUnsigned);
       auto ptr = dyn_cast<tt::PointerType>(base->type);
       if (!ptr)
-        error(e.loc, "'element_ty' is defined on pointer dtypes only");
+        return error(e.loc, "'element_ty' is defined on pointer dtypes only");
       return makeDtype(ptr.getPointeeType());
     }
     if (member == "primitive_bitwidth") {
@@ -94,9 +94,10 @@ V Generator::evalAttribute(const Expr &e) {
     bool declared = false;
     for (const Field &f : base->obj->cls->fields)
       declared |= f.name == member;
-    error(e.loc, declared ? "the field '" + member + "' of '" + base->obj->cls->name +
-                                "' is read before it is set"
-                          : "'" + base->obj->cls->name + "' has no field or method '" + member + "'");
+    return error(e.loc, declared ? "the field '" + member + "' of '" + base->obj->cls->name +
+                                       "' is read before it is set"
+                                 : "'" + base->obj->cls->name + "' has no field or method '" +
+                                       member + "'");
   }
   case Val::Descriptor: {
     static const std::map<std::string, size_t> parts = {
@@ -113,21 +114,21 @@ V Generator::evalAttribute(const Expr &e) {
   default:
     break;
   }
-  error(e.loc, describe(base) + " has no attribute '" + member + "'");
+  return error(e.loc, describe(base) + " has no attribute '" + member + "'");
 }
 
-V Generator::evalSubscript(const Expr &e) {
-  V base = eval(*e.operands[0]);
+absl::StatusOr<V> Generator::evalSubscript(const Expr &e) {
+  ASSIGN_OR_RETURN(V base, eval(*e.operands[0]));
   if (base->kind == Val::Tuple) {
     if (e.operands.size() != 2)
-      error(e.loc, "a tuple takes one index");
-    V index = eval(*e.operands[1]);
-    int64_t i = requireInt(index, e.operands[1]->loc, "a tuple index");
+      return error(e.loc, "a tuple takes one index");
+    ASSIGN_OR_RETURN(V index, eval(*e.operands[1]));
+    ASSIGN_OR_RETURN(int64_t i, requireInt(index, e.operands[1]->loc, "a tuple index"));
     int64_t n = int64_t(base->items.size());
     if (i < 0)
       i += n;
     if (i < 0 || i >= n)
-      error(e.operands[1]->loc, "tuple index " + std::to_string(index->i) + " out of range");
+      return error(e.operands[1]->loc, "tuple index " + std::to_string(index->i) + " out of range");
     V item = base->items[i];
     if (item->kind == Val::Aggregate) {
       // Remember that this reference came out of a tuple (see assign()).
@@ -141,7 +142,7 @@ V Generator::evalSubscript(const Expr &e) {
   if (base->kind == Val::Builtin && base->s == "constexpr")
     return base; // tl.constexpr[...] annotations
   if (base->kind != Val::Tensor)
-    error(e.loc, "cannot subscript " + describe(base));
+    return error(e.loc, "cannot subscript " + describe(base));
   Value x = base->value;
   SmallVector<int64_t> shape(shapeOf(x));
   size_t dim = 0;
@@ -158,19 +159,19 @@ V Generator::evalSubscript(const Expr &e) {
     if (index.kind == ExprKind::Slice && !index.operands[0] && !index.operands[1] &&
         !index.operands[2]) {
       if (dim >= shapeOf(base->value).size() + (shape.size() - shapeOf(base->value).size()))
-        error(index.loc, "too many indices for a tensor of rank " +
-                             std::to_string(shapeOf(base->value).size()));
+        return error(index.loc, "too many indices for a tensor of rank " +
+                                    std::to_string(shapeOf(base->value).size()));
       ++dim;
       continue;
     }
-    error(index.loc, "tensors can be indexed only with None and ':' (use tl.reshape, "
-                     "tl.split or a mask for anything else)");
+    return error(index.loc, "tensors can be indexed only with None and ':' (use tl.reshape, "
+                            "tl.split or a mask for anything else)");
   }
   return makeTensor(x, base->isUnsigned);
 }
 
 
-V Generator::eval(const Expr &e) {
+absl::StatusOr<V> Generator::eval(const Expr &e) {
   switch (e.kind) {
   case ExprKind::Name:
     return evalName(e);
@@ -191,48 +192,59 @@ V Generator::eval(const Expr &e) {
   case ExprKind::Slice:
     return newVal(Val::Slice);
   case ExprKind::BinOp: {
-    V lhs = eval(*e.operands[0]); // Python evaluates left to right
-    V rhs = eval(*e.operands[1]);
+    ASSIGN_OR_RETURN(V lhs, eval(*e.operands[0])); // Python evaluates left to right
+    ASSIGN_OR_RETURN(V rhs, eval(*e.operands[1]));
     return binary(e.name, lhs, rhs, e.loc);
   }
-  case ExprKind::UnaryOp:
-    return unary(e.name, eval(*e.operands[0]), e.loc);
+  case ExprKind::UnaryOp: {
+    ASSIGN_OR_RETURN(V operand, eval(*e.operands[0]));
+    return unary(e.name, operand, e.loc);
+  }
   case ExprKind::Compare:
     return evalCompare(e);
   case ExprKind::BoolOp:
     return evalBoolOp(e);
   case ExprKind::IfExp: {
-    V cond = eval(*e.operands[0]);
-    if (cond->kind != Val::Tensor)
-      return truthy(cond, e.operands[0]->loc) ? eval(*e.operands[1]) : eval(*e.operands[2]);
-    V a = eval(*e.operands[1]), b = eval(*e.operands[2]);
+    ASSIGN_OR_RETURN(V cond, eval(*e.operands[0]));
+    if (cond->kind != Val::Tensor) {
+      ASSIGN_OR_RETURN(bool truth, truthy(cond, e.operands[0]->loc));
+      return truth ? eval(*e.operands[1]) : eval(*e.operands[2]);
+    }
+    ASSIGN_OR_RETURN(V a, eval(*e.operands[1]));
+    ASSIGN_OR_RETURN(V b, eval(*e.operands[2]));
     CallArgs args{{cond, a, b}, {}, e.loc};
     return callBuiltin("where", args);
   }
   case ExprKind::Dict:
-    error(e.loc, "dict literals are not supported in kernels");
+    return error(e.loc, "dict literals are not supported in kernels");
   case ExprKind::Tuple:
   case ExprKind::List: {
     std::vector<V> items;
-    for (const ExprPtr &o : e.operands)
-      items.push_back(eval(*o));
+    for (const ExprPtr &o : e.operands) {
+      ASSIGN_OR_RETURN(V item, eval(*o));
+      items.push_back(item);
+    }
     return makeTuple(items);
   }
   case ExprKind::Call: {
-    V callee = eval(*e.operands[0]);
+    ASSIGN_OR_RETURN(V callee, eval(*e.operands[0]));
     CallArgs args;
     args.loc = e.loc;
-    for (size_t k = 1; k < e.operands.size(); ++k)
-      args.positional.push_back(eval(*e.operands[k]));
-    for (const auto &kw : e.keywords)
-      args.keywords.emplace_back(kw.first, eval(*kw.second));
+    for (size_t k = 1; k < e.operands.size(); ++k) {
+      ASSIGN_OR_RETURN(V arg, eval(*e.operands[k]));
+      args.positional.push_back(arg);
+    }
+    for (const auto &kw : e.keywords) {
+      ASSIGN_OR_RETURN(V value, eval(*kw.second));
+      args.keywords.emplace_back(kw.first, value);
+    }
     return callValue(callee, args);
   }
   }
-  error(e.loc, "unsupported expression");
+  return error(e.loc, "unsupported expression");
 }
 
-V Generator::callValue(const V &callee, CallArgs &args) {
+absl::StatusOr<V> Generator::callValue(const V &callee, CallArgs &args) {
   switch (callee->kind) {
   case Val::Function:
     return callFunction(*callee->fn, args);
@@ -253,7 +265,7 @@ V Generator::callValue(const V &callee, CallArgs &args) {
   default:
     break;
   }
-  error(args.loc, describe(callee) + " is not callable");
+  return error(args.loc, describe(callee) + " is not callable");
 }
 
 } // namespace tessel::frontend

@@ -5,6 +5,7 @@
 
 #include "compiler/dialect/triton/TritonDialect.h"
 #include "compiler/frontend/CodeGen.h"
+#include "compiler/frontend/StatusMacros.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -15,13 +16,6 @@
 #include <set>
 
 namespace tessel::frontend {
-
-/// A compile error at a source position; caught at the top and formatted with the source.
-struct CompileError {
-  SourceLocation loc;
-  std::string message;
-  const SourceFile *file = nullptr; ///< the file `loc` is in (null: the kernel's file)
-};
 
 /// A parsed kernel file: the one compiled, or one it imports (`from helpers import f`).
 struct ModuleCtx {
@@ -143,75 +137,83 @@ struct CallArgs {
 class Generator {
 public:
   Generator(mlir::MLIRContext &context, const SourceFile &file, const Module &module);
-  mlir::OwningOpRef<mlir::ModuleOp> generate(const KernelSpec &spec);
+  absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> generate(const KernelSpec &spec);
 
   // ---- shared by the generator's files and the builtins ------------------------------
-  [[noreturn]] void error(SourceLocation loc, const std::string &message) const;
+  // Every user error is an absl::Status (StatusMacros.h): a fallible function returns
+  // absl::Status or absl::StatusOr<T>, and `return error(at, "...")` reports one.
+
+  /// The error "file:line:col: error: message" at `loc` of the file being generated, with its
+  /// source line and a caret.
+  [[nodiscard]] absl::Status error(SourceLocation loc, const std::string &message) const;
   mlir::Location loc(SourceLocation at) const;
   mlir::OpBuilder &builder() { return b_; }
   mlir::MLIRContext *context() { return &context_; }
 
   /// A scalar or tensor SSA value for `v` (constexpr numbers become constants: int -> i32 or
   /// i64 when it does not fit, float -> f32, bool -> i1).
-  V toTensor(const V &v, SourceLocation at);
+  absl::StatusOr<V> toTensor(const V &v, SourceLocation at);
   /// `v` converted to element type `elem` (same shape).
   /// `v` converted to `elem` (Triton's tl.cast); `rounding`: fp_downcast_rounding, for a
   /// narrowing float conversion.
-  V cast(const V &v, mlir::Type elem, bool toUnsigned, SourceLocation at, bool bitcast = false,
-         std::optional<tt::RoundingMode> rounding = std::nullopt);
+  absl::StatusOr<V> cast(const V &v, mlir::Type elem, bool toUnsigned, SourceLocation at,
+                         bool bitcast = false,
+                         std::optional<tt::RoundingMode> rounding = std::nullopt);
   /// tl.cast / tensor.to: `input` (the tensor's parameter name), dtype, fp_downcast_rounding
   /// ('rtne' or 'rtz'), bitcast.
-  V castCall(const std::string &name, const std::string &input, CallArgs &args,
-             SourceLocation at);
+  absl::StatusOr<V> castCall(const std::string &name, const std::string &input, CallArgs &args,
+                             SourceLocation at);
   /// Broadcasts two tensors (or a scalar and a tensor) to a common shape.
-  std::pair<V, V> broadcastPair(V a, V b, SourceLocation at);
+  absl::StatusOr<std::pair<V, V>> broadcastPair(V a, V b, SourceLocation at);
   /// `v` broadcast (splat / expand + broadcast) to `shape`.
-  V broadcastTo(const V &v, llvm::ArrayRef<int64_t> shape, SourceLocation at);
+  absl::StatusOr<V> broadcastTo(const V &v, llvm::ArrayRef<int64_t> shape, SourceLocation at);
   /// Binary operator `op` (+ - * / // % & | ^ << >> < <= > >= == !=) with Triton's rules.
-  V binary(const std::string &op, V a, V b, SourceLocation at);
-  V unary(const std::string &op, V a, SourceLocation at);
+  absl::StatusOr<V> binary(const std::string &op, V a, V b, SourceLocation at);
+  absl::StatusOr<V> unary(const std::string &op, V a, SourceLocation at);
   /// A constant of element type `elem` and `shape` (scalar when empty).
   mlir::Value constant(mlir::Type elem, double value, llvm::ArrayRef<int64_t> shape);
-  bool truthy(const V &v, SourceLocation at);
-  int64_t requireInt(const V &v, SourceLocation at, const std::string &what);
-  mlir::Type requireDtype(const V &v, SourceLocation at, const std::string &what,
-                          bool *isUnsigned = nullptr);
+  absl::StatusOr<bool> truthy(const V &v, SourceLocation at);
+  absl::StatusOr<int64_t> requireInt(const V &v, SourceLocation at, const std::string &what);
+  absl::StatusOr<mlir::Type> requireDtype(const V &v, SourceLocation at, const std::string &what,
+                                          bool *isUnsigned = nullptr);
 
-  V callBuiltin(const std::string &name, CallArgs &args);
+  absl::StatusOr<V> callBuiltin(const std::string &name, CallArgs &args);
   // The builtins, one member function per function or group of aliases (Builtins.inc: which
   // names each generates; Builtins*.cpp by family).
-#define TESSEL_BUILTIN(member, ...) V member(const std::string &name, CallArgs &args);
+#define TESSEL_BUILTIN(member, ...)                                                                \
+  absl::StatusOr<V> member(const std::string &name, CallArgs &args);
 #include "compiler/frontend/Builtins.inc"
 
   /// Math beyond the core set (BuiltinsMath.cpp): inverse and hyperbolic trigonometry,
   /// cbrt, rounding, log10, atan2, copysign, hypot; null for other names.
-  V callMathBuiltin(const std::string &name, CallArgs &args);
+  absl::StatusOr<V> callMathBuiltin(const std::string &name, CallArgs &args);
   /// `ops` as values of the widest float type among them (f32 when none is a float),
   /// broadcast to one shape.
-  llvm::SmallVector<mlir::Value> floatOperands(std::vector<V> ops, SourceLocation at);
+  absl::StatusOr<llvm::SmallVector<mlir::Value>> floatOperands(std::vector<V> ops,
+                                                               SourceLocation at);
   /// Tensor descriptors (BuiltinsDescriptor.cpp): tl.make_tensor_descriptor, desc.load /
   /// desc.store and tl.load_tensor_descriptor / tl.store_tensor_descriptor, as block-pointer
   /// loads and stores checked against the shape on every dimension; null for other names.
-  V callDescriptorBuiltin(const std::string &name, CallArgs &args);
+  absl::StatusOr<V> callDescriptorBuiltin(const std::string &name, CallArgs &args);
   /// tl._experimental_descriptor_load / _store (Triton 3.2's API) on a tensor descriptor.
-  V experimentalDescriptorAccess(const std::string &name, CallArgs &args);
+  absl::StatusOr<V> experimentalDescriptorAccess(const std::string &name, CallArgs &args);
   /// tl.dot_scaled (BuiltinsScaled.cpp); null for other names.
-  V callScaledBuiltin(const std::string &name, CallArgs &args);
+  absl::StatusOr<V> callScaledBuiltin(const std::string &name, CallArgs &args);
   /// The random-number family (BuiltinsRandom.cpp): tl.umulhi, tl.philox, tl.randint(4x),
   /// tl.rand(4x), tl.randn(4x) and their helpers; null for other names.
-  V callRandomBuiltin(const std::string &name, CallArgs &args);
+  absl::StatusOr<V> callRandomBuiltin(const std::string &name, CallArgs &args);
   /// The high half of the full product of two unsigned integers of one type.
-  V umulhi(V x, V y, SourceLocation at);
+  absl::StatusOr<V> umulhi(V x, V y, SourceLocation at);
   /// `rounds` rounds of Philox on `counter` (four words of 32 or 64 bits) keyed by `seed`:
   /// a tuple of four unsigned tensors.
-  V philox(V seed, std::array<V, 4> counter, int rounds, SourceLocation at);
+  absl::StatusOr<V> philox(V seed, std::array<V, 4> counter, int rounds, SourceLocation at);
   /// Random bits to a float in [0, 1) as Triton maps them.
-  V uniformFromBits(V x, SourceLocation at);
+  absl::StatusOr<V> uniformFromBits(V x, SourceLocation at);
   /// The Box-Muller pair of two uniform floats.
-  V normalPair(V u1, V u2, SourceLocation at);
-  V callFunction(const FunctionDef &fn, CallArgs &args, V self = nullptr);
+  absl::StatusOr<V> normalPair(V u1, V u2, SourceLocation at);
+  absl::StatusOr<V> callFunction(const FunctionDef &fn, CallArgs &args, V self = nullptr);
   /// Calls a value (function, builtin, method) with evaluated arguments.
-  V callValue(const V &callee, CallArgs &args);
+  absl::StatusOr<V> callValue(const V &callee, CallArgs &args);
   std::string describe(const V &v) const;
 
 private:
@@ -228,38 +230,39 @@ private:
   std::string currentScope() const;
   ModuleCtx *currentModule() const;
   ModuleCtx *moduleOf(const FunctionDef &fn);
-  ModuleCtx &loadModule(const std::string &dotted, SourceLocation at);
+  absl::StatusOr<ModuleCtx *> loadModule(const std::string &dotted, SourceLocation at);
   void indexModule(ModuleCtx &ctx);
-  V moduleMember(ModuleCtx &ctx, const std::string &name, SourceLocation at);
+  absl::StatusOr<V> moduleMember(ModuleCtx &ctx, const std::string &name, SourceLocation at);
 
-  V eval(const Expr &e);
-  V evalName(const Expr &e);
-  V evalAttribute(const Expr &e);
-  V evalSubscript(const Expr &e);
-  V evalCompare(const Expr &e);
-  V evalBoolOp(const Expr &e);
+  absl::StatusOr<V> eval(const Expr &e);
+  absl::StatusOr<V> evalName(const Expr &e);
+  absl::StatusOr<V> evalAttribute(const Expr &e);
+  absl::StatusOr<V> evalSubscript(const Expr &e);
+  absl::StatusOr<V> evalCompare(const Expr &e);
+  absl::StatusOr<V> evalBoolOp(const Expr &e);
   /// The kernel --entry names: a qualified name ("test_add.kernel", "kernel" at module
   /// level), or the name of the only kernel called that.
-  const FunctionDef &findEntry(const std::string &entry);
-  V evalGlobal(const std::string &name, SourceLocation at);
+  absl::StatusOr<const FunctionDef *> findEntry(const std::string &entry);
+  absl::StatusOr<V> evalGlobal(const std::string &name, SourceLocation at);
   /// `name` as `qualified` (scope.name) of `ctx` names it: a constant, function or class, or
   /// an error for a host name.
-  V evalScoped(ModuleCtx &ctx, const std::string &qualified, const std::string &name,
-               SourceLocation at);
-  V resolveNamespace(const std::string &path, const std::string &member, SourceLocation at);
+  absl::StatusOr<V> evalScoped(ModuleCtx &ctx, const std::string &qualified,
+                               const std::string &name, SourceLocation at);
+  absl::StatusOr<V> resolveNamespace(const std::string &path, const std::string &member,
+                                     SourceLocation at);
 
-  void exec(const Block &block);
-  void execStmt(const Stmt &s);
-  void assign(const Expr &target, const V &value);
+  [[nodiscard]] absl::Status exec(const Block &block);
+  [[nodiscard]] absl::Status execStmt(const Stmt &s);
+  [[nodiscard]] absl::Status assign(const Expr &target, const V &value);
   /// `rest`: the statements after `s` up to the end of the function, run in the branch that
   /// does not return (a return in only one branch of an if).
-  void execIf(const Stmt &s, const std::vector<const Stmt *> *rest = nullptr);
-  void execFor(const Stmt &s);
-  void execWhile(const Stmt &s);
+  [[nodiscard]] absl::Status execIf(const Stmt &s, const std::vector<const Stmt *> *rest = nullptr);
+  [[nodiscard]] absl::Status execFor(const Stmt &s);
+  [[nodiscard]] absl::Status execWhile(const Stmt &s);
   /// Names a block assigns (targets of assignments, loop variables), in first-seen order.
   static void assignedNames(const Block &block, std::vector<std::string> &out);
   /// The SSA value carried for `v` through a loop or an if (constexpr numbers materialized).
-  V carryable(const V &v, SourceLocation at);
+  absl::StatusOr<V> carryable(const V &v, SourceLocation at);
   /// A tensor-valued field of an aggregate reachable from the current frame.
   struct FieldSlot {
     Obj obj;
@@ -274,18 +277,20 @@ private:
   /// The reachable fields that are not tensors, and their values.
   void staticFieldSnapshot(std::vector<FieldSlot> &slots, std::vector<V> &values);
   /// Fails if a field that is not a tensor changed (a loop cannot carry it).
-  void checkFieldsUnchanged(const std::vector<FieldSlot> &slots, const std::vector<V> &before,
-                            SourceLocation at);
-  V construct(const ClassDef &cls, CallArgs &args);
-  std::vector<mlir::Value> fieldYields(const std::vector<FieldSlot> &fields,
-                                       llvm::ArrayRef<mlir::Value> inits, size_t offset,
-                                       SourceLocation at);
-  void checkUncarried(const std::vector<std::string> &assigned,
-                      const std::map<std::string, V> &before, SourceLocation at);
+  [[nodiscard]] absl::Status checkFieldsUnchanged(const std::vector<FieldSlot> &slots,
+                                                  const std::vector<V> &before, SourceLocation at);
+  absl::StatusOr<V> construct(const ClassDef &cls, CallArgs &args);
+  absl::StatusOr<std::vector<mlir::Value>> fieldYields(const std::vector<FieldSlot> &fields,
+                                                       llvm::ArrayRef<mlir::Value> inits,
+                                                       size_t offset, SourceLocation at);
+  [[nodiscard]] absl::Status checkUncarried(const std::vector<std::string> &assigned,
+                                            const std::map<std::string, V> &before,
+                                            SourceLocation at);
   bool isAggregateClass(const ClassDef &cls) const;
 
   /// A call of a noinline function: a private tt.func per signature and a tt.call.
-  V callNoinline(const FunctionDef &fn, const std::map<std::string, V> &bound, SourceLocation at);
+  absl::StatusOr<V> callNoinline(const FunctionDef &fn, const std::map<std::string, V> &bound,
+                                 SourceLocation at);
   struct NoinlineInfo {
     tt::FuncOp func;
     bool tuple = false;

@@ -57,17 +57,18 @@ ModuleCtx *Generator::moduleOf(const FunctionDef &fn) {
   return it == fnModule_.end() ? &modules_.front() : it->second;
 }
 
-ModuleCtx &Generator::loadModule(const std::string &dotted, SourceLocation at) {
+absl::StatusOr<ModuleCtx *> Generator::loadModule(const std::string &dotted,
+                                                  SourceLocation at) {
   ModuleCtx *from = currentModule();
   std::string rel = dotted;
   std::replace(rel.begin(), rel.end(), '.', '/');
   std::string path = from->dir + "/" + rel + ".py";
   if (auto it = modulesByPath_.find(path); it != modulesByPath_.end())
-    return *it->second;
+    return it->second;
   std::ifstream in(path);
   if (!in)
-    error(at, "cannot import '" + dotted + "': no file " + path +
-                  " (kernels may import triton and kernel files next to them)");
+    return error(at, "cannot import '" + dotted + "': no file " + path +
+                         " (kernels may import triton and kernel files next to them)");
   std::stringstream text;
   text << in.rdbuf();
   ModuleCtx &ctx = modules_.emplace_back();
@@ -76,29 +77,32 @@ ModuleCtx &Generator::loadModule(const std::string &dotted, SourceLocation at) {
   ctx.file = ctx.ownedFile.get();
   absl::StatusOr<Module> parsed = Parse(*ctx.file);
   if (!parsed.ok())
-    error(at, "cannot import '" + dotted + "':\n" + std::string(parsed.status().message()));
+    return error(at,
+                 "cannot import '" + dotted + "':\n" + std::string(parsed.status().message()));
   ctx.ownedAst = std::make_unique<Module>(*std::move(parsed));
   ctx.ast = ctx.ownedAst.get();
   size_t slash = path.rfind('/');
   ctx.dir = path.substr(0, slash);
   indexModule(ctx);
-  return ctx;
+  return &ctx;
 }
 
-V Generator::moduleMember(ModuleCtx &ctx, const std::string &name, SourceLocation at) {
+absl::StatusOr<V> Generator::moduleMember(ModuleCtx &ctx, const std::string &name,
+                                          SourceLocation at) {
   // A name the imported file does not define is an error at `at`, in the importing file (in
   // the imported file's frame it would be reported against the wrong file's text).
   bool defined = ctx.globals.count(name) || ctx.globalDefs.count(name) ||
                  ctx.functions.count(name) || ctx.classes.count(name) ||
                  llvm::any_of(ctx.ast->imports, [&](const Import &i) { return i.alias == name; });
   if (!defined)
-    error(at, "the kernel file " + ctx.file->name() + " has no '" + name + "'");
+    return error(at, "the kernel file " + ctx.file->name() + " has no '" + name + "'");
   if (auto it = ctx.classes.find(name); it != ctx.classes.end() && !isAggregateClass(*it->second))
-    error(at, "'" + name + "' is a class but not a @tl.aggregate; kernels use aggregates only");
+    return error(at,
+                 "'" + name + "' is a class but not a @tl.aggregate; kernels use aggregates only");
   Frame frame;
   frame.module = &ctx;
   frames_.push_back(std::move(frame));
-  V v = evalGlobal(name, at);
+  ASSIGN_OR_RETURN(V v, evalGlobal(name, at));
   frames_.pop_back();
   return v;
 }
@@ -127,8 +131,8 @@ bool Generator::isJit(const FunctionDef &fn, bool *noinline) {
   return false;
 }
 
-V Generator::resolveNamespace(const std::string &path, const std::string &member,
-                              SourceLocation at) {
+absl::StatusOr<V> Generator::resolveNamespace(const std::string &path,
+                                              const std::string &member, SourceLocation at) {
   if (path == "triton") {
     if (member == "language")
       return makeNamespace("triton.language");
@@ -136,7 +140,7 @@ V Generator::resolveNamespace(const std::string &path, const std::string &member
       return makeBuiltin("triton." + member);
     if (member == "cdiv" || member == "next_power_of_2")
       return makeBuiltin(member);
-    error(at, "'triton." + member + "' is not supported in a kernel");
+    return error(at, "'triton." + member + "' is not supported in a kernel");
   }
   if (path == "triton.language") {
     bool u = false;
@@ -149,7 +153,7 @@ V Generator::resolveNamespace(const std::string &path, const std::string &member
     if (member == "constexpr")
       return makeBuiltin("constexpr");
     if (member == "pi32_t")
-      error(at, "'tl.pi32_t' is not supported");
+      return error(at, "'tl.pi32_t' is not supported");
     return makeBuiltin(member);
   }
   if (path == "triton.language.math") {
@@ -157,10 +161,10 @@ V Generator::resolveNamespace(const std::string &path, const std::string &member
       return makeNamespace(path);
     return makeBuiltin("math." + member);
   }
-  error(at, "unknown module '" + path + "'");
+  return error(at, "unknown module '" + path + "'");
 }
 
-V Generator::evalGlobal(const std::string &name, SourceLocation at) {
+absl::StatusOr<V> Generator::evalGlobal(const std::string &name, SourceLocation at) {
   ModuleCtx &ctx = *currentModule();
   // Python's scoping for a kernel nested in host functions: the enclosing functions' names,
   // innermost first, then the module's.
@@ -186,18 +190,22 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
     std::string path = imp.module;
     V v;
     if (path != "triton" && path.rfind("triton.", 0) != 0) {
-      ModuleCtx &other = loadModule(path, imp.loc);
+      ASSIGN_OR_RETURN(ModuleCtx *other, loadModule(path, imp.loc));
       if (imp.name.empty()) {
         v = makeNamespace(path);
-        v->mod = &other;
+        v->mod = other;
       } else {
-        v = moduleMember(other, imp.name, imp.loc);
+        ASSIGN_OR_RETURN(v, moduleMember(*other, imp.name, imp.loc));
       }
     } else {
       if (path == "triton.language.math" || path == "triton.language.extra" ||
           path.rfind("triton.language.extra.", 0) == 0)
         path = "triton.language.math";
-      v = imp.name.empty() ? makeNamespace(path) : resolveNamespace(path, imp.name, imp.loc);
+      if (imp.name.empty()) {
+        v = makeNamespace(path);
+      } else {
+        ASSIGN_OR_RETURN(v, resolveNamespace(path, imp.name, imp.loc));
+      }
     }
     ctx.globals[name] = v;
     return v;
@@ -205,19 +213,19 @@ V Generator::evalGlobal(const std::string &name, SourceLocation at) {
   return evalScoped(ctx, name, name, at);
 }
 
-V Generator::evalScoped(ModuleCtx &ctx, const std::string &qualified, const std::string &name,
-                        SourceLocation at) {
+absl::StatusOr<V> Generator::evalScoped(ModuleCtx &ctx, const std::string &qualified,
+                                        const std::string &name, SourceLocation at) {
   if (auto it = ctx.hostNames.find(qualified); it != ctx.hostNames.end()) {
     const HostName &h = *it->second;
-    error(at, "'" + name + "' is " + h.what + " (line " + std::to_string(h.loc.line) +
-                  "), which tessel does not run: a kernel uses @triton.jit functions, "
-                  "aggregates, imports and constants assigned in straight-line code");
+    return error(at, "'" + name + "' is " + h.what + " (line " + std::to_string(h.loc.line) +
+                         "), which tessel does not run: a kernel uses @triton.jit functions, "
+                         "aggregates, imports and constants assigned in straight-line code");
   }
   if (auto it = ctx.globalDefs.find(qualified); it != ctx.globalDefs.end()) {
     std::string key = ctx.file->name() + ":" + qualified;
     if (std::find(evaluatingGlobals_.begin(), evaluatingGlobals_.end(), key) !=
         evaluatingGlobals_.end())
-      error(at, "the module constant '" + name + "' is defined in terms of itself");
+      return error(at, "the module constant '" + name + "' is defined in terms of itself");
     evaluatingGlobals_.push_back(key);
     const Stmt &def = *it->second;
     Frame frame;
@@ -225,12 +233,12 @@ V Generator::evalScoped(ModuleCtx &ctx, const std::string &qualified, const std:
     frame.scope = def.scope;
     frames_.push_back(std::move(frame));
     if (!def.value)
-      error(def.loc, "the module constant '" + name + "' has no value");
-    V v = eval(*def.value);
+      return error(def.loc, "the module constant '" + name + "' has no value");
+    ASSIGN_OR_RETURN(V v, eval(*def.value));
     frames_.pop_back();
     evaluatingGlobals_.pop_back();
     if (v->kind == Val::Tensor)
-      error(def.loc, "module-level '" + name + "' must be a compile-time constant");
+      return error(def.loc, "module-level '" + name + "' must be a compile-time constant");
     ctx.globals[qualified] = v;
     return v;
   }
@@ -241,7 +249,8 @@ V Generator::evalScoped(ModuleCtx &ctx, const std::string &qualified, const std:
   }
   if (auto it = ctx.classes.find(name); it != ctx.classes.end()) {
     if (!isAggregateClass(*it->second))
-      error(at, "'" + name + "' is a class but not a @tl.aggregate; kernels use aggregates only");
+      return error(at, "'" + name +
+                           "' is a class but not a @tl.aggregate; kernels use aggregates only");
     V v = newVal(Val::Class);
     v->cls = it->second;
     return v;
@@ -250,10 +259,10 @@ V Generator::evalScoped(ModuleCtx &ctx, const std::string &qualified, const std:
       "range", "min", "max", "float", "int", "bool", "len", "print", "isinstance", "abs"};
   if (pythonBuiltins.count(name))
     return makeBuiltin("py." + name);
-  error(at, "name '" + name + "' is not defined");
+  return error(at, "name '" + name + "' is not defined");
 }
 
-V Generator::evalName(const Expr &e) {
+absl::StatusOr<V> Generator::evalName(const Expr &e) {
   for (auto frame = frames_.rbegin(); frame != frames_.rend(); ++frame) {
     if (auto it = frame->vars.find(e.name); it != frame->vars.end())
       return it->second;

@@ -128,40 +128,42 @@ static ExprPtr parseLiteral(const std::string &text) {
   return std::move(s.value);
 }
 
-const FunctionDef &Generator::findEntry(const std::string &entry) {
+absl::StatusOr<const FunctionDef *> Generator::findEntry(const std::string &entry) {
   const ModuleCtx &main = modules_.front();
   if (auto it = main.functions.find(entry); it != main.functions.end())
-    return *it->second;
+    return it->second;
   // A kernel nested in host functions by its own name, when that name is unique.
   std::vector<const FunctionDef *> named;
   for (const auto &[qualified, fn] : main.functions)
     if (fn->name == entry)
       named.push_back(fn);
   if (named.size() == 1)
-    return *named.front();
+    return named.front();
   std::string known;
   for (const auto &[qualified, fn] : main.functions)
     if (named.empty() || fn->name == entry)
       known += (known.empty() ? "" : ", ") + qualified;
   if (named.empty())
-    error({1, 1}, "no @triton.jit function named '" + entry + "' in this file" +
-                      (known.empty() ? "" : " (it has " + known + ")"));
-  error(named.front()->loc, "several kernels are named '" + entry + "' (" + known +
-                                "): name one as --entry SCOPE.NAME");
+    return error({1, 1}, "no @triton.jit function named '" + entry + "' in this file" +
+                             (known.empty() ? "" : " (it has " + known + ")"));
+  return error(named.front()->loc, "several kernels are named '" + entry + "' (" + known +
+                                       "): name one as --entry SCOPE.NAME");
 }
 
-OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
+absl::StatusOr<OwningOpRef<ModuleOp>> Generator::generate(const KernelSpec &spec) {
   debug_ = spec.debug;
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc({1, 1}));
   moduleOp_ = *module;
-  const FunctionDef &fn = findEntry(spec.entry);
+  ASSIGN_OR_RETURN(const FunctionDef *entryFn, findEntry(spec.entry));
+  const FunctionDef &fn = *entryFn;
   bool noinline = false;
   if (!isJit(fn, &noinline))
-    error(fn.loc, "'" + fn.name + "' is not decorated with @triton.jit");
+    return error(fn.loc, "'" + fn.name + "' is not decorated with @triton.jit");
   for (const auto &c : spec.constexprs)
     if (std::none_of(fn.params.begin(), fn.params.end(),
                      [&](const Param &p) { return p.name == c.first; }))
-      error(fn.loc, "'" + fn.name + "' has no parameter '" + c.first + "' (from --constexpr)");
+      return error(fn.loc,
+                   "'" + fn.name + "' has no parameter '" + c.first + "' (from --constexpr)");
 
   Frame frame;
   frame.fn = &fn;
@@ -189,26 +191,26 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
         // 'leaky_relu', "", None, (16, 32), -1.
         ExprPtr literal = parseLiteral(text);
         if (!literal)
-          error(p.loc, "cannot read the value '" + text + "' given for '" + p.name +
-                           "' (a Python literal: an int, a float, a string, True/False/None, "
-                           "a tuple of those; or a dtype)");
-        frame.vars[p.name] = eval(*literal);
+          return error(p.loc, "cannot read the value '" + text + "' given for '" + p.name +
+                                  "' (a Python literal: an int, a float, a string, "
+                                  "True/False/None, a tuple of those; or a dtype)");
+        ASSIGN_OR_RETURN(frame.vars[p.name], eval(*literal));
       }
       continue;
     }
     if (isConstexprParam) {
       if (!p.defaultValue)
-        error(p.loc, "the constexpr parameter '" + p.name +
-                         "' needs a value (--constexpr " + p.name + "=...)");
+        return error(p.loc, "the constexpr parameter '" + p.name +
+                                "' needs a value (--constexpr " + p.name + "=...)");
       frames_.emplace_back();
-      frame.vars[p.name] = eval(*p.defaultValue);
+      ASSIGN_OR_RETURN(frame.vars[p.name], eval(*p.defaultValue));
       frames_.pop_back();
       continue;
     }
     if (next >= spec.signature.size())
-      error(p.loc, "no type for the parameter '" + p.name +
-                       "': the signature lists " + std::to_string(spec.signature.size()) +
-                       " types for the runtime parameters (e.g. --signature '*fp32,i32')");
+      return error(p.loc, "no type for the parameter '" + p.name +
+                              "': the signature lists " + std::to_string(spec.signature.size()) +
+                              " types for the runtime parameters (e.g. --signature '*fp32,i32')");
     std::string entry = spec.signature[next++];
     if (entry.rfind("tensordesc<", 0) == 0) {
       // A tensor descriptor the host made (Triton's TensorDescriptor): its base pointer, its
@@ -218,9 +220,9 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
       bool u = false;
       Type elem = d.ok ? parseTypeName(d.dtype, u) : Type();
       if (!elem)
-        error(p.loc, "cannot read '" + spec.signature[next - 1] + "' for '" + p.name +
-                         "' (a tensor descriptor is tensordesc<DTYPE[BLOCK, ...]>, e.g. "
-                         "tensordesc<fp16[64, 64]>)");
+        return error(p.loc, "cannot read '" + spec.signature[next - 1] + "' for '" + p.name +
+                                "' (a tensor descriptor is tensordesc<DTYPE[BLOCK, ...]>, e.g. "
+                                "tensordesc<fp16[64, 64]>)");
       descriptorParams.push_back({p.name, argTypes.size(), d.block});
       argTypes.push_back(tt::PointerType::get(elem, 1));
       argAttrs.push_back(DictionaryAttr::get(&context_));
@@ -243,12 +245,13 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
     bool u = false;
     Type elem = parseTypeName(isPtr ? entry.substr(1) : entry, u);
     if (!elem && entry == "nvTmaDesc")
-      error(p.loc, "'" + p.name + "': nvTmaDesc (a CUDA TMA descriptor made on the host) is not "
-                   "supported: its encoding is the GPU driver's; pass a tensor descriptor "
-                   "(tensordesc<DTYPE[BLOCK...]>) instead");
+      return error(p.loc, "'" + p.name +
+                              "': nvTmaDesc (a CUDA TMA descriptor made on the host) is not "
+                              "supported: its encoding is the GPU driver's; pass a tensor "
+                              "descriptor (tensordesc<DTYPE[BLOCK...]>) instead");
     if (!elem)
-      error(p.loc, "unknown type '" + spec.signature[next - 1] + "' for '" + p.name +
-                       "' (expected *fp32, *fp16, *bf16, i32, i64, u32, fp32, ...)");
+      return error(p.loc, "unknown type '" + spec.signature[next - 1] + "' for '" + p.name +
+                              "' (expected *fp32, *fp16, *bf16, i32, i64, u32, fp32, ...)");
     Type type = isPtr ? Type(tt::PointerType::get(elem, 1)) : elem;
     argTypes.push_back(type);
     NamedAttrList attrs;
@@ -258,9 +261,9 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
     runtimeParams.push_back({p.name, u}); // for a pointer: its pointee is unsigned
   }
   if (next < spec.signature.size())
-    error(fn.loc, "the signature lists " + std::to_string(spec.signature.size()) +
-                      " types but '" + fn.name + "' has " + std::to_string(next) +
-                      " runtime parameters");
+    return error(fn.loc, "the signature lists " + std::to_string(spec.signature.size()) +
+                             " types but '" + fn.name + "' has " + std::to_string(next) +
+                             " runtime parameters");
 
   b_.setInsertionPointToEnd(moduleOp_.getBody());
   auto func = tt::FuncOp::create(b_, loc(fn.loc), fn.name, b_.getFunctionType(argTypes, {}),
@@ -287,10 +290,10 @@ OwningOpRef<ModuleOp> Generator::generate(const KernelSpec &spec) {
                        makeTuple(block), "zero");
   }
   frames_.push_back(std::move(frame));
-  exec(fn.body);
+  RETURN_IF_ERROR(exec(fn.body));
   if (frames_.back().returned && frames_.back().returnValue &&
       frames_.back().returnValue->kind != Val::None)
-    error(fn.loc, "a kernel cannot return a value");
+    return error(fn.loc, "a kernel cannot return a value");
   frames_.pop_back();
   tt::ReturnOp::create(b_, loc(fn.loc), ValueRange{});
   return module;
@@ -300,23 +303,17 @@ absl::StatusOr<OwningOpRef<ModuleOp>> GenerateKernel(MLIRContext &context,
                                                      const SourceFile &file,
                                                      const Module &module,
                                                      const KernelSpec &spec) {
-  try {
-    Generator generator(context, file, module);
-    OwningOpRef<ModuleOp> result = generator.generate(spec);
-    std::string diagnostics;
-    {
-      ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
-        diagnostics += d.str() + "\n";
-        return success();
-      });
-      if (failed(verify(*result)))
-        return absl::InternalError("internal error: the generated tt IR does not verify: " +
-                                   diagnostics);
-    }
-    return result;
-  } catch (const CompileError &e) {
-    return absl::InvalidArgumentError((e.file ? *e.file : file).formatError(e.loc, e.message));
-  }
+  Generator generator(context, file, module);
+  ASSIGN_OR_RETURN(OwningOpRef<ModuleOp> result, generator.generate(spec));
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &d) {
+    diagnostics += d.str() + "\n";
+    return success();
+  });
+  if (failed(verify(*result)))
+    return absl::InternalError("internal error: the generated tt IR does not verify: " +
+                               diagnostics);
+  return result;
 }
 
 } // namespace tessel::frontend

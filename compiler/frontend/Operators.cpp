@@ -26,8 +26,8 @@ namespace {
 
 /// Triton's result type of a binary arithmetic op on element types (a "weak" side is a Python
 /// number literal, which adopts the other side's type of the same kind).
-Type promote(Generator &g, Type a, bool aWeak, bool aU, Type b, bool bWeak, bool bU,
-             bool trueDiv, bool &unsignedOut, SourceLocation at) {
+absl::StatusOr<Type> promote(Generator &g, Type a, bool aWeak, bool aU, Type b, bool bWeak, bool bU,
+                             bool trueDiv, bool &unsignedOut, SourceLocation at) {
   OpBuilder &bld = g.builder();
   unsignedOut = false;
   bool af = isa<FloatType>(a), bf = isa<FloatType>(b);
@@ -51,7 +51,8 @@ Type promote(Generator &g, Type a, bool aWeak, bool aU, Type b, bool bWeak, bool
     if (fWeak) // a float literal with an int tensor
       return bld.getF32Type();
     if (isFp8(f) && !(af ? bWeak : aWeak))
-      g.error(at, "cannot mix " + typeText(f) + " with an integer tensor (cast one of them)");
+      return g.error(at,
+                     "cannot mix " + typeText(f) + " with an integer tensor (cast one of them)");
     return f;
   }
   // Both integers (bools are 1-bit integers).
@@ -79,7 +80,8 @@ Type promote(Generator &g, Type a, bool aWeak, bool aU, Type b, bool bWeak, bool
 bool isWeak(const V &v) { return v->kind == Val::Int || v->kind == Val::Float || v->kind == Val::Bool; }
 
 /// Python semantics on two constexpr numbers.
-V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, SourceLocation at) {
+absl::StatusOr<V> foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b,
+                                SourceLocation at) {
   bool isFloat = a->kind == Val::Float || b->kind == Val::Float;
   double x = a->kind == Val::Float ? a->f : double(a->i);
   double y = b->kind == Val::Float ? b->f : double(b->i);
@@ -99,7 +101,7 @@ V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, Sou
     return cmp(isFloat ? x != y : p != q);
   if (op == "/") {
     if (y == 0)
-      g.error(at, "division by zero in a constexpr expression");
+      return g.error(at, "division by zero in a constexpr expression");
     return makeFloat(x / y);
   }
   if (isFloat) {
@@ -113,11 +115,11 @@ V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, Sou
       return makeFloat(std::pow(x, y));
     if (op == "//" || op == "%") {
       if (y == 0)
-        g.error(at, "division by zero in a constexpr expression");
+        return g.error(at, "division by zero in a constexpr expression");
       double fl = std::floor(x / y);
       return makeFloat(op == "//" ? fl : x - fl * y);
     }
-    g.error(at, "operator '" + op + "' is not defined on floats");
+    return g.error(at, "operator '" + op + "' is not defined on floats");
   }
   bool bothBool = a->kind == Val::Bool && b->kind == Val::Bool;
   if (op == "&")
@@ -128,30 +130,30 @@ V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, Sou
     return bothBool ? makeBool(p ^ q) : makeInt(p ^ q);
   // Python's integers do not overflow; tessel's constexprs are 64-bit: say so rather than wrap.
   auto overflow = [&]() {
-    g.error(at, "the constexpr '" + op + "' overflows 64-bit integers");
+    return g.error(at, "the constexpr '" + op + "' overflows 64-bit integers");
   };
   int64_t r = 0;
   if (op == "+") {
     if (__builtin_add_overflow(p, q, &r))
-      overflow();
+      return overflow();
     return makeInt(r);
   }
   if (op == "-") {
     if (__builtin_sub_overflow(p, q, &r))
-      overflow();
+      return overflow();
     return makeInt(r);
   }
   if (op == "*") {
     if (__builtin_mul_overflow(p, q, &r))
-      overflow();
+      return overflow();
     return makeInt(r);
   }
   if ((op == "<<" || op == ">>") && q < 0)
-    g.error(at, "negative shift count in a constexpr expression");
+    return g.error(at, "negative shift count in a constexpr expression");
   if (op == "<<") {
     // Fits when the bits shifted out (and the new sign bit) all equal the sign.
     if (p != 0 && (q >= 63 || (p >> (63 - q)) != (p < 0 ? -1 : 0)))
-      overflow();
+      return overflow();
     return makeInt(int64_t(uint64_t(p) << (q >= 63 ? 0 : q)));
   }
   if (op == ">>")
@@ -163,17 +165,17 @@ V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, Sou
     int64_t result = 1, base = p;
     for (int64_t e = q; e > 0; e >>= 1) {
       if ((e & 1) && __builtin_mul_overflow(result, base, &result))
-        overflow();
+        return overflow();
       if (e > 1 && __builtin_mul_overflow(base, base, &base))
-        overflow();
+        return overflow();
     }
     return makeInt(result);
   }
   if (op == "//" || op == "%") {
     if (q == 0)
-      g.error(at, "division by zero in a constexpr expression");
+      return g.error(at, "division by zero in a constexpr expression");
     if (p == std::numeric_limits<int64_t>::min() && q == -1)
-      overflow();
+      return overflow();
     int64_t d = p / q, m = p % q;
     if (m != 0 && ((m < 0) != (q < 0))) { // Python floors
       d -= 1;
@@ -181,12 +183,12 @@ V foldConstexpr(Generator &g, const std::string &op, const V &a, const V &b, Sou
     }
     return makeInt(op == "//" ? d : m);
   }
-  g.error(at, "operator '" + op + "' is not supported on constexprs");
+  return g.error(at, "operator '" + op + "' is not supported on constexprs");
 }
 
 } // namespace
 
-V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
+absl::StatusOr<V> Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
   if (a->isNumber() && b->isNumber())
     return foldConstexpr(*this, op, a, b, at);
   if (op == "==" || op == "!=") {
@@ -207,9 +209,10 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
   // program's business).
   if ((op == "//" || op == "%") && (b->kind == Val::Int || b->kind == Val::Bool) && b->i == 0 &&
       !(a->kind == Val::Tensor && isa<FloatType>(getElementTypeOrSelf(a->value.getType()))))
-    error(at, "integer division by zero ('" + op + " 0')");
+    return error(at, "integer division by zero ('" + op + " 0')");
   bool aWeak = isWeak(a), bWeak = isWeak(b);
-  V ta = toTensor(a, at), tb = toTensor(b, at);
+  ASSIGN_OR_RETURN(V ta, toTensor(a, at));
+  ASSIGN_OR_RETURN(V tb, toTensor(b, at));
   Type ea = getElementTypeOrSelf(ta->value.getType()), eb = getElementTypeOrSelf(tb->value.getType());
   Location l = loc(at);
 
@@ -219,8 +222,9 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
       std::swap(ta, tb), std::swap(ea, eb);
     if (!isa<tt::PointerType>(ea) || isa<tt::PointerType>(eb) || !isa<IntegerType>(eb) ||
         (op != "+" && op != "-"))
-      error(at, "pointers support only + and - of an integer offset");
-    auto [p, off] = broadcastPair(ta, tb, at);
+      return error(at, "pointers support only + and - of an integer offset");
+    ASSIGN_OR_RETURN(auto pOff, broadcastPair(ta, tb, at));
+    auto [p, off] = pOff;
     Value offset = off->value;
     if (op == "-")
       offset = arith::SubIOp::create(b_, l, constant(eb, 0, shapeOf(offset)), offset);
@@ -230,11 +234,12 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
 
   bool isCompare = op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
   bool resultUnsigned = false;
-  Type elem = promote(*this, ea, aWeak, ta->isUnsigned, eb, bWeak, tb->isUnsigned, op == "/",
-                      resultUnsigned, at);
-  auto [xa, xb] = broadcastPair(ta, tb, at);
-  xa = cast(xa, elem, resultUnsigned, at);
-  xb = cast(xb, elem, resultUnsigned, at);
+  ASSIGN_OR_RETURN(Type elem, promote(*this, ea, aWeak, ta->isUnsigned, eb, bWeak, tb->isUnsigned,
+                                      op == "/", resultUnsigned, at));
+  ASSIGN_OR_RETURN(auto xab, broadcastPair(ta, tb, at));
+  auto [xa, xb] = xab;
+  ASSIGN_OR_RETURN(xa, cast(xa, elem, resultUnsigned, at));
+  ASSIGN_OR_RETURN(xb, cast(xb, elem, resultUnsigned, at));
   Value x = xa->value, y = xb->value;
   bool isFloat = isa<FloatType>(elem);
 
@@ -281,7 +286,7 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
                          : Value(arith::RemSIOp::create(b_, l, x, y));
   } else if (op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
     if (isFloat)
-      error(at, "operator '" + op + "' needs integer operands");
+      return error(at, "operator '" + op + "' needs integer operands");
     if (op == "&")
       r = arith::AndIOp::create(b_, l, x, y);
     else if (op == "|")
@@ -295,19 +300,21 @@ V Generator::binary(const std::string &op, V a, V b, SourceLocation at) {
                          : Value(arith::ShRSIOp::create(b_, l, x, y));
   } else if (op == "**") {
     if (!isFloat)
-      error(at, "'**' on integer tensors is not supported");
+      return error(at, "'**' on integer tensors is not supported");
     r = math::PowFOp::create(b_, l, x, y);
   } else {
-    error(at, "operator '" + op + "' is not supported here");
+    return error(at, "operator '" + op + "' is not supported here");
   }
   return makeTensor(r, resultUnsigned);
 }
 
-V Generator::unary(const std::string &op, V a, SourceLocation at) {
+absl::StatusOr<V> Generator::unary(const std::string &op, V a, SourceLocation at) {
   if (op == "not") {
-    if (a->kind != Val::Tensor)
-      return makeBool(!truthy(a, at));
-    V t = cast(a, b_.getI1Type(), false, at);
+    if (a->kind != Val::Tensor) {
+      ASSIGN_OR_RETURN(bool truth, truthy(a, at));
+      return makeBool(!truth);
+    }
+    ASSIGN_OR_RETURN(V t, cast(a, b_.getI1Type(), false, at));
     return makeTensor(arith::XOrIOp::create(b_, loc(at), t->value,
                                             constant(b_.getI1Type(), 1, shapeOf(t->value))));
   }
@@ -318,11 +325,11 @@ V Generator::unary(const std::string &op, V a, SourceLocation at) {
       return a->kind == Val::Bool ? makeInt(a->i) : a;
     if (op == "~") {
       if (a->kind == Val::Float)
-        error(at, "'~' needs an integer");
+        return error(at, "'~' needs an integer");
       return makeInt(~a->i);
     }
   }
-  V t = toTensor(a, at);
+  ASSIGN_OR_RETURN(V t, toTensor(a, at));
   Type elem = getElementTypeOrSelf(t->value.getType());
   if (op == "+")
     return t;
@@ -330,20 +337,20 @@ V Generator::unary(const std::string &op, V a, SourceLocation at) {
     return binary("-", makeTensor(constant(elem, 0, shapeOf(t->value)), t->isUnsigned), t, at);
   if (op == "~") {
     if (!isa<IntegerType>(elem))
-      error(at, "'~' needs an integer tensor");
+      return error(at, "'~' needs an integer tensor");
     return makeTensor(arith::XOrIOp::create(b_, loc(at), t->value,
                                             constant(elem, -1, shapeOf(t->value))),
                       t->isUnsigned);
   }
-  error(at, "unknown unary operator '" + op + "'");
+  return error(at, "unknown unary operator '" + op + "'");
 }
 
 
-V Generator::evalCompare(const Expr &e) {
-  V left = eval(*e.operands[0]);
+absl::StatusOr<V> Generator::evalCompare(const Expr &e) {
+  ASSIGN_OR_RETURN(V left, eval(*e.operands[0]));
   V result;
   for (size_t k = 0; k < e.ops.size(); ++k) {
-    V right = eval(*e.operands[k + 1]);
+    ASSIGN_OR_RETURN(V right, eval(*e.operands[k + 1]));
     const std::string &op = e.ops[k];
     V r;
     if (op == "is" || op == "is not") {
@@ -355,28 +362,34 @@ V Generator::evalCompare(const Expr &e) {
                left->value == right->value;
       r = makeBool(op == "is" ? same : !same);
     } else {
-      r = binary(op, left, right, e.loc);
+      ASSIGN_OR_RETURN(r, binary(op, left, right, e.loc));
     }
-    result = result ? binary("&", result, r, e.loc) : r;
+    if (result) {
+      ASSIGN_OR_RETURN(result, binary("&", result, r, e.loc));
+    } else {
+      result = r;
+    }
     left = right;
   }
   return result;
 }
 
-V Generator::evalBoolOp(const Expr &e) {
+absl::StatusOr<V> Generator::evalBoolOp(const Expr &e) {
   bool isAnd = e.name == "and";
-  V acc = eval(*e.operands[0]);
+  ASSIGN_OR_RETURN(V acc, eval(*e.operands[0]));
   for (size_t k = 1; k < e.operands.size(); ++k) {
     if (acc->kind != Val::Tensor) {
       // Python short-circuit on compile-time values.
-      if (truthy(acc, e.loc) != isAnd)
+      ASSIGN_OR_RETURN(bool truth, truthy(acc, e.loc));
+      if (truth != isAnd)
         return acc;
-      acc = eval(*e.operands[k]);
+      ASSIGN_OR_RETURN(acc, eval(*e.operands[k]));
       continue;
     }
-    V next = eval(*e.operands[k]);
-    V a = cast(acc, b_.getI1Type(), false, e.loc), b = cast(next, b_.getI1Type(), false, e.loc);
-    acc = binary(isAnd ? "&" : "|", a, b, e.loc);
+    ASSIGN_OR_RETURN(V next, eval(*e.operands[k]));
+    ASSIGN_OR_RETURN(V a, cast(acc, b_.getI1Type(), false, e.loc));
+    ASSIGN_OR_RETURN(V b, cast(next, b_.getI1Type(), false, e.loc));
+    ASSIGN_OR_RETURN(acc, binary(isAnd ? "&" : "|", a, b, e.loc));
   }
   return acc;
 }

@@ -2,6 +2,7 @@
 
 #include "compiler/frontend/Parser.h"
 #include "compiler/frontend/Lexer.h"
+#include "compiler/frontend/StatusMacros.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,8 +29,7 @@ public:
   absl::StatusOr<Module> run() {
     Module module;
     while (!at(TokenKind::EndOfFile))
-      if (!parseHostStatement(module, "", HostBlock::Straight))
-        return error_;
+      RETURN_IF_ERROR(parseHostStatement(module, "", HostBlock::Straight));
     return module;
   }
 
@@ -62,10 +62,8 @@ private:
     return true;
   }
 
-  bool fail(SourceLocation loc, const std::string &message) {
-    if (error_.ok())
-      error_ = absl::InvalidArgumentError(file_.formatError(loc, message));
-    return false;
+  absl::Status fail(SourceLocation loc, const std::string &message) const {
+    return absl::InvalidArgumentError(file_.formatError(loc, message));
   }
   static std::string describe(const Token &t) {
     switch (t.kind) {
@@ -83,25 +81,25 @@ private:
       return "'" + t.text + "'";
     }
   }
-  bool expectOp(const char *op, const char *context) {
+  absl::Status expectOp(const char *op, const char *context) {
     if (acceptOp(op))
-      return true;
+      return absl::OkStatus();
     return fail(peek().loc, std::string("expected '") + op + "' " + context + ", found " +
                                 describe(peek()));
   }
-  bool expectNewline() {
+  absl::Status expectNewline() {
     if (at(TokenKind::Newline)) {
       ++pos_;
-      return true;
+      return absl::OkStatus();
     }
     if (at(TokenKind::EndOfFile))
-      return true;
+      return absl::OkStatus();
     return fail(peek().loc, "expected end of line, found " + describe(peek()));
   }
-  bool expectName(std::string &out, const char *what) {
+  absl::Status expectName(std::string &out, const char *what) {
     if (at(TokenKind::Name) && !peek().isKeyword()) {
       out = next().text;
-      return true;
+      return absl::OkStatus();
     }
     return fail(peek().loc, std::string("expected ") + what + ", found " + describe(peek()));
   }
@@ -125,12 +123,11 @@ private:
     int depth, exprDepth;
   };
   Saved save() const { return {pos_, depth_, exprDepth_}; }
-  /// Back to `s`, forgetting the error of an attempt that failed.
+  /// Back to `s`, after an attempt (the caller drops the status of one that failed).
   void restore(const Saved &s) {
     pos_ = s.pos;
     depth_ = s.depth;
     exprDepth_ = s.exprDepth;
-    error_ = absl::OkStatus();
   }
 
   static std::string qualify(const std::string &scope, const std::string &name) {
@@ -191,13 +188,13 @@ private:
     while (atOp("@")) {
       Saved s = save();
       ++pos_;
-      ExprPtr d = parseExpr();
-      if (d && at(TokenKind::Newline)) {
+      absl::StatusOr<ExprPtr> d = parseExpr();
+      if (d.ok() && at(TokenKind::Newline)) {
         ++pos_;
-        decorators.push_back(std::move(d));
+        decorators.push_back(*std::move(d));
         continue;
       }
-      restore(s);
+      restore(s); // drops `d`'s error, if any
       ++pos_;
       ExprPtr name;
       while (at(TokenKind::Name) && !peek().isKeyword()) {
@@ -286,10 +283,10 @@ private:
   }
 
   /// One statement of host code (with the block under it).
-  bool parseHostStatement(Module &module, const std::string &scope, HostBlock block) {
+  absl::Status parseHostStatement(Module &module, const std::string &scope, HostBlock block) {
     if (at(TokenKind::Newline)) {
       ++pos_;
-      return true;
+      return absl::OkStatus();
     }
     if (at(TokenKind::Indent))
       return fail(peek().loc, "unexpected indent");
@@ -297,15 +294,16 @@ private:
       if (scope.empty() && block == HostBlock::Straight) {
         Saved s = save();
         size_t before = module.imports.size();
-        if (parseImport(module))
-          return true;
+        absl::Status imported = parseImport(module);
+        if (imported.ok())
+          return absl::OkStatus();
         if (starFromTriton_) // a kernel-relevant import tessel cannot honour
-          return false;
-        restore(s);
+          return imported;
+        restore(s); // drops `imported`
         module.imports.resize(before);
       }
       skipLine();
-      return true;
+      return absl::OkStatus();
     }
     std::vector<ExprPtr> decorators;
     parseHostDecorators(decorators);
@@ -315,10 +313,9 @@ private:
         FunctionDef fn;
         fn.decorators = std::move(decorators);
         fn.scope = scope;
-        if (!parseFunction(fn))
-          return false;
+        RETURN_IF_ERROR(parseFunction(fn));
         module.functions.push_back(std::move(fn));
-        return true;
+        return absl::OkStatus();
       }
       const Token &name = peek(isAsync ? 2 : 1);
       module.hostNames.push_back({scope, name.text, "a host function", name.loc});
@@ -330,10 +327,9 @@ private:
       if (scope.empty() && hasDecorator(decorators, {"aggregate", "_aggregate"})) {
         ClassDef cls;
         cls.decorators = std::move(decorators);
-        if (!parseClass(cls))
-          return false;
+        RETURN_IF_ERROR(parseClass(cls));
         module.classes.push_back(std::move(cls));
-        return true;
+        return absl::OkStatus();
       }
       module.hostNames.push_back({scope, name.text, "a host class", name.loc});
       module.classScopes.insert(qualify(scope, name.text));
@@ -354,18 +350,19 @@ private:
       }
     if (block == HostBlock::Straight) {
       Saved s = save();
-      StmtPtr stmt = parseStatement();
-      if (stmt) {
-        bool constant = stmt->kind == StmtKind::Assign || stmt->kind == StmtKind::AnnAssign;
-        for (const ExprPtr &t : stmt->targets)
+      absl::StatusOr<StmtPtr> stmt = parseStatement();
+      if (stmt.ok()) {
+        bool constant =
+            (*stmt)->kind == StmtKind::Assign || (*stmt)->kind == StmtKind::AnnAssign;
+        for (const ExprPtr &t : (*stmt)->targets)
           constant = constant && t->kind == ExprKind::Name;
         if (constant) {
-          stmt->scope = scope;
-          module.globals.push_back(std::move(stmt));
-          return true;
+          (*stmt)->scope = scope;
+          module.globals.push_back(*std::move(stmt));
+          return absl::OkStatus();
         }
       }
-      restore(s);
+      restore(s); // drops `stmt`'s error, if any
     }
     if (block != HostBlock::Class)
       recordHostAssignment(module, scope);
@@ -375,68 +372,62 @@ private:
 
   /// A line of host code and the indented block under it, if any (its statements read with
   /// parseHostStatement in `scope`, binding names as `block` says).
-  bool skipHostBlock(Module &module, const std::string &scope, HostBlock block) {
+  absl::Status skipHostBlock(Module &module, const std::string &scope, HostBlock block) {
     skipLine();
     if (!at(TokenKind::Indent))
-      return true;
+      return absl::OkStatus();
     if (++depth_ > kMaxDepth)
       return fail(peek().loc, "blocks are nested too deeply");
     ++pos_;
     while (!at(TokenKind::Dedent) && !at(TokenKind::EndOfFile))
-      if (!parseHostStatement(module, scope, block))
-        return false;
+      RETURN_IF_ERROR(parseHostStatement(module, scope, block));
     if (at(TokenKind::Dedent))
       ++pos_;
     --depth_;
-    return true;
+    return absl::OkStatus();
   }
 
   /// `@expr NEWLINE` lines before a method or field of an aggregate class.
-  bool parseDecorators(std::vector<ExprPtr> &decorators) {
+  absl::Status parseDecorators(std::vector<ExprPtr> &decorators) {
     while (atOp("@")) {
       ++pos_;
-      ExprPtr d = parseExpr();
-      if (!d || !expectNewline())
-        return false;
+      ASSIGN_OR_RETURN(ExprPtr d, parseExpr());
+      RETURN_IF_ERROR(expectNewline());
       decorators.push_back(std::move(d));
     }
-    return true;
+    return absl::OkStatus();
   }
 
-  bool parseDecoratedFunction(std::vector<ExprPtr> &decorators, std::vector<FunctionDef> &into) {
+  absl::Status parseDecoratedFunction(std::vector<ExprPtr> &decorators,
+                                      std::vector<FunctionDef> &into) {
     FunctionDef fn;
     fn.decorators = std::move(decorators);
-    if (!parseFunction(fn))
-      return false;
+    RETURN_IF_ERROR(parseFunction(fn));
     into.push_back(std::move(fn));
-    return true;
+    return absl::OkStatus();
   }
 
-  bool parseDotted(std::string &out) {
+  absl::Status parseDotted(std::string &out) {
     std::string part;
-    if (!expectName(part, "a module name"))
-      return false;
+    RETURN_IF_ERROR(expectName(part, "a module name"));
     out = part;
     while (acceptOp(".")) {
-      if (!expectName(part, "a module name"))
-        return false;
+      RETURN_IF_ERROR(expectName(part, "a module name"));
       out += "." + part;
     }
-    return true;
+    return absl::OkStatus();
   }
 
-  bool parseImport(Module &module) {
+  absl::Status parseImport(Module &module) {
     SourceLocation loc = peek().loc;
     if (acceptKeyword("import")) {
       do {
         Import imp;
         imp.loc = peek().loc;
-        if (!parseDotted(imp.module))
-          return false;
+        RETURN_IF_ERROR(parseDotted(imp.module));
         imp.alias = imp.module.substr(0, imp.module.find('.'));
         if (acceptKeyword("as")) {
-          if (!expectName(imp.alias, "a name after 'as'"))
-            return false;
+          RETURN_IF_ERROR(expectName(imp.alias, "a name after 'as'"));
         } else if (imp.module.find('.') != std::string::npos) {
           imp.module = imp.alias; // `import a.b` binds `a`
         }
@@ -446,8 +437,7 @@ private:
     }
     acceptKeyword("from");
     std::string from;
-    if (!parseDotted(from))
-      return false;
+    RETURN_IF_ERROR(parseDotted(from));
     if (!acceptKeyword("import"))
       return fail(peek().loc, "expected 'import' after 'from " + from + "'");
     bool paren = acceptOp("(");
@@ -460,42 +450,40 @@ private:
       if (acceptOp("*")) {
         if (from != "triton" && from.rfind("triton.", 0) != 0) { // host code's business
           skipLine();
-          return true;
+          return absl::OkStatus();
         }
         starFromTriton_ = true;
         return fail(loc, "'from " + from + " import *' is not supported: import names");
       }
-      if (!expectName(imp.name, "a name to import"))
-        return false;
+      RETURN_IF_ERROR(expectName(imp.name, "a name to import"));
       imp.alias = imp.name;
-      if (acceptKeyword("as") && !expectName(imp.alias, "a name after 'as'"))
-        return false;
+      if (acceptKeyword("as"))
+        RETURN_IF_ERROR(expectName(imp.alias, "a name after 'as'"));
       module.imports.push_back(std::move(imp));
     } while (acceptOp(","));
-    if (paren && !expectOp(")", "to close the import list"))
-      return false;
+    if (paren)
+      RETURN_IF_ERROR(expectOp(")", "to close the import list"));
     return expectNewline();
   }
 
-  bool parseFunction(FunctionDef &fn) {
+  absl::Status parseFunction(FunctionDef &fn) {
     fn.loc = next().loc; // def
-    if (!expectName(fn.name, "a function name") || !expectOp("(", "after the function name"))
-      return false;
+    RETURN_IF_ERROR(expectName(fn.name, "a function name"));
+    RETURN_IF_ERROR(expectOp("(", "after the function name"));
     std::set<std::string> seen;
     while (!atOp(")")) {
       if (atOp("*") || atOp("**") || atOp("/"))
         return fail(peek().loc, "'" + peek().text + "' parameters are not supported");
       Param p;
       p.loc = peek().loc;
-      if (!expectName(p.name, "a parameter name"))
-        return false;
+      RETURN_IF_ERROR(expectName(p.name, "a parameter name"));
       if (!seen.insert(p.name).second)
         return fail(p.loc, "duplicate parameter '" + p.name + "'");
-      if (acceptOp(":") && !(p.annotation = parseExpr()))
-        return false;
+      if (acceptOp(":")) {
+        ASSIGN_OR_RETURN(p.annotation, parseExpr());
+      }
       if (acceptOp("=")) {
-        if (!(p.defaultValue = parseExpr()))
-          return false;
+        ASSIGN_OR_RETURN(p.defaultValue, parseExpr());
       } else if (!fn.params.empty() && fn.params.back().defaultValue) {
         return fail(p.loc, "parameter '" + p.name +
                                "' without a default follows one with a default");
@@ -504,31 +492,26 @@ private:
       if (!acceptOp(","))
         break;
     }
-    if (!expectOp(")", "to close the parameter list"))
-      return false;
-    if (acceptOp("->") && !parseExpr())
-      return false;
-    if (!expectOp(":", "after the function signature"))
-      return false;
+    RETURN_IF_ERROR(expectOp(")", "to close the parameter list"));
+    if (acceptOp("->"))
+      RETURN_IF_ERROR(parseExpr().status());
+    RETURN_IF_ERROR(expectOp(":", "after the function signature"));
     return parseBlock(fn.body);
   }
 
-  bool parseClass(ClassDef &cls) {
+  absl::Status parseClass(ClassDef &cls) {
     cls.loc = next().loc; // class
-    if (!expectName(cls.name, "a class name"))
-      return false;
+    RETURN_IF_ERROR(expectName(cls.name, "a class name"));
     if (acceptOp("(")) {
       while (!atOp(")")) {
-        if (!parseExpr())
-          return false;
+        RETURN_IF_ERROR(parseExpr().status());
         if (!acceptOp(","))
           break;
       }
-      if (!expectOp(")", "to close the base classes"))
-        return false;
+      RETURN_IF_ERROR(expectOp(")", "to close the base classes"));
     }
-    if (!expectOp(":", "after the class name") || !expectNewline())
-      return false;
+    RETURN_IF_ERROR(expectOp(":", "after the class name"));
+    RETURN_IF_ERROR(expectNewline());
     if (!at(TokenKind::Indent))
       return fail(peek().loc, "expected an indented class body");
     ++pos_;
@@ -538,47 +521,40 @@ private:
         continue;
       }
       std::vector<ExprPtr> decorators;
-      if (!parseDecorators(decorators))
-        return false;
+      RETURN_IF_ERROR(parseDecorators(decorators));
       if (atKeyword("def")) {
-        if (!parseDecoratedFunction(decorators, cls.methods))
-          return false;
+        RETURN_IF_ERROR(parseDecoratedFunction(decorators, cls.methods));
         continue;
       }
       if (!decorators.empty())
         return fail(peek().loc, "a decorator must be followed by 'def'");
       if (acceptKeyword("pass")) {
-        if (!expectNewline())
-          return false;
+        RETURN_IF_ERROR(expectNewline());
         continue;
       }
       if (at(TokenKind::String)) { // docstring
         ++pos_;
-        if (!expectNewline())
-          return false;
+        RETURN_IF_ERROR(expectNewline());
         continue;
       }
       Field field;
       field.loc = peek().loc;
-      if (!expectName(field.name, "a field (name: type) or a method"))
-        return false;
+      RETURN_IF_ERROR(expectName(field.name, "a field (name: type) or a method"));
       if (!acceptOp(":"))
         return fail(peek().loc, "a class body holds annotated fields (name: type) and methods");
-      if (!(field.annotation = parseExpr()))
-        return false;
+      ASSIGN_OR_RETURN(field.annotation, parseExpr());
       if (atOp("="))
         return fail(peek().loc, "aggregate fields take no default value");
-      if (!expectNewline())
-        return false;
+      RETURN_IF_ERROR(expectNewline());
       cls.fields.push_back(std::move(field));
     }
     if (at(TokenKind::Dedent))
       ++pos_;
-    return true;
+    return absl::OkStatus();
   }
 
   // ---- statements ------------------------------------------------------------------------
-  bool parseBlock(Block &block) {
+  absl::Status parseBlock(Block &block) {
     if (++depth_ > kMaxDepth)
       return fail(peek().loc, "blocks are nested too deeply");
     struct Leave {
@@ -587,9 +563,7 @@ private:
     } leave{depth_};
     if (!at(TokenKind::Newline)) { // one-line body: `if x: y = 1`
       do {
-        StmtPtr s = parseSimpleStatement();
-        if (!s)
-          return false;
+        ASSIGN_OR_RETURN(StmtPtr s, parseSimpleStatement());
         block.push_back(std::move(s));
       } while (acceptOp(";") && !at(TokenKind::Newline));
       return expectNewline();
@@ -603,14 +577,12 @@ private:
         ++pos_;
         continue;
       }
-      StmtPtr s = parseStatement();
-      if (!s)
-        return false;
+      ASSIGN_OR_RETURN(StmtPtr s, parseStatement());
       block.push_back(std::move(s));
     }
     if (at(TokenKind::Dedent))
       ++pos_;
-    return true;
+    return absl::OkStatus();
   }
 
   StmtPtr make(StmtKind kind, SourceLocation loc) {
@@ -620,133 +592,110 @@ private:
     return s;
   }
 
-  StmtPtr parseStatement() {
+  absl::StatusOr<StmtPtr> parseStatement() {
     SourceLocation loc = peek().loc;
-    if (at(TokenKind::Indent)) {
-      fail(loc, "unexpected indent");
-      return nullptr;
-    }
+    if (at(TokenKind::Indent))
+      return fail(loc, "unexpected indent");
     if (atKeyword("if"))
       return parseIf();
     if (acceptKeyword("for")) {
       StmtPtr s = make(StmtKind::For, loc);
-      ExprPtr target = parseTargetList();
-      if (!target)
-        return nullptr;
-      if (!acceptKeyword("in")) {
-        fail(peek().loc, "expected 'in' in the for statement, found " + describe(peek()));
-        return nullptr;
-      }
+      ASSIGN_OR_RETURN(ExprPtr target, parseTargetList());
+      if (!acceptKeyword("in"))
+        return fail(peek().loc, "expected 'in' in the for statement, found " + describe(peek()));
       s->targets.push_back(std::move(target));
-      if (!(s->value = parseExpr()) || !expectOp(":", "after the for header") ||
-          !parseBlock(s->body))
-        return nullptr;
-      if (atKeyword("else")) {
-        fail(peek().loc, "'for ... else' is not supported");
-        return nullptr;
-      }
+      ASSIGN_OR_RETURN(s->value, parseExpr());
+      RETURN_IF_ERROR(expectOp(":", "after the for header"));
+      RETURN_IF_ERROR(parseBlock(s->body));
+      if (atKeyword("else"))
+        return fail(peek().loc, "'for ... else' is not supported");
       return s;
     }
     if (acceptKeyword("while")) {
       StmtPtr s = make(StmtKind::While, loc);
-      if (!(s->value = parseExpr()) || !expectOp(":", "after the while condition") ||
-          !parseBlock(s->body))
-        return nullptr;
-      if (atKeyword("else")) {
-        fail(peek().loc, "'while ... else' is not supported");
-        return nullptr;
-      }
+      ASSIGN_OR_RETURN(s->value, parseExpr());
+      RETURN_IF_ERROR(expectOp(":", "after the while condition"));
+      RETURN_IF_ERROR(parseBlock(s->body));
+      if (atKeyword("else"))
+        return fail(peek().loc, "'while ... else' is not supported");
       return s;
     }
     for (const char *word : {"try", "with", "class", "def", "async"}) {
-      if (atKeyword(word)) {
-        fail(loc, std::string("'") + word + "' is not supported inside a kernel function");
-        return nullptr;
-      }
+      if (atKeyword(word))
+        return fail(loc, std::string("'") + word + "' is not supported inside a kernel function");
     }
-    if (atOp("@")) {
-      fail(loc, "nested decorated functions are not supported");
-      return nullptr;
-    }
-    StmtPtr s = parseSimpleStatement();
-    if (!s)
-      return nullptr;
+    if (atOp("@"))
+      return fail(loc, "nested decorated functions are not supported");
+    ASSIGN_OR_RETURN(StmtPtr s, parseSimpleStatement());
     while (acceptOp(";") && !at(TokenKind::Newline)) {
       // a; b on one line: only the first is returned here when it is alone, so split
       // further statements into a pseudo-block is not needed: reject for clarity.
-      fail(peek().loc, "several statements on one line are not supported; use one per line");
-      return nullptr;
+      return fail(peek().loc,
+                  "several statements on one line are not supported; use one per line");
     }
-    if (!expectNewline())
-      return nullptr;
+    RETURN_IF_ERROR(expectNewline());
     return s;
   }
 
-  StmtPtr parseIf() {
+  absl::StatusOr<StmtPtr> parseIf() {
     StmtPtr s = make(StmtKind::If, next().loc); // if / elif
-    if (!(s->value = parseExpr()) || !expectOp(":", "after the if condition") ||
-        !parseBlock(s->body))
-      return nullptr;
+    ASSIGN_OR_RETURN(s->value, parseExpr());
+    RETURN_IF_ERROR(expectOp(":", "after the if condition"));
+    RETURN_IF_ERROR(parseBlock(s->body));
     if (atKeyword("elif")) {
       // Each elif is an if nested in the else branch: bounded like any nesting, with room
       // left for the last elif's condition and block (else the chain would end with an error
       // about them instead).
       if (++depth_ > kMaxDepth - kElifRoom) {
         --depth_;
-        fail(peek().loc, "too many 'elif' branches in one if statement");
-        return nullptr;
+        return fail(peek().loc, "too many 'elif' branches in one if statement");
       }
-      StmtPtr nested = parseIf();
+      absl::StatusOr<StmtPtr> nested = parseIf();
       --depth_;
-      if (!nested)
-        return nullptr;
-      s->orelse.push_back(std::move(nested));
+      if (!nested.ok())
+        return nested.status();
+      s->orelse.push_back(*std::move(nested));
     } else if (acceptKeyword("else")) {
-      if (!expectOp(":", "after 'else'") || !parseBlock(s->orelse))
-        return nullptr;
+      RETURN_IF_ERROR(expectOp(":", "after 'else'"));
+      RETURN_IF_ERROR(parseBlock(s->orelse));
     }
     return s;
   }
 
-  StmtPtr parseSimpleStatement() {
+  absl::StatusOr<StmtPtr> parseSimpleStatement() {
     SourceLocation loc = peek().loc;
     if (acceptKeyword("pass"))
       return make(StmtKind::Pass, loc);
     if (acceptKeyword("return")) {
       StmtPtr s = make(StmtKind::Return, loc);
-      if (!at(TokenKind::Newline) && !atOp(";") && !at(TokenKind::EndOfFile) &&
-          !(s->value = parseExprList()))
-        return nullptr;
+      if (!at(TokenKind::Newline) && !atOp(";") && !at(TokenKind::EndOfFile)) {
+        ASSIGN_OR_RETURN(s->value, parseExprList());
+      }
       return s;
     }
     if (acceptKeyword("assert")) {
       StmtPtr s = make(StmtKind::Assert, loc);
-      if (!(s->value = parseExpr()))
-        return nullptr;
-      if (acceptOp(",") && !(s->message = parseExpr()))
-        return nullptr;
+      ASSIGN_OR_RETURN(s->value, parseExpr());
+      if (acceptOp(",")) {
+        ASSIGN_OR_RETURN(s->message, parseExpr());
+      }
       return s;
     }
     for (const char *word : {"break", "continue", "raise", "del", "global", "nonlocal", "yield",
                              "import", "from", "lambda", "await"}) {
-      if (atKeyword(word)) {
-        fail(loc, std::string("'") + word + "' is not supported inside a kernel function");
-        return nullptr;
-      }
+      if (atKeyword(word))
+        return fail(loc, std::string("'") + word + "' is not supported inside a kernel function");
     }
-    ExprPtr first = parseExprList();
-    if (!first)
-      return nullptr;
+    ASSIGN_OR_RETURN(ExprPtr first, parseExprList());
     if (atOp(":")) { // annotated assignment
       ++pos_;
       StmtPtr s = make(StmtKind::AnnAssign, loc);
-      if (!checkTarget(*first))
-        return nullptr;
+      RETURN_IF_ERROR(checkTarget(*first));
       s->targets.push_back(std::move(first));
-      if (!(s->annotation = parseExpr()))
-        return nullptr;
-      if (acceptOp("=") && !(s->value = parseExprList()))
-        return nullptr;
+      ASSIGN_OR_RETURN(s->annotation, parseExpr());
+      if (acceptOp("=")) {
+        ASSIGN_OR_RETURN(s->value, parseExprList());
+      }
       return s;
     }
     static const char *augmented[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=",
@@ -756,15 +705,11 @@ private:
         ++pos_;
         StmtPtr s = make(StmtKind::AugAssign, loc);
         s->op = std::string(op).substr(0, std::string(op).size() - 1);
-        if (first->kind == ExprKind::Tuple) {
-          fail(first->loc, "an augmented assignment takes a single target");
-          return nullptr;
-        }
-        if (!checkTarget(*first))
-          return nullptr;
+        if (first->kind == ExprKind::Tuple)
+          return fail(first->loc, "an augmented assignment takes a single target");
+        RETURN_IF_ERROR(checkTarget(*first));
         s->targets.push_back(std::move(first));
-        if (!(s->value = parseExprList()))
-          return nullptr;
+        ASSIGN_OR_RETURN(s->value, parseExprList());
         return s;
       }
     }
@@ -772,16 +717,13 @@ private:
       StmtPtr s = make(StmtKind::Assign, loc);
       s->targets.push_back(std::move(first));
       while (acceptOp("=")) {
-        ExprPtr e = parseExprList();
-        if (!e)
-          return nullptr;
+        ASSIGN_OR_RETURN(ExprPtr e, parseExprList());
         s->targets.push_back(std::move(e));
       }
       s->value = std::move(s->targets.back());
       s->targets.pop_back();
       for (ExprPtr &t : s->targets)
-        if (!checkTarget(*t))
-          return nullptr;
+        RETURN_IF_ERROR(checkTarget(*t));
       return s;
     }
     StmtPtr s = make(StmtKind::Expr, loc);
@@ -789,17 +731,16 @@ private:
     return s;
   }
 
-  bool checkTarget(const Expr &e) {
+  absl::Status checkTarget(const Expr &e) {
     switch (e.kind) {
     case ExprKind::Name:
     case ExprKind::Attribute:
-      return true;
+      return absl::OkStatus();
     case ExprKind::Tuple:
     case ExprKind::List:
       for (const ExprPtr &o : e.operands)
-        if (!checkTarget(*o))
-          return false;
-      return true;
+        RETURN_IF_ERROR(checkTarget(*o));
+      return absl::OkStatus();
     case ExprKind::Subscript:
       return fail(e.loc, "assignment to a subscript is not supported: tensors are immutable "
                          "values (build a new one, e.g. with tl.where)");
@@ -809,15 +750,15 @@ private:
   }
 
   /// `a, b` in a for header (stops at `in`).
-  ExprPtr parseTargetList() {
+  absl::StatusOr<ExprPtr> parseTargetList() {
     SourceLocation loc = peek().loc;
     std::vector<ExprPtr> items;
     do {
       if (atKeyword("in"))
         break;
-      ExprPtr e = parseBinary(0); // no comparisons: `in` ends the targets
-      if (!e || !withinHeight(*e) || !checkTarget(*e))
-        return nullptr;
+      ASSIGN_OR_RETURN(ExprPtr e, parseBinary(0)); // no comparisons: `in` ends the targets
+      RETURN_IF_ERROR(withinHeight(*e));
+      RETURN_IF_ERROR(checkTarget(*e));
       items.push_back(std::move(e));
     } while (acceptOp(","));
     if (items.size() == 1)
@@ -836,52 +777,48 @@ private:
   }
 
   /// `a, b, c` (a bare tuple) or a single expression.
-  ExprPtr parseExprList() {
+  absl::StatusOr<ExprPtr> parseExprList() {
     SourceLocation loc = peek().loc;
-    ExprPtr first = parseExpr();
-    if (!first || !atOp(","))
+    ASSIGN_OR_RETURN(ExprPtr first, parseExpr());
+    if (!atOp(","))
       return first;
     auto t = makeExpr(ExprKind::Tuple, loc);
     t->operands.push_back(std::move(first));
     while (acceptOp(",")) {
       if (at(TokenKind::Newline) || atOp("=") || atOp(")") || at(TokenKind::EndOfFile))
         break;
-      ExprPtr e = parseExpr();
-      if (!e)
-        return nullptr;
+      ASSIGN_OR_RETURN(ExprPtr e, parseExpr());
       t->operands.push_back(std::move(e));
     }
     return t;
   }
 
-  ExprPtr parseExpr() {
+  absl::StatusOr<ExprPtr> parseExpr() {
     if (++depth_ > kMaxDepth) {
-      fail(peek().loc, "expression is nested too deeply");
       --depth_;
-      return nullptr;
+      return fail(peek().loc, "expression is nested too deeply");
     }
     bool outermost = exprDepth_++ == 0;
-    ExprPtr e = parseTernary();
+    absl::StatusOr<ExprPtr> e = parseTernary();
     --exprDepth_;
     --depth_;
-    if (outermost && e && !withinHeight(*e))
-      return nullptr;
+    if (outermost && e.ok())
+      RETURN_IF_ERROR(withinHeight(**e));
     return e;
   }
 
-  /// Whether `root`'s tree is at most kMaxExprHeight high (measured without recursion); an
+  /// OK when `root`'s tree is at most kMaxExprHeight high (measured without recursion); an
   /// error at its location otherwise.
-  bool withinHeight(const Expr &root) {
+  absl::Status withinHeight(const Expr &root) {
     std::vector<std::pair<const Expr *, int>> work = {{&root, 1}};
     while (!work.empty()) {
       auto [e, height] = work.back();
       work.pop_back();
       if (height > kMaxExprHeight) {
-        fail(root.loc, "expression is nested too deeply: more than " +
-                           std::to_string(kMaxExprHeight) +
-                           " levels of operators, calls or subscripts; split it with "
-                           "intermediate variables");
-        return false;
+        return fail(root.loc, "expression is nested too deeply: more than " +
+                                  std::to_string(kMaxExprHeight) +
+                                  " levels of operators, calls or subscripts; split it with "
+                                  "intermediate variables");
       }
       for (const ExprPtr &o : e->operands)
         if (o)
@@ -890,29 +827,22 @@ private:
         if (kw.second)
           work.push_back({kw.second.get(), height + 1});
     }
-    return true;
+    return absl::OkStatus();
   }
 
-  ExprPtr parseTernary() {
-    if (atKeyword("lambda")) {
-      fail(peek().loc, "'lambda' is not supported: define a @triton.jit function");
-      return nullptr;
-    }
-    ExprPtr body = parseOr();
-    if (!body || !atKeyword("if"))
+  absl::StatusOr<ExprPtr> parseTernary() {
+    if (atKeyword("lambda"))
+      return fail(peek().loc, "'lambda' is not supported: define a @triton.jit function");
+    ASSIGN_OR_RETURN(ExprPtr body, parseOr());
+    if (!atKeyword("if"))
       return body;
     SourceLocation loc = next().loc;
-    ExprPtr cond = parseOr();
-    if (!cond)
-      return nullptr;
+    ASSIGN_OR_RETURN(ExprPtr cond, parseOr());
     if (!acceptKeyword("else")) {
-      fail(peek().loc, "expected 'else' in the conditional expression, found " +
-                           describe(peek()));
-      return nullptr;
+      return fail(peek().loc, "expected 'else' in the conditional expression, found " +
+                                  describe(peek()));
     }
-    ExprPtr other = parseExpr();
-    if (!other)
-      return nullptr;
+    ASSIGN_OR_RETURN(ExprPtr other, parseExpr());
     auto e = makeExpr(ExprKind::IfExp, loc);
     e->operands.push_back(std::move(cond));
     e->operands.push_back(std::move(body));
@@ -920,29 +850,26 @@ private:
     return e;
   }
 
-  ExprPtr parseBool(const char *word, ExprPtr (Parser::*operand)()) {
-    ExprPtr first = (this->*operand)();
-    if (!first || !atKeyword(word))
+  absl::StatusOr<ExprPtr> parseBool(const char *word,
+                                    absl::StatusOr<ExprPtr> (Parser::*operand)()) {
+    ASSIGN_OR_RETURN(ExprPtr first, (this->*operand)());
+    if (!atKeyword(word))
       return first;
     auto e = makeExpr(ExprKind::BoolOp, first->loc);
     e->name = word;
     e->operands.push_back(std::move(first));
     while (acceptKeyword(word)) {
-      ExprPtr next = (this->*operand)();
-      if (!next)
-        return nullptr;
+      ASSIGN_OR_RETURN(ExprPtr next, (this->*operand)());
       e->operands.push_back(std::move(next));
     }
     return e;
   }
-  ExprPtr parseOr() { return parseBool("or", &Parser::parseAnd); }
-  ExprPtr parseAnd() { return parseBool("and", &Parser::parseNot); }
-  ExprPtr parseNot() {
+  absl::StatusOr<ExprPtr> parseOr() { return parseBool("or", &Parser::parseAnd); }
+  absl::StatusOr<ExprPtr> parseAnd() { return parseBool("and", &Parser::parseNot); }
+  absl::StatusOr<ExprPtr> parseNot() {
     if (atKeyword("not")) {
       SourceLocation loc = next().loc;
-      ExprPtr operand = nested(&Parser::parseNot);
-      if (!operand)
-        return nullptr;
+      ASSIGN_OR_RETURN(ExprPtr operand, nested(&Parser::parseNot));
       auto e = makeExpr(ExprKind::UnaryOp, loc);
       e->name = "not";
       e->operands.push_back(std::move(operand));
@@ -952,21 +879,18 @@ private:
   }
 
   /// Calls `rule` one level deeper, failing on runaway recursion (`not not not ...`).
-  ExprPtr nested(ExprPtr (Parser::*rule)()) {
+  absl::StatusOr<ExprPtr> nested(absl::StatusOr<ExprPtr> (Parser::*rule)()) {
     if (++depth_ > kMaxDepth) {
-      fail(peek().loc, "expression is nested too deeply");
       --depth_;
-      return nullptr;
+      return fail(peek().loc, "expression is nested too deeply");
     }
-    ExprPtr e = (this->*rule)();
+    absl::StatusOr<ExprPtr> e = (this->*rule)();
     --depth_;
     return e;
   }
 
-  ExprPtr parseComparison() {
-    ExprPtr first = parseBinary(0);
-    if (!first)
-      return nullptr;
+  absl::StatusOr<ExprPtr> parseComparison() {
+    ASSIGN_OR_RETURN(ExprPtr first, parseBinary(0));
     ExprPtr cmp;
     while (true) {
       std::string op;
@@ -974,8 +898,7 @@ private:
         op = next().text;
       } else if (atKeyword("in") || (atKeyword("not") && peek(1).kind == TokenKind::Name &&
                                      peek(1).text == "in")) {
-        fail(peek().loc, "'in' comparisons are not supported");
-        return nullptr;
+        return fail(peek().loc, "'in' comparisons are not supported");
       } else if (atKeyword("is")) {
         next();
         op = acceptKeyword("not") ? "is not" : "is";
@@ -986,9 +909,7 @@ private:
         cmp = makeExpr(ExprKind::Compare, first->loc);
         cmp->operands.push_back(std::move(first));
       }
-      ExprPtr rhs = parseBinary(0);
-      if (!rhs)
-        return nullptr;
+      ASSIGN_OR_RETURN(ExprPtr rhs, parseBinary(0));
       cmp->ops.push_back(op);
       cmp->operands.push_back(std::move(rhs));
     }
@@ -996,22 +917,20 @@ private:
   }
 
   /// Binary operators by precedence level (lowest first); ** and unary operators below.
-  ExprPtr parseBinary(int level) {
+  absl::StatusOr<ExprPtr> parseBinary(int level) {
     static const std::vector<std::vector<std::string>> levels = {
         {"|"}, {"^"}, {"&"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
     if (level == int(levels.size()))
       return parseUnary();
-    ExprPtr lhs = parseBinary(level + 1);
-    while (lhs) {
+    ASSIGN_OR_RETURN(ExprPtr lhs, parseBinary(level + 1));
+    while (true) {
       const Token &t = peek();
       if (t.kind != TokenKind::Operator ||
           std::find(levels[level].begin(), levels[level].end(), t.text) == levels[level].end())
         break;
       auto e = makeExpr(ExprKind::BinOp, t.loc);
       e->name = next().text;
-      ExprPtr rhs = parseBinary(level + 1);
-      if (!rhs)
-        return nullptr;
+      ASSIGN_OR_RETURN(ExprPtr rhs, parseBinary(level + 1));
       e->operands.push_back(std::move(lhs));
       e->operands.push_back(std::move(rhs));
       lhs = std::move(e);
@@ -1019,13 +938,11 @@ private:
     return lhs;
   }
 
-  ExprPtr parseUnary() {
+  absl::StatusOr<ExprPtr> parseUnary() {
     if (atOp("-") || atOp("+") || atOp("~")) {
       SourceLocation loc = peek().loc;
       std::string op = next().text;
-      ExprPtr operand = nested(&Parser::parseUnary);
-      if (!operand)
-        return nullptr;
+      ASSIGN_OR_RETURN(ExprPtr operand, nested(&Parser::parseUnary));
       auto e = makeExpr(ExprKind::UnaryOp, loc);
       e->name = op;
       e->operands.push_back(std::move(operand));
@@ -1034,14 +951,13 @@ private:
     return parsePower();
   }
 
-  ExprPtr parsePower() {
-    ExprPtr base = parsePrimary();
-    if (!base || !atOp("**"))
+  absl::StatusOr<ExprPtr> parsePower() {
+    ASSIGN_OR_RETURN(ExprPtr base, parsePrimary());
+    if (!atOp("**"))
       return base;
     SourceLocation loc = next().loc;
-    ExprPtr exponent = nested(&Parser::parseUnary); // right-associative, binds unary minus
-    if (!exponent)
-      return nullptr;
+    // right-associative, binds unary minus
+    ASSIGN_OR_RETURN(ExprPtr exponent, nested(&Parser::parseUnary));
     auto e = makeExpr(ExprKind::BinOp, loc);
     e->name = "**";
     e->operands.push_back(std::move(base));
@@ -1049,23 +965,21 @@ private:
     return e;
   }
 
-  ExprPtr parsePrimary() {
+  absl::StatusOr<ExprPtr> parsePrimary() {
     SourceLocation start = peek().loc; // calls are located where their expression starts
-    ExprPtr e = parseAtom();
-    while (e) {
+    ASSIGN_OR_RETURN(ExprPtr e, parseAtom());
+    while (true) {
       if (atOp(".")) {
         next();
         auto a = makeExpr(ExprKind::Attribute, peek().loc);
-        if (!expectName(a->name, "an attribute name after '.'"))
-          return nullptr;
+        RETURN_IF_ERROR(expectName(a->name, "an attribute name after '.'"));
         a->operands.push_back(std::move(e));
         e = std::move(a);
       } else if (atOp("(")) {
         SourceLocation loc = next().loc;
         auto c = makeExpr(ExprKind::Call, start);
         c->operands.push_back(std::move(e));
-        if (!parseArguments(*c))
-          return nullptr;
+        RETURN_IF_ERROR(parseArguments(*c));
         (void)loc;
         e = std::move(c);
       } else if (atOp("[")) {
@@ -1075,17 +989,12 @@ private:
         do {
           if (atOp("]"))
             break;
-          ExprPtr index = parseSubscriptItem();
-          if (!index)
-            return nullptr;
+          ASSIGN_OR_RETURN(ExprPtr index, parseSubscriptItem());
           s->operands.push_back(std::move(index));
         } while (acceptOp(","));
-        if (s->operands.size() == 1) {
-          fail(peek().loc, "empty subscript");
-          return nullptr;
-        }
-        if (!expectOp("]", "to close the subscript"))
-          return nullptr;
+        if (s->operands.size() == 1)
+          return fail(peek().loc, "empty subscript");
+        RETURN_IF_ERROR(expectOp("]", "to close the subscript"));
         e = std::move(s);
       } else {
         break;
@@ -1094,28 +1003,30 @@ private:
     return e;
   }
 
-  ExprPtr parseSubscriptItem() {
+  absl::StatusOr<ExprPtr> parseSubscriptItem() {
     SourceLocation loc = peek().loc;
     ExprPtr lo;
     if (!atOp(":")) {
-      lo = parseExpr();
-      if (!lo || !atOp(":"))
+      ASSIGN_OR_RETURN(lo, parseExpr());
+      if (!atOp(":"))
         return lo;
     }
     auto slice = makeExpr(ExprKind::Slice, loc);
     next(); // :
     ExprPtr hi, step;
-    if (!atOp(":") && !atOp(",") && !atOp("]") && !(hi = parseExpr()))
-      return nullptr;
-    if (acceptOp(":") && !atOp(",") && !atOp("]") && !(step = parseExpr()))
-      return nullptr;
+    if (!atOp(":") && !atOp(",") && !atOp("]")) {
+      ASSIGN_OR_RETURN(hi, parseExpr());
+    }
+    if (acceptOp(":") && !atOp(",") && !atOp("]")) {
+      ASSIGN_OR_RETURN(step, parseExpr());
+    }
     slice->operands.push_back(std::move(lo));
     slice->operands.push_back(std::move(hi));
     slice->operands.push_back(std::move(step));
     return slice;
   }
 
-  bool parseArguments(Expr &call) {
+  absl::Status parseArguments(Expr &call) {
     bool keywords = false;
     while (!atOp(")")) {
       if (atOp("*") || atOp("**"))
@@ -1123,9 +1034,7 @@ private:
       if (at(TokenKind::Name) && !peek().isKeyword() && peek(1).isOperator("=")) {
         std::string name = next().text;
         next(); // =
-        ExprPtr value = parseExpr();
-        if (!value)
-          return false;
+        ASSIGN_OR_RETURN(ExprPtr value, parseExpr());
         for (auto &kw : call.keywords)
           if (kw.first == name)
             return fail(value->loc, "keyword argument '" + name + "' repeated");
@@ -1133,9 +1042,7 @@ private:
         keywords = true;
       } else {
         SourceLocation loc = peek().loc;
-        ExprPtr value = parseExpr();
-        if (!value)
-          return false;
+        ASSIGN_OR_RETURN(ExprPtr value, parseExpr());
         if (keywords)
           return fail(loc, "positional argument follows keyword argument");
         call.operands.push_back(std::move(value));
@@ -1146,7 +1053,7 @@ private:
     return expectOp(")", "to close the argument list");
   }
 
-  ExprPtr parseAtom() {
+  absl::StatusOr<ExprPtr> parseAtom() {
     const Token &t = peek();
     SourceLocation loc = t.loc;
     switch (t.kind) {
@@ -1163,26 +1070,22 @@ private:
         start = 2;
       } else if (digits.size() > 1 && digits[0] == '0' &&
                  digits.find_first_not_of('0') != std::string::npos) {
-        fail(loc, "leading zeros in a decimal integer are not permitted (use 0o for octal)");
-        return nullptr;
+        return fail(loc,
+                    "leading zeros in a decimal integer are not permitted (use 0o for octal)");
       }
       errno = 0;
       char *end = nullptr;
       unsigned long long v = std::strtoull(digits.c_str() + start, &end, base);
-      if (errno == ERANGE || v > uint64_t(INT64_MAX)) {
-        fail(loc, "integer literal " + t.text + " does not fit in 64 bits");
-        return nullptr;
-      }
+      if (errno == ERANGE || v > uint64_t(INT64_MAX))
+        return fail(loc, "integer literal " + t.text + " does not fit in 64 bits");
       next();
       auto e = makeExpr(ExprKind::Int, loc);
       e->intValue = int64_t(v);
       return e;
     }
     case TokenKind::Float: {
-      if (t.special) {
-        fail(loc, "complex numbers are not supported in kernels");
-        return nullptr;
-      }
+      if (t.special)
+        return fail(loc, "complex numbers are not supported in kernels");
       std::string digits;
       for (char c : t.text)
         if (c != '_')
@@ -1195,10 +1098,8 @@ private:
     case TokenKind::String: {
       auto e = makeExpr(ExprKind::String, loc);
       while (at(TokenKind::String)) { // implicit concatenation
-        if (peek().special) {
-          fail(peek().loc, "f-strings are not supported in kernels");
-          return nullptr;
-        }
+        if (peek().special)
+          return fail(peek().loc, "f-strings are not supported in kernels");
         e->name += next().text;
       }
       return e;
@@ -1215,11 +1116,10 @@ private:
         return makeExpr(ExprKind::None, loc);
       }
       if (t.isKeyword()) {
-        fail(loc, "unexpected '" + t.text + "'" +
-                      (t.text == "lambda" || t.text == "yield" || t.text == "await"
-                           ? ": not supported"
-                           : ""));
-        return nullptr;
+        return fail(loc, "unexpected '" + t.text + "'" +
+                             (t.text == "lambda" || t.text == "yield" || t.text == "await"
+                                  ? ": not supported"
+                                  : ""));
       }
       auto e = makeExpr(ExprKind::Name, loc);
       e->name = next().text;
@@ -1233,13 +1133,9 @@ private:
           e->parenthesized = true;
           return e;
         }
-        ExprPtr first = parseExpr();
-        if (!first)
-          return nullptr;
-        if (atKeyword("for")) {
-          fail(peek().loc, "generator expressions are not supported");
-          return nullptr;
-        }
+        ASSIGN_OR_RETURN(ExprPtr first, parseExpr());
+        if (atKeyword("for"))
+          return fail(peek().loc, "generator expressions are not supported");
         if (acceptOp(")"))
           return first;
         auto e = makeExpr(ExprKind::Tuple, loc);
@@ -1248,32 +1144,24 @@ private:
         while (acceptOp(",")) {
           if (atOp(")"))
             break;
-          ExprPtr item = parseExpr();
-          if (!item)
-            return nullptr;
+          ASSIGN_OR_RETURN(ExprPtr item, parseExpr());
           e->operands.push_back(std::move(item));
         }
-        if (!expectOp(")", "to close the parenthesis"))
-          return nullptr;
+        RETURN_IF_ERROR(expectOp(")", "to close the parenthesis"));
         return e;
       }
       if (t.text == "[") {
         next();
         auto e = makeExpr(ExprKind::List, loc);
         while (!atOp("]")) {
-          ExprPtr item = parseExpr();
-          if (!item)
-            return nullptr;
-          if (atKeyword("for")) {
-            fail(peek().loc, "list comprehensions are not supported");
-            return nullptr;
-          }
+          ASSIGN_OR_RETURN(ExprPtr item, parseExpr());
+          if (atKeyword("for"))
+            return fail(peek().loc, "list comprehensions are not supported");
           e->operands.push_back(std::move(item));
           if (!acceptOp(","))
             break;
         }
-        if (!expectOp("]", "to close the list"))
-          return nullptr;
+        RETURN_IF_ERROR(expectOp("]", "to close the list"));
         return e;
       }
       if (t.text == "{") {
@@ -1282,29 +1170,23 @@ private:
         next();
         auto e = makeExpr(ExprKind::Dict, loc);
         while (!atOp("}")) {
-          ExprPtr key = parseExpr();
-          if (!key)
-            return nullptr;
-          if (!expectOp(":", "between a key and its value (set literals are not supported)"))
-            return nullptr;
-          ExprPtr value = parseExpr();
-          if (!value)
-            return nullptr;
+          ASSIGN_OR_RETURN(ExprPtr key, parseExpr());
+          RETURN_IF_ERROR(
+              expectOp(":", "between a key and its value (set literals are not supported)"));
+          ASSIGN_OR_RETURN(ExprPtr value, parseExpr());
           e->operands.push_back(std::move(key));
           e->operands.push_back(std::move(value));
           if (!acceptOp(","))
             break;
         }
-        if (!expectOp("}", "to close the dict"))
-          return nullptr;
+        RETURN_IF_ERROR(expectOp("}", "to close the dict"));
         return e;
       }
       break;
     default:
       break;
     }
-    fail(loc, "expected an expression, found " + describe(t));
-    return nullptr;
+    return fail(loc, "expected an expression, found " + describe(t));
   }
 
   const SourceFile &file_;
@@ -1313,7 +1195,6 @@ private:
   int depth_ = 0;
   int exprDepth_ = 0; ///< parseExpr calls in progress (0: none; 1: the outermost)
   bool starFromTriton_ = false; ///< `from triton... import *` seen: an error, not host code
-  absl::Status error_;
 };
 
 } // namespace

@@ -32,7 +32,7 @@ static bool alwaysReturns(const Block &block) {
   return last.kind == StmtKind::If && alwaysReturns(last.body) && alwaysReturns(last.orelse);
 }
 
-void Generator::exec(const Block &block) {
+absl::Status Generator::exec(const Block &block) {
   // In a function's body, an if with a return in only one branch (`if c: ...; return`) is the
   // if with the rest of the function as its other branch, as Triton reads it.
   bool functionBody = frames_.back().fn && &block == &frames_.back().fn->body;
@@ -43,43 +43,44 @@ void Generator::exec(const Block &block) {
       std::vector<const Stmt *> rest;
       for (size_t j = i + 1; j < block.size(); ++j)
         rest.push_back(block[j].get());
-      execIf(s, &rest);
-      return;
+      return execIf(s, &rest);
     }
-    execStmt(s);
+    RETURN_IF_ERROR(execStmt(s));
     if (frames_.back().returned)
-      return;
+      return absl::OkStatus();
   }
+  return absl::OkStatus();
 }
 
-void Generator::assign(const Expr &target, const V &value) {
+absl::Status Generator::assign(const Expr &target, const V &value) {
   switch (target.kind) {
   case ExprKind::Name:
     frames_.back().vars[target.name] = value;
-    return;
+    return absl::OkStatus();
   case ExprKind::Tuple:
   case ExprKind::List: {
     if (value->kind != Val::Tuple)
-      error(target.loc, "cannot unpack " + describe(value));
+      return error(target.loc, "cannot unpack " + describe(value));
     if (value->items.size() != target.operands.size())
-      error(target.loc, "cannot unpack " + std::to_string(value->items.size()) + " values into " +
-                            std::to_string(target.operands.size()) + " targets");
+      return error(target.loc, "cannot unpack " + std::to_string(value->items.size()) +
+                                   " values into " + std::to_string(target.operands.size()) +
+                                   " targets");
     for (size_t k = 0; k < target.operands.size(); ++k)
-      assign(*target.operands[k], value->items[k]);
-    return;
+      RETURN_IF_ERROR(assign(*target.operands[k], value->items[k]));
+    return absl::OkStatus();
   }
   case ExprKind::Attribute: {
-    V base = eval(*target.operands[0]);
+    ASSIGN_OR_RETURN(V base, eval(*target.operands[0]));
     if (base->kind != Val::Aggregate)
-      error(target.loc, "only fields of aggregates can be assigned, not attributes of " +
-                            describe(base));
+      return error(target.loc, "only fields of aggregates can be assigned, not attributes of " +
+                                   describe(base));
     const ClassDef &cls = *base->obj->cls;
     bool declared = false;
     for (const Field &f : cls.fields)
       declared |= f.name == target.name;
     if (!declared)
-      error(target.loc, "'" + cls.name + "' has no field '" + target.name +
-                            "' (fields are declared in the class body: name: type)");
+      return error(target.loc, "'" + cls.name + "' has no field '" + target.name +
+                                   "' (fields are declared in the class body: name: type)");
     // An aggregate stored in a tuple and mutated both through the tuple and through another
     // reference: the two places are reported rather than relying on references inside tuples.
     AggObject &obj = *base->obj;
@@ -90,18 +91,19 @@ void Generator::assign(const Expr &target, const V &value) {
       first = target.loc;
     }
     if (obj.hasMutationViaTuple && obj.hasMutationDirectly)
-      error(target.loc, "this '" + cls.name + "' object is mutated both through a tuple (line " +
-                            std::to_string(obj.mutatedViaTuple.line) + ", column " +
-                            std::to_string(obj.mutatedViaTuple.column) +
-                            ") and through another reference (line " +
-                            std::to_string(obj.mutatedDirectly.line) + ", column " +
-                            std::to_string(obj.mutatedDirectly.column) +
-                            "); mutate it through one of them");
+      return error(target.loc, "this '" + cls.name +
+                                   "' object is mutated both through a tuple (line " +
+                                   std::to_string(obj.mutatedViaTuple.line) + ", column " +
+                                   std::to_string(obj.mutatedViaTuple.column) +
+                                   ") and through another reference (line " +
+                                   std::to_string(obj.mutatedDirectly.line) + ", column " +
+                                   std::to_string(obj.mutatedDirectly.column) +
+                                   "); mutate it through one of them");
     base->obj->fields[target.name] = value;
-    return;
+    return absl::OkStatus();
   }
   default:
-    error(target.loc, "cannot assign to this expression");
+    return error(target.loc, "cannot assign to this expression");
   }
 }
 
@@ -125,7 +127,7 @@ void Generator::assignedNames(const Block &block, std::vector<std::string> &out)
   }
 }
 
-V Generator::carryable(const V &v, SourceLocation at) {
+absl::StatusOr<V> Generator::carryable(const V &v, SourceLocation at) {
   if (v->kind == Val::Tensor)
     return v;
   if (v->isNumber())
@@ -133,94 +135,96 @@ V Generator::carryable(const V &v, SourceLocation at) {
   return nullptr;
 }
 
-void Generator::execStmt(const Stmt &s) {
+absl::Status Generator::execStmt(const Stmt &s) {
   switch (s.kind) {
   case StmtKind::Pass:
-    return;
+    return absl::OkStatus();
   case StmtKind::Expr:
-    eval(*s.value);
-    return;
+    return eval(*s.value).status();
   case StmtKind::Assign: {
-    V v = eval(*s.value);
+    ASSIGN_OR_RETURN(V v, eval(*s.value));
     for (const ExprPtr &t : s.targets)
-      assign(*t, v);
-    return;
+      RETURN_IF_ERROR(assign(*t, v));
+    return absl::OkStatus();
   }
   case StmtKind::AnnAssign: {
     if (!s.value)
-      return;
-    V v = eval(*s.value);
-    assign(*s.targets[0], v);
-    return;
+      return absl::OkStatus();
+    ASSIGN_OR_RETURN(V v, eval(*s.value));
+    return assign(*s.targets[0], v);
   }
   case StmtKind::AugAssign: {
-    V current = eval(*s.targets[0]);
-    V rhs = eval(*s.value);
-    V v = binary(s.op, current, rhs, s.loc);
-    assign(*s.targets[0], v);
-    return;
+    ASSIGN_OR_RETURN(V current, eval(*s.targets[0]));
+    ASSIGN_OR_RETURN(V rhs, eval(*s.value));
+    ASSIGN_OR_RETURN(V v, binary(s.op, current, rhs, s.loc));
+    return assign(*s.targets[0], v);
   }
   case StmtKind::Return:
   {
     // Evaluating the value may call functions (new frames): look the frame up afterwards.
-    V value = s.value ? eval(*s.value) : makeNone();
+    V value;
+    if (s.value) {
+      ASSIGN_OR_RETURN(value, eval(*s.value));
+    } else {
+      value = makeNone();
+    }
     frames_.back().returnValue = value;
     frames_.back().returned = true;
   }
-    return;
+    return absl::OkStatus();
   case StmtKind::Assert: {
-    V cond = eval(*s.value);
+    ASSIGN_OR_RETURN(V cond, eval(*s.value));
     std::string message = "assertion failed";
     if (s.message) {
-      V m = eval(*s.message);
+      ASSIGN_OR_RETURN(V m, eval(*s.message));
       if (m->kind == Val::Str)
         message = m->s;
     }
     if (cond->kind != Val::Tensor) {
-      if (!truthy(cond, s.value->loc))
-        error(s.loc, "static assertion failed: " + message);
-      return;
+      ASSIGN_OR_RETURN(bool holds, truthy(cond, s.value->loc));
+      if (!holds)
+        return error(s.loc, "static assertion failed: " + message);
+      return absl::OkStatus();
     }
-    V c = cast(cond, b_.getI1Type(), false, s.loc);
+    ASSIGN_OR_RETURN(V c, cast(cond, b_.getI1Type(), false, s.loc));
     if (debug_)
       tt::AssertOp::create(b_, loc(s.loc), c->value, message);
-    return;
+    return absl::OkStatus();
   }
   case StmtKind::If:
-    execIf(s);
-    return;
+    return execIf(s);
   case StmtKind::For:
-    execFor(s);
-    return;
+    return execFor(s);
   case StmtKind::While:
-    execWhile(s);
-    return;
+    return execWhile(s);
   case StmtKind::Unsupported:
-    error(s.loc, "'" + s.op + "' is not supported");
+    return error(s.loc, "'" + s.op + "' is not supported");
   }
+  return absl::OkStatus();
 }
 
 
-void Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
+absl::Status Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
   // The rest of the function after a branch that did not return.
-  auto runRest = [&] {
+  auto runRest = [&]() -> absl::Status {
     if (!rest)
-      return;
+      return absl::OkStatus();
     for (const Stmt *st : *rest) {
       if (frames_.back().returned)
-        return;
-      execStmt(*st);
+        return absl::OkStatus();
+      RETURN_IF_ERROR(execStmt(*st));
     }
+    return absl::OkStatus();
   };
-  V cond = eval(*s.value);
+  ASSIGN_OR_RETURN(V cond, eval(*s.value));
   if (cond->kind != Val::Tensor) {
-    exec(truthy(cond, s.value->loc) ? s.body : s.orelse);
-    runRest();
-    return;
+    ASSIGN_OR_RETURN(bool taken, truthy(cond, s.value->loc));
+    RETURN_IF_ERROR(exec(taken ? s.body : s.orelse));
+    return runRest();
   }
-  cond = cast(cond, b_.getI1Type(), false, s.value->loc);
+  ASSIGN_OR_RETURN(cond, cast(cond, b_.getI1Type(), false, s.value->loc));
   if (!shapeOf(cond->value).empty())
-    error(s.value->loc, "an if condition must be a scalar, not a tensor (use tl.where)");
+    return error(s.value->loc, "an if condition must be a scalar, not a tensor (use tl.where)");
   Location l = loc(s.loc);
   std::vector<std::string> names;
   assignedNames(s.body, names);
@@ -246,14 +250,14 @@ void Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
       fields[k].obj->fields[fields[k].field] = fieldsBefore[k];
   };
   std::vector<V> fieldsThen, fieldsElse;
-  auto runBranch = [&](mlir::Block *block, const Block &body) {
+  auto runBranch = [&](mlir::Block *block, const Block &body) -> absl::StatusOr<Branch> {
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPoint(block->getTerminator());
     frames_.back().vars = before;
     restoreFields();
-    exec(body);
+    RETURN_IF_ERROR(exec(body));
     if (rest) {
-      runRest();
+      RETURN_IF_ERROR(runRest());
       // Falling off the end of the function returns None.
       if (!frames_.back().returned) {
         frames_.back().returned = true;
@@ -268,11 +272,11 @@ void Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
     frames_.back().returnValue = nullptr;
     return out;
   };
-  Branch thenB = runBranch(probe.thenBlock(), s.body);
-  Branch elseB = runBranch(probe.elseBlock(), s.orelse);
+  ASSIGN_OR_RETURN(Branch thenB, runBranch(probe.thenBlock(), s.body));
+  ASSIGN_OR_RETURN(Branch elseB, runBranch(probe.elseBlock(), s.orelse));
   if (thenB.returned != elseB.returned)
-    error(s.loc, "a return in only one branch of an if on a runtime condition is not "
-                 "supported: return in both branches or after the if");
+    return error(s.loc, "a return in only one branch of an if on a runtime condition is not "
+                        "supported: return in both branches or after the if");
   // Both branches end the function without a value (`return`, `return None`): nothing to
   // carry out of the if for it.
   bool returnsNothing = thenB.returned && thenB.returnValue->kind == Val::None &&
@@ -310,42 +314,44 @@ void Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
     carried.push_back({name, {tv, ev}});
   }
   // Materialize the carried values at the end of each branch.
-  auto finish = [&](Branch &br, bool isThen) {
+  auto finish = [&](Branch &br, bool isThen) -> absl::StatusOr<SmallVector<Value>> {
     OpBuilder::InsertionGuard guard(b_);
     b_.setInsertionPoint(br.block->getTerminator());
     SmallVector<Value> values;
     for (auto &c : carried) {
-      V v = carryable(isThen ? c.second.first : c.second.second, s.loc);
+      ASSIGN_OR_RETURN(V v, carryable(isThen ? c.second.first : c.second.second, s.loc));
       if (!v)
-        error(s.loc, "'" + c.first + "' holds different compile-time objects in the two "
-                     "branches of an if on a runtime condition");
+        return error(s.loc, "'" + c.first + "' holds different compile-time objects in the two "
+                            "branches of an if on a runtime condition");
       values.push_back(v->value);
     }
     for (size_t k : carriedFields) {
-      V v = carryable(isThen ? fieldsThen[k] : fieldsElse[k], s.loc);
+      ASSIGN_OR_RETURN(V v, carryable(isThen ? fieldsThen[k] : fieldsElse[k], s.loc));
       if (!v)
-        error(s.loc, "the field '" + fields[k].field + "' of '" + fields[k].obj->cls->name +
-                         "' holds different compile-time objects in the two branches of an if "
-                         "on a runtime condition");
+        return error(s.loc, "the field '" + fields[k].field + "' of '" +
+                                fields[k].obj->cls->name +
+                                "' holds different compile-time objects in the two branches of "
+                                "an if on a runtime condition");
       values.push_back(v->value);
     }
     if (br.returned && !returnsNothing) {
       V r = br.returnValue;
       std::vector<V> items = r->kind == Val::Tuple ? r->items : std::vector<V>{r};
       for (V &item : items) {
-        V v = carryable(item, s.loc);
+        ASSIGN_OR_RETURN(V v, carryable(item, s.loc));
         if (!v)
-          error(s.loc, "returning " + describe(item) +
-                           " from both branches of an if on a runtime condition is not "
-                           "supported");
+          return error(s.loc, "returning " + describe(item) +
+                                  " from both branches of an if on a runtime condition is not "
+                                  "supported");
         values.push_back(v->value);
       }
     }
     return values;
   };
-  SmallVector<Value> thenValues = finish(thenB, true), elseValues = finish(elseB, false);
+  ASSIGN_OR_RETURN(SmallVector<Value> thenValues, finish(thenB, true));
+  ASSIGN_OR_RETURN(SmallVector<Value> elseValues, finish(elseB, false));
   if (thenValues.size() != elseValues.size())
-    error(s.loc, "the two branches return different numbers of values");
+    return error(s.loc, "the two branches return different numbers of values");
   SmallVector<Type> types;
   for (size_t k = 0; k < thenValues.size(); ++k) {
     if (thenValues[k].getType() != elseValues[k].getType()) {
@@ -356,8 +362,8 @@ void Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
                          : k < carried.size() + carriedFields.size()
                              ? "the field '" + fields[carriedFields[k - carried.size()]].field + "'"
                              : "the return value";
-      error(s.loc, what + " has type " + a + " in the if branch and " + b +
-                       " in the else branch");
+      return error(s.loc, what + " has type " + a + " in the if branch and " + b +
+                              " in the else branch");
     }
     types.push_back(thenValues[k].getType());
   }
@@ -393,6 +399,7 @@ void Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
     frames_.back().returnValue =
         thenB.returnValue->kind == Val::Tuple ? makeTuple(items) : items.front();
   }
+  return absl::OkStatus();
 }
 
 /// The loop variables of `body` carried through a loop: names it assigns that hold a value
@@ -411,65 +418,69 @@ static std::vector<std::string> loopCarried(const std::vector<std::string> &assi
   return out;
 }
 
-void Generator::execFor(const Stmt &s) {
+absl::Status Generator::execFor(const Stmt &s) {
   const Expr &iter = *s.value;
   const Expr &target = *s.targets[0];
   if (iter.kind != ExprKind::Call)
-    error(iter.loc, "a for loop must iterate over range(...), tl.range(...) or "
-                    "tl.static_range(...)");
-  V callee = eval(*iter.operands[0]);
+    return error(iter.loc, "a for loop must iterate over range(...), tl.range(...) or "
+                           "tl.static_range(...)");
+  ASSIGN_OR_RETURN(V callee, eval(*iter.operands[0]));
   if (callee->kind != Val::Builtin ||
       (callee->s != "py.range" && callee->s != "range" && callee->s != "static_range"))
-    error(iter.loc, "a for loop must iterate over range(...), tl.range(...) or "
-                    "tl.static_range(...)");
+    return error(iter.loc, "a for loop must iterate over range(...), tl.range(...) or "
+                           "tl.static_range(...)");
   std::vector<V> bounds;
-  for (size_t k = 1; k < iter.operands.size(); ++k)
-    bounds.push_back(eval(*iter.operands[k]));
+  for (size_t k = 1; k < iter.operands.size(); ++k) {
+    ASSIGN_OR_RETURN(V bound, eval(*iter.operands[k]));
+    bounds.push_back(bound);
+  }
   for (const auto &kw : iter.keywords) {
     static const std::set<std::string> ignored = {"num_stages", "loop_unroll_factor",
                                                   "disallow_acc_multi_buffer", "flatten",
                                                   "warp_specialize", "disable_licm"};
     if (!ignored.count(kw.first))
-      error(kw.second->loc, "unexpected keyword '" + kw.first + "' for range");
+      return error(kw.second->loc, "unexpected keyword '" + kw.first + "' for range");
   }
   if (bounds.empty() || bounds.size() > 3)
-    error(iter.loc, "range takes 1 to 3 arguments");
+    return error(iter.loc, "range takes 1 to 3 arguments");
   V lb = bounds.size() == 1 ? makeInt(0) : bounds[0];
   V ub = bounds.size() == 1 ? bounds[0] : bounds[1];
   V step = bounds.size() == 3 ? bounds[2] : makeInt(1);
   if (target.kind != ExprKind::Name)
-    error(target.loc, "the loop variable must be a name");
+    return error(target.loc, "the loop variable must be a name");
 
   if (callee->s == "static_range") {
-    int64_t a = requireInt(lb, iter.loc, "a static_range bound");
-    int64_t z = requireInt(ub, iter.loc, "a static_range bound");
-    int64_t st = requireInt(step, iter.loc, "a static_range step");
+    ASSIGN_OR_RETURN(int64_t a, requireInt(lb, iter.loc, "a static_range bound"));
+    ASSIGN_OR_RETURN(int64_t z, requireInt(ub, iter.loc, "a static_range bound"));
+    ASSIGN_OR_RETURN(int64_t st, requireInt(step, iter.loc, "a static_range step"));
     if (st == 0)
-      error(iter.loc, "static_range step must not be zero");
+      return error(iter.loc, "static_range step must not be zero");
     if ((z - a) / st > 4096)
-      error(iter.loc, "static_range unrolls at most 4096 iterations");
+      return error(iter.loc, "static_range unrolls at most 4096 iterations");
     for (int64_t i = a; st > 0 ? i < z : i > z; i += st) {
       frames_.back().vars[target.name] = makeInt(i);
-      exec(s.body);
+      RETURN_IF_ERROR(exec(s.body));
       if (frames_.back().returned)
-        error(s.loc, "return inside a loop is not supported");
+        return error(s.loc, "return inside a loop is not supported");
     }
-    return;
+    return absl::OkStatus();
   }
   if (step->kind == Val::Int && step->i == 0)
-    error(iter.loc, "range step must not be zero");
-  V tlb = toTensor(lb, iter.loc), tub = toTensor(ub, iter.loc), tst = toTensor(step, iter.loc);
+    return error(iter.loc, "range step must not be zero");
+  ASSIGN_OR_RETURN(V tlb, toTensor(lb, iter.loc));
+  ASSIGN_OR_RETURN(V tub, toTensor(ub, iter.loc));
+  ASSIGN_OR_RETURN(V tst, toTensor(step, iter.loc));
   Type ivType = b_.getI32Type();
   for (const V &v : {tlb, tub, tst}) {
     Type t = v->value.getType();
     if (!t.isInteger(32) && !t.isInteger(64))
-      error(iter.loc, "range bounds must be integer scalars");
+      return error(iter.loc, "range bounds must be integer scalars");
     if (t.isInteger(64))
       ivType = b_.getI64Type();
   }
-  tlb = cast(tlb, ivType, false, iter.loc);
-  tub = cast(tub, ivType, false, iter.loc);
-  tst = cast(tst, ivType, false, iter.loc);
+  ASSIGN_OR_RETURN(tlb, cast(tlb, ivType, false, iter.loc));
+  ASSIGN_OR_RETURN(tub, cast(tub, ivType, false, iter.loc));
+  ASSIGN_OR_RETURN(tst, cast(tst, ivType, false, iter.loc));
 
   std::vector<std::string> assigned;
   assignedNames(s.body, assigned);
@@ -477,7 +488,7 @@ void Generator::execFor(const Stmt &s) {
   SmallVector<Value> inits;
   std::vector<bool> unsignedness;
   for (const std::string &name : carriedNames) {
-    V v = carryable(frames_.back().vars[name], s.loc);
+    ASSIGN_OR_RETURN(V v, carryable(frames_.back().vars[name], s.loc));
     inits.push_back(v->value);
     unsignedness.push_back(v->isUnsigned);
   }
@@ -505,23 +516,25 @@ void Generator::execFor(const Stmt &s) {
     for (size_t k = 0; k < fields.size(); ++k)
       fields[k].obj->fields[fields[k].field] = makeTensor(
           loop.getRegionIterArgs()[carriedNames.size() + k], unsignedness[carriedNames.size() + k]);
-    exec(s.body);
+    RETURN_IF_ERROR(exec(s.body));
     if (frames_.back().returned)
-      error(s.loc, "return inside a loop is not supported");
-    checkUncarried(assigned, before, s.loc);
-    checkFieldsUnchanged(staticFields, staticBefore, s.loc);
-    std::vector<Value> fieldValues = fieldYields(fields, inits, carriedNames.size(), s.loc);
+      return error(s.loc, "return inside a loop is not supported");
+    RETURN_IF_ERROR(checkUncarried(assigned, before, s.loc));
+    RETURN_IF_ERROR(checkFieldsUnchanged(staticFields, staticBefore, s.loc));
+    ASSIGN_OR_RETURN(std::vector<Value> fieldValues,
+                     fieldYields(fields, inits, carriedNames.size(), s.loc));
     SmallVector<Value> yields(fieldValues.begin(), fieldValues.end());
     for (size_t k = 0; k < carriedNames.size(); ++k) {
-      V v = carryable(frames_.back().vars[carriedNames[k]], s.loc);
+      ASSIGN_OR_RETURN(V v, carryable(frames_.back().vars[carriedNames[k]], s.loc));
       if (!v || v->value.getType() != inits[k].getType()) {
         std::string a, b;
         llvm::raw_string_ostream(a) << inits[k].getType();
         if (v)
           llvm::raw_string_ostream(b) << v->value.getType();
-        error(s.loc, "loop-carried variable '" + carriedNames[k] + "' has type " + a +
-                         " before the loop and " + (v ? b : describe(frames_.back().vars[carriedNames[k]])) +
-                         " at the end of its body");
+        return error(s.loc, "loop-carried variable '" + carriedNames[k] + "' has type " + a +
+                                " before the loop and " +
+                                (v ? b : describe(frames_.back().vars[carriedNames[k]])) +
+                                " at the end of its body");
       }
       yields.insert(yields.begin() + k, v->value);
     }
@@ -536,30 +549,32 @@ void Generator::execFor(const Stmt &s) {
   for (size_t k = 0; k < fields.size(); ++k)
     fields[k].obj->fields[fields[k].field] = makeTensor(
         loop.getResult(carriedNames.size() + k), unsignedness[carriedNames.size() + k]);
+  return absl::OkStatus();
 }
 
-std::vector<Value> Generator::fieldYields(const std::vector<FieldSlot> &fields,
-                                          ArrayRef<Value> inits, size_t offset,
-                                          SourceLocation at) {
+absl::StatusOr<std::vector<Value>> Generator::fieldYields(const std::vector<FieldSlot> &fields,
+                                                          ArrayRef<Value> inits, size_t offset,
+                                                          SourceLocation at) {
   std::vector<Value> yields;
   for (size_t k = 0; k < fields.size(); ++k) {
-    V v = carryable(fields[k].obj->fields[fields[k].field], at);
+    ASSIGN_OR_RETURN(V v, carryable(fields[k].obj->fields[fields[k].field], at));
     Type want = inits[offset + k].getType();
     if (!v || v->value.getType() != want) {
       std::string a;
       llvm::raw_string_ostream(a) << want;
-      error(at, "the field '" + fields[k].field + "' of '" + fields[k].obj->cls->name +
-                    "' has type " + a + " before the loop and " +
-                    (v ? "another type" : describe(fields[k].obj->fields[fields[k].field])) +
-                    " at the end of its body");
+      return error(at, "the field '" + fields[k].field + "' of '" + fields[k].obj->cls->name +
+                           "' has type " + a + " before the loop and " +
+                           (v ? "another type" : describe(fields[k].obj->fields[fields[k].field])) +
+                           " at the end of its body");
     }
     yields.push_back(v->value);
   }
   return yields;
 }
 
-void Generator::checkUncarried(const std::vector<std::string> &assigned,
-                               const std::map<std::string, V> &before, SourceLocation at) {
+absl::Status Generator::checkUncarried(const std::vector<std::string> &assigned,
+                                       const std::map<std::string, V> &before,
+                                       SourceLocation at) {
   // Names holding compile-time objects (aggregates, tuples, dtypes) cannot be rebound to
   // other objects inside a loop: only SSA values travel around it.
   for (const std::string &name : assigned) {
@@ -568,15 +583,16 @@ void Generator::checkUncarried(const std::vector<std::string> &assigned,
       continue;
     auto now = frames_.back().vars.find(name);
     if (now != frames_.back().vars.end() && now->second != b->second)
-      error(at, "'" + name + "' is rebound to another " +
-                    (b->second->kind == Val::Aggregate ? std::string("aggregate object")
-                                                       : describe(b->second)) +
-                    " inside the loop; only tensors and numbers can change across iterations "
-                    "(mutate the aggregate's fields instead)");
+      return error(at, "'" + name + "' is rebound to another " +
+                           (b->second->kind == Val::Aggregate ? std::string("aggregate object")
+                                                              : describe(b->second)) +
+                           " inside the loop; only tensors and numbers can change across "
+                           "iterations (mutate the aggregate's fields instead)");
   }
+  return absl::OkStatus();
 }
 
-void Generator::execWhile(const Stmt &s) {
+absl::Status Generator::execWhile(const Stmt &s) {
   std::vector<std::string> assigned;
   assignedNames(s.body, assigned);
   std::vector<std::string> carriedNames = loopCarried(assigned, frames_.back().vars, "");
@@ -585,7 +601,7 @@ void Generator::execWhile(const Stmt &s) {
   SmallVector<Location> locs;
   std::vector<bool> unsignedness;
   for (const std::string &name : carriedNames) {
-    V v = carryable(frames_.back().vars[name], s.loc);
+    ASSIGN_OR_RETURN(V v, carryable(frames_.back().vars[name], s.loc));
     inits.push_back(v->value);
     types.push_back(v->value.getType());
     locs.push_back(loc(s.loc));
@@ -617,29 +633,31 @@ void Generator::execWhile(const Stmt &s) {
     OpBuilder::InsertionGuard guard(b_);
     mlir::Block *cond = b_.createBlock(&loop.getBefore(), {}, types, locs);
     bindAll(cond);
-    V c = eval(*s.value);
-    if (c->kind != Val::Tensor)
-      c = toTensor(makeBool(truthy(c, s.value->loc)), s.value->loc);
-    c = cast(c, b_.getI1Type(), false, s.value->loc);
+    ASSIGN_OR_RETURN(V c, eval(*s.value));
+    if (c->kind != Val::Tensor) {
+      ASSIGN_OR_RETURN(bool truth, truthy(c, s.value->loc));
+      ASSIGN_OR_RETURN(c, toTensor(makeBool(truth), s.value->loc));
+    }
+    ASSIGN_OR_RETURN(c, cast(c, b_.getI1Type(), false, s.value->loc));
     if (!shapeOf(c->value).empty())
-      error(s.value->loc, "a while condition must be a scalar");
+      return error(s.value->loc, "a while condition must be a scalar");
     scf::ConditionOp::create(b_, l, c->value, cond->getArguments());
 
     frames_.back().vars = before;
     mlir::Block *body = b_.createBlock(&loop.getAfter(), {}, types, locs);
     bindAll(body);
-    exec(s.body);
+    RETURN_IF_ERROR(exec(s.body));
     if (frames_.back().returned)
-      error(s.loc, "return inside a loop is not supported");
-    checkUncarried(assigned, before, s.loc);
-    checkFieldsUnchanged(staticFields, staticBefore, s.loc);
-    std::vector<Value> fieldValues = fieldYields(fields, inits, nv, s.loc);
+      return error(s.loc, "return inside a loop is not supported");
+    RETURN_IF_ERROR(checkUncarried(assigned, before, s.loc));
+    RETURN_IF_ERROR(checkFieldsUnchanged(staticFields, staticBefore, s.loc));
+    ASSIGN_OR_RETURN(std::vector<Value> fieldValues, fieldYields(fields, inits, nv, s.loc));
     SmallVector<Value> yields;
     for (size_t k = 0; k < carriedNames.size(); ++k) {
-      V v = carryable(frames_.back().vars[carriedNames[k]], s.loc);
+      ASSIGN_OR_RETURN(V v, carryable(frames_.back().vars[carriedNames[k]], s.loc));
       if (!v || v->value.getType() != types[k])
-        error(s.loc, "loop-carried variable '" + carriedNames[k] +
-                         "' changes type in the loop body");
+        return error(s.loc, "loop-carried variable '" + carriedNames[k] +
+                                "' changes type in the loop body");
       yields.push_back(v->value);
     }
     yields.append(fieldValues.begin(), fieldValues.end());
@@ -651,6 +669,7 @@ void Generator::execWhile(const Stmt &s) {
   for (size_t k = 0; k < fields.size(); ++k)
     fields[k].obj->fields[fields[k].field] =
         makeTensor(loop.getResult(nv + k), unsignedness[nv + k]);
+  return absl::OkStatus();
 }
 
 } // namespace tessel::frontend

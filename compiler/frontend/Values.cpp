@@ -80,8 +80,9 @@ V makeMethod(V self, std::string name) {
   return v;
 }
 
-void Generator::error(SourceLocation at, const std::string &message) const {
-  throw CompileError{at, message, currentModule()->file};
+absl::Status Generator::error(SourceLocation at, const std::string &message) const {
+  const SourceFile *file = currentModule()->file;
+  return absl::InvalidArgumentError((file ? *file : file_).formatError(at, message));
 }
 
 Location Generator::loc(SourceLocation at) const {
@@ -208,7 +209,7 @@ Value Generator::constant(Type elem, double value, ArrayRef<int64_t> shape) {
   return arith::ConstantOp::create(b_, l, DenseElementsAttr::get(type, attr));
 }
 
-V Generator::toTensor(const V &v, SourceLocation at) {
+absl::StatusOr<V> Generator::toTensor(const V &v, SourceLocation at) {
   switch (v->kind) {
   case Val::Tensor:
     return v;
@@ -223,14 +224,14 @@ V Generator::toTensor(const V &v, SourceLocation at) {
   case Val::Float:
     return makeTensor(constant(b_.getF32Type(), v->f, {}));
   default:
-    error(at, "expected a tensor or a number, got " + describe(v));
+    return error(at, "expected a tensor or a number, got " + describe(v));
   }
 }
 
 
-V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, bool bitcast,
-                   std::optional<tt::RoundingMode> rounding) {
-  V v = toTensor(vIn, at);
+absl::StatusOr<V> Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at,
+                                  bool bitcast, std::optional<tt::RoundingMode> rounding) {
+  ASSIGN_OR_RETURN(V v, toTensor(vIn, at));
   Value x = v->value;
   Type from = getElementTypeOrSelf(x.getType());
   Location l = loc(at);
@@ -241,7 +242,7 @@ V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, boo
     if (isa<tt::PointerType>(from) || isa<tt::PointerType>(to))
       return makeTensor(tt::BitcastOp::create(b_, l, result, x), toUnsigned);
     if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
-      error(at, "bitcast between types of different widths");
+      return error(at, "bitcast between types of different widths");
     return makeTensor(arith::BitcastOp::create(b_, l, result, x), toUnsigned);
   }
   bool fromPtr = isa<tt::PointerType>(from), toPtr = isa<tt::PointerType>(to);
@@ -249,18 +250,19 @@ V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, boo
     return makeTensor(tt::BitcastOp::create(b_, l, result, x), toUnsigned);
   if (fromPtr) {
     if (!to.isInteger(64))
-      error(at, "a pointer converts to int64 only");
+      return error(at, "a pointer converts to int64 only");
     return makeTensor(tt::PtrToIntOp::create(b_, l, result, x));
   }
   if (toPtr) {
     if (!from.isInteger(64))
-      error(at, "only int64 converts to a pointer");
+      return error(at, "only int64 converts to a pointer");
     return makeTensor(tt::IntToPtrOp::create(b_, l, result, x), toUnsigned);
   }
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
   if ((isFp8(from) && !toFloat) || (isFp8(to) && !fromFloat))
-    error(at, "cannot cast " + typeText(from) + " to " + typeText(to) +
-                  " (8-bit floats convert to and from float types only: cast through float32)");
+    return error(at, "cannot cast " + typeText(from) + " to " + typeText(to) +
+                         " (8-bit floats convert to and from float types only: cast through "
+                         "float32)");
   if (fromFloat && toFloat && (isFp8(from) || isFp8(to) || rounding)) {
     // Triton's tt.fp_to_fp: narrowing (in width, or 8-bit float to another 8-bit float, which
     // the lowering does through float32) rounds to nearest even unless told otherwise.
@@ -306,8 +308,8 @@ V Generator::cast(const V &vIn, Type to, bool toUnsigned, SourceLocation at, boo
   return makeTensor(arith::ExtSIOp::create(b_, l, result, x), toUnsigned);
 }
 
-V Generator::broadcastTo(const V &vIn, ArrayRef<int64_t> shape, SourceLocation at) {
-  V v = toTensor(vIn, at);
+absl::StatusOr<V> Generator::broadcastTo(const V &vIn, ArrayRef<int64_t> shape, SourceLocation at) {
+  ASSIGN_OR_RETURN(V v, toTensor(vIn, at));
   Value x = v->value;
   ArrayRef<int64_t> from = shapeOf(x);
   if (from == shape)
@@ -318,8 +320,8 @@ V Generator::broadcastTo(const V &vIn, ArrayRef<int64_t> shape, SourceLocation a
     return makeTensor(tt::SplatOp::create(b_, l, RankedTensorType::get(shape, elem), x),
                       v->isUnsigned);
   if (from.size() > shape.size())
-    error(at, "cannot broadcast a tensor of rank " + std::to_string(from.size()) +
-                  " to rank " + std::to_string(shape.size()));
+    return error(at, "cannot broadcast a tensor of rank " + std::to_string(from.size()) +
+                         " to rank " + std::to_string(shape.size()));
   while (shapeOf(x).size() < shape.size()) {
     SmallVector<int64_t> s(shapeOf(x));
     s.insert(s.begin(), 1);
@@ -328,35 +330,37 @@ V Generator::broadcastTo(const V &vIn, ArrayRef<int64_t> shape, SourceLocation a
   ArrayRef<int64_t> now = shapeOf(x);
   for (size_t d = 0; d < shape.size(); ++d)
     if (now[d] != shape[d] && now[d] != 1)
-      error(at, "cannot broadcast dimension " + std::to_string(d) + " of size " +
-                    std::to_string(now[d]) + " to " + std::to_string(shape[d]));
+      return error(at, "cannot broadcast dimension " + std::to_string(d) + " of size " +
+                           std::to_string(now[d]) + " to " + std::to_string(shape[d]));
   if (now != shape)
     x = tt::BroadcastOp::create(b_, l, RankedTensorType::get(shape, elem), x);
   return makeTensor(x, v->isUnsigned);
 }
 
-std::pair<V, V> Generator::broadcastPair(V a, V b, SourceLocation at) {
-  a = toTensor(a, at);
-  b = toTensor(b, at);
+absl::StatusOr<std::pair<V, V>> Generator::broadcastPair(V a, V b, SourceLocation at) {
+  ASSIGN_OR_RETURN(a, toTensor(a, at));
+  ASSIGN_OR_RETURN(b, toTensor(b, at));
   ArrayRef<int64_t> sa = shapeOf(a->value), sb = shapeOf(b->value);
   if (sa == sb)
-    return {a, b};
+    return std::make_pair(a, b);
   size_t rank = std::max(sa.size(), sb.size());
   SmallVector<int64_t> shape(rank, 1);
   for (size_t d = 0; d < rank; ++d) {
     int64_t x = d + sa.size() >= rank ? sa[d + sa.size() - rank] : 1;
     int64_t y = d + sb.size() >= rank ? sb[d + sb.size() - rank] : 1;
     if (x != y && x != 1 && y != 1)
-      error(at, "shapes are incompatible for broadcasting: dimension " + std::to_string(d) +
-                    " is " + std::to_string(x) + " and " + std::to_string(y));
+      return error(at, "shapes are incompatible for broadcasting: dimension " + std::to_string(d) +
+                           " is " + std::to_string(x) + " and " + std::to_string(y));
     shape[d] = std::max(x, y);
   }
   if (sa.empty() && sb.empty())
-    return {a, b};
-  return {broadcastTo(a, shape, at), broadcastTo(b, shape, at)};
+    return std::make_pair(a, b);
+  ASSIGN_OR_RETURN(a, broadcastTo(a, shape, at));
+  ASSIGN_OR_RETURN(b, broadcastTo(b, shape, at));
+  return std::make_pair(a, b);
 }
 
-bool Generator::truthy(const V &v, SourceLocation at) {
+absl::StatusOr<bool> Generator::truthy(const V &v, SourceLocation at) {
   switch (v->kind) {
   case Val::Int:
   case Val::Bool:
@@ -375,18 +379,19 @@ bool Generator::truthy(const V &v, SourceLocation at) {
   case Val::Namespace:
     return true;
   default:
-    error(at, "the truth of a runtime value is not known at compile time here");
+    return error(at, "the truth of a runtime value is not known at compile time here");
   }
 }
 
-int64_t Generator::requireInt(const V &v, SourceLocation at, const std::string &what) {
+absl::StatusOr<int64_t> Generator::requireInt(const V &v, SourceLocation at,
+                                              const std::string &what) {
   if (v->kind == Val::Int)
     return v->i;
-  error(at, what + " must be a constexpr int, got " + describe(v));
+  return error(at, what + " must be a constexpr int, got " + describe(v));
 }
 
-Type Generator::requireDtype(const V &v, SourceLocation at, const std::string &what,
-                             bool *isUnsigned) {
+absl::StatusOr<Type> Generator::requireDtype(const V &v, SourceLocation at, const std::string &what,
+                                             bool *isUnsigned) {
   if (v->kind == Val::Dtype) {
     if (isUnsigned)
       *isUnsigned = v->isUnsigned;
@@ -401,9 +406,9 @@ Type Generator::requireDtype(const V &v, SourceLocation at, const std::string &w
     }
   }
   if ((v->kind == Val::Builtin || v->kind == Val::Str) && v->s == "float8e4b15")
-    error(at, "tl.float8e4b15 is not supported (Triton builds it from NVIDIA inline assembly): "
-              "use tl.float8e4nv or tl.float8e5");
-  error(at, what + " must be a dtype (tl.float32, ...), got " + describe(v));
+    return error(at, "tl.float8e4b15 is not supported (Triton builds it from NVIDIA inline "
+                     "assembly): use tl.float8e4nv or tl.float8e5");
+  return error(at, what + " must be a dtype (tl.float32, ...), got " + describe(v));
 }
 
 } // namespace tessel::frontend
