@@ -27,6 +27,14 @@ absl::StatusOr<V> asTuple(Generator &g, const V &v, SourceLocation at,
   return v;
 }
 
+/// An element type as a dtype argument names it: int8 / uint8 for integers (the signedness
+/// is the value's, not the type's), MLIR's or Triton's spelling otherwise.
+std::string dtypeName(mlir::Type t, bool isUnsigned) {
+  if (auto i = mlir::dyn_cast<mlir::IntegerType>(t); i && i.getWidth() > 1)
+    return (isUnsigned ? "uint" : "int") + std::to_string(i.getWidth());
+  return typeText(t);
+}
+
 } // namespace
 
 V makeDescriptor(V base, V shape, V strides, V block, std::string padding) {
@@ -69,9 +77,10 @@ absl::StatusOr<V> Generator::experimentalDescriptorAccess(const std::string &nam
     ASSIGN_OR_RETURN(mlir::Type dtype, requireDtype(p.get("dtype"), at, fn + "'s dtype", &u));
     mlir::Type pointee =
         mlir::cast<tt::PointerType>(desc->items[0]->value.getType()).getPointeeType();
-    if (dtype != pointee)
+    bool pointeeUnsigned = desc->items[0]->isUnsigned;
+    if (dtype != pointee || (mlir::isa<mlir::IntegerType>(dtype) && u != pointeeUnsigned))
       return error(at, fn + "'s dtype must be the descriptor's element type " +
-                           typeText(pointee) + ", got " + describe(p.get("dtype")));
+                           dtypeName(pointee, pointeeUnsigned) + ", got " + dtypeName(dtype, u));
     CallArgs forward{{desc, p.get("offsets")}, {}, at};
     return callDescriptorBuiltin("load_tensor_descriptor", forward);
   }

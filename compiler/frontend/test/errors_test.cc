@@ -246,6 +246,18 @@ INSTANTIATE_TEST_SUITE_P(
              "tensordesc<...> argument or tl.make_tensor_descriptor), got a value of type !tt.ptr<f32>: a "
              "CUDA TMA descriptor in memory is not supported\n"
              "    x = tl._experimental_descriptor_load(p, [0], [16], tl.float32)\n        ^"},
+        Case{"ExperimentalDescriptorSignedness",
+             "def k(p, n):\n    x = tl._experimental_descriptor_load(p, [0], [16], tl.int8)\n",
+             "k.py:7:9: error: tl._experimental_descriptor_load's dtype must be the descriptor's "
+             "element type uint8, got int8\n"
+             "    x = tl._experimental_descriptor_load(p, [0], [16], tl.int8)\n        ^",
+             "tensordesc<u8[16]>,i32"},
+        Case{"ExperimentalDescriptorDtype",
+             "def k(p, n):\n    x = tl._experimental_descriptor_load(p, [0], [16], tl.float16)\n",
+             "k.py:7:9: error: tl._experimental_descriptor_load's dtype must be the descriptor's "
+             "element type f32, got f16\n"
+             "    x = tl._experimental_descriptor_load(p, [0], [16], tl.float16)\n        ^",
+             "tensordesc<fp32[16]>,i32"},
         Case{"NvTmaDescArgument", "def k(p, n):\n    pass\n",
              "k.py:6:7: error: 'p': nvTmaDesc (a CUDA TMA descriptor made on the host) is not "
              "supported: its encoding is the GPU driver's; pass a tensor descriptor "
