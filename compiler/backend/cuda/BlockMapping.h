@@ -34,11 +34,16 @@ inline constexpr llvm::StringLiteral kAsyncCommitAttr = "tessel.async_commit";
 inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
 
 /// Marks a tile buffer (memref.alloc) whose 16-byte chunks are stored swizzled
-/// (TileCopies.h: swizzledColumn); only code that knows it reads or writes it.
+/// (TileCopies.h: swizzledPosition); only code that knows it reads or writes it.
 inline constexpr llvm::StringLiteral kSwizzledAttr = "tessel.swizzled";
 
-/// Whether `op` touches registers only although it declares no memory effects (mma.sync).
-inline bool registersOnly(mlir::Operation *op) { return llvm::isa<mlir::NVVM::MmaOp>(op); }
+/// Whether `op` writes registers only although it declares no memory effects: mma.sync, and
+/// wgmma, whose shared-memory operands are read through descriptors made from the tiles'
+/// addresses (the region taking an address touches the tile).
+inline bool registersOnly(mlir::Operation *op) {
+  return llvm::isa<mlir::NVVM::MmaOp, mlir::NVVM::WgmmaMmaAsyncOp, mlir::NVVM::WgmmaFenceAlignedOp,
+                   mlir::NVVM::WgmmaGroupSyncAlignedOp, mlir::NVVM::WgmmaWaitGroupSyncOp>(op);
+}
 
 /// The memref and indices `op` reads or writes when it is a memref.load or memref.store.
 inline std::optional<std::pair<mlir::Value, mlir::ValueRange>> memrefAccess(mlir::Operation *op) {

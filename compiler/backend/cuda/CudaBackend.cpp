@@ -31,6 +31,10 @@ public:
          "waits for its own)"},
         gpuUnrollKnob(),
         gpuVectorBytesKnob(),
+        {"wgmma", 0, 1, {0, 1}, 1,
+         "sm_90a: 1 runs a matmul whose operand tiles are loaded in its K loop on warpgroups "
+         "(wgmma.mma_async from swizzled shared memory), 0 on mma.sync as on sm_80; other "
+         "chips: mma.sync"},
     };
     return knobs;
   }
@@ -87,8 +91,10 @@ public:
     absl::StatusOr<int64_t> maxShared = MaxSharedBytesPerBlock(arch);
     if (!maxShared.ok())
       return maxShared.status();
-    std::string pipeline = cudaPipeline(numWarps, knobs.at("num_stages"), knobs.at("unroll"),
-                                        knobs.at("vector_bytes"), *maxShared, !libdevice.empty());
+    std::string pipeline =
+        cudaPipeline(numWarps, knobs.at("num_stages"), knobs.at("unroll"),
+                     knobs.at("vector_bytes"), *maxShared, !libdevice.empty(),
+                     /*wgmma=*/arch == "sm_90a" && knobs.at("wgmma") == 1);
     GpuArtifact artifact;
     artifact.arch = arch;
     artifact.ptxVersion = *PtxVersionFor(arch);

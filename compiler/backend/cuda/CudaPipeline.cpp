@@ -9,18 +9,22 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/cuda/WarpgroupDots.h"
 #include "compiler/backend/GpuKernels.h"
 #include "compiler/conversion/fp8/Fp8Lowering.h"
 
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
-                                 int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice) {
+                                 int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
+                                 bool wgmma) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
   };
   add(gpuBufferizationPipeline());
-  // Matmuls of 16-bit floats on tensor cores; the rest as loops.
-  add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) + "})");
+  // Matmuls of 16-bit floats on tensor cores (on warpgroups where wgmma can read the tiles);
+  // the rest as loops.
+  add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) +
+      (wgmma ? " wgmma=true" : "") + "})");
   // Their operand tiles loaded num_stages - 1 iterations of the K loop ahead.
   add("func.func(tessel-cuda-pipeline-tile-loads{num-stages=" + std::to_string(numStages) + "})");
   add("convert-linalg-to-parallel-loops");
@@ -32,7 +36,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
       " unroll=" + std::to_string(unroll) + " vector-bytes=" + std::to_string(vectorBytes) +
       " max-shared-bytes=" + std::to_string(maxSharedBytes) +
-      "}");
+      (wgmma ? " tile-alignment=" + std::to_string(cuda::kWarpgroupTileAlignment) : "") + "}");
   // Its barriers where they order conflicting accesses only.
   add("tessel-cuda-redundant-barriers");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
@@ -42,6 +46,9 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   // (NvvmMath.cpp).
   add("gpu.module(convert-nvgpu-to-nvvm)");
   add("gpu.module(convert-gpu-to-nvvm{index-bitwidth=64})");
+  // wgmma and the proxy fence have no LLVM intrinsics: their PTX as inline assembly.
+  if (wgmma)
+    add("gpu.module(convert-nvvm-to-llvm)");
   // What it leaves (math.trunc) as LLVM intrinsics NVPTX selects.
   add("gpu.module(convert-math-to-llvm)");
   add("reconcile-unrealized-casts");

@@ -391,9 +391,10 @@ void rotateReductions(scf::ParallelOp loop, llvm::function_ref<bool(Value)> inSh
 class BlockMapper {
 public:
   BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll, int64_t threadTileElements,
-              int64_t vectorBytes, int64_t staticSharedBytes)
+              int64_t vectorBytes, int64_t staticSharedBytes, int64_t tileAlignment)
       : func_(func), threads_(threads), unroll_(unroll), threadTileElements_(threadTileElements),
-        vectorBytes_(vectorBytes), staticSharedBytes_(staticSharedBytes) {}
+        vectorBytes_(vectorBytes), staticSharedBytes_(staticSharedBytes),
+        tileAlignment_(std::max<int64_t>(tileAlignment, 16)) {}
 
   /// Bytes of the dynamic shared-memory arena the tile buffers took.
   int64_t arenaBytes() const { return arenaBytes_; }
@@ -434,7 +435,9 @@ private:
       if (!alloc->getParentOfType<scf::ParallelOp>() && alloc.getType().hasStaticShape())
         tileBytes += tessel::SharedAllocation::slotBytes(alloc, 16) *
                      (alloc->getParentOfType<scf::ForOp>() ? 2 : 1);
-    useArena_ = tileBytes > staticSharedBytes_;
+    // Tiles aligned beyond 16 bytes (wgmma's swizzled operands) are views of the arena, whose
+    // start is aligned at run time.
+    useArena_ = tileBytes > staticSharedBytes_ || (tileAlignment_ > 16 && tileBytes > 0);
     // In the arena, buffers take offsets from their lifetimes (compiler/analysis/Allocation.h):
     // those whose lifetimes do not overlap share bytes (barriers keep the accesses ordered:
     // Membar counts every view of the arena as the one buffer).
@@ -442,11 +445,15 @@ private:
     if (useArena_) {
       FunctionOpInterface kernel = func_;
       FailureOr<tessel::SharedAllocation> analyzed =
-          tessel::SharedAllocation::analyze(ArrayRef<FunctionOpInterface>(kernel), 16);
+          tessel::SharedAllocation::analyze(ArrayRef<FunctionOpInterface>(kernel),
+                                            tileAlignment_);
       if (failed(analyzed))
         return failure();
       plan = std::move(*analyzed);
       arenaBytes_ = plan->totalBytes(func_);
+      // Room to move the arena's start to the next aligned address.
+      if (tileAlignment_ > 16)
+        arenaBytes_ += tileAlignment_;
     }
     for (memref::AllocOp alloc : allocs) {
       MemRefType type = alloc.getType();
@@ -471,7 +478,7 @@ private:
         // take turns between two buffers.
         std::optional<int64_t> second;
         if (offset)
-          second = *offset + tessel::SharedAllocation::slotBytes(alloc, 16);
+          second = *offset + tessel::SharedAllocation::slotBytes(alloc, tileAlignment_);
         Value other = tileBuffer(b, type, loc, second);
         Value otherCast = memref::MemorySpaceCastOp::create(b, loc, type, other);
         Value iteration = arith::DivSIOp::create(
@@ -506,10 +513,20 @@ private:
           atStart, loc,
           MemRefType::get({ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
                           space));
+      if (tileAlignment_ > 16) {
+        // The views start past the arena's start rounded up to the alignment.
+        Value address = memref::ExtractAlignedPointerAsIndexOp::create(atStart, loc, arena_);
+        Value align = arith::ConstantIndexOp::create(atStart, loc, tileAlignment_);
+        Value misaligned = arith::RemUIOp::create(atStart, loc, address, align);
+        arenaPad_ = arith::RemUIOp::create(
+            atStart, loc, arith::SubIOp::create(atStart, loc, align, misaligned), align);
+      }
     }
     auto viewType =
         MemRefType::get(type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(), space);
     Value at = arith::ConstantIndexOp::create(b, loc, *offset);
+    if (arenaPad_)
+      at = arith::AddIOp::create(b, loc, at, arenaPad_);
     return memref::ViewOp::create(b, loc, viewType, arena_, at, ValueRange{});
   }
 
@@ -999,6 +1016,8 @@ private:
   int64_t threads_, unroll_, threadTileElements_, vectorBytes_;
   int64_t arenaBytes_ = 0;
   int64_t staticSharedBytes_;
+  int64_t tileAlignment_;
+  Value arenaPad_; ///< bytes from the arena's start to its first aligned address
   bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;
   llvm::DenseSet<Value> shared_; // the tile buffers in shared memory
@@ -1135,7 +1154,7 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       }
       kernel.erase();
       BlockMapper mapper(func, threads, unroll, threadTileElements, vectorBytes,
-                         staticSharedBytes);
+                         staticSharedBytes, tileAlignment);
       if (failed(mapper.run()))
         return signalPassFailure();
       arenas.push_back({func, mapper.arenaBytes()});

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -36,6 +37,24 @@ SmallVector<Value> DotEmitter::loadAccumulators() {
           vector::FromElementsOp::create(b_, loc_, cast<VectorType>(types[accs.size()]), values));
     }
   return accs;
+}
+
+SmallVector<std::pair<Value, Value>> DotEmitter::m16n8Elements(Value r, Value c) {
+  auto add = [&](Value x, int64_t y) {
+    return arith::AddIOp::create(b_, loc_, x, arith::ConstantIndexOp::create(b_, loc_, y))
+        .getResult();
+  };
+  Value r8 = add(r, 8), c1 = add(c, 1);
+  return {{r, c}, {r, c1}, {r8, c}, {r8, c1}};
+}
+
+Value DotEmitter::inSharedMemory(Value buffer) {
+  auto memref = cast<MemRefType>(buffer.getType());
+  auto space = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
+  return memref::MemorySpaceCastOp::create(
+      b_, loc_,
+      MemRefType::get(memref.getShape(), memref.getElementType(), memref.getLayout(), space),
+      buffer);
 }
 
 void DotEmitter::storeAccumulators(ValueRange accs) {
@@ -339,7 +358,7 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
 void tessel::cuda::rewriteDots(
     func::FuncOp func, int64_t warps, DotShape shape,
     llvm::function_ref<void(Value tile, llvm::function_ref<bool(Operation *)> isDot)> stage,
-    DotEmitterFactory make) {
+    DotEmitterFactory make, llvm::function_ref<void(DotPlan &)> regrid) {
   // Kernels only: a device function runs on one thread.
   if (!func.isPublic() || func.isExternal())
     return;
@@ -362,6 +381,9 @@ void tessel::cuda::rewriteDots(
     for (Value tile : {p.a, p.b})
       if (staged.insert(tile).second)
         stage(tile, isDot);
-  for (DotPlan &p : plans)
+  for (DotPlan &p : plans) {
+    if (regrid)
+      regrid(p);
     rewriteDot(p, make);
+  }
 }

@@ -42,9 +42,11 @@ struct DotPlan {
   mlir::Type input;       ///< f16 or bf16
   DotShape shape;
   int64_t activeWarps;    ///< warps with a part of C of their own (warp w works as w mod it)
-  int64_t warpsM, warpsN; ///< the warps' grid over C
-  int64_t tileM, tileN;   ///< one warp's part of C
+  int64_t warpsM, warpsN; ///< the warps' grid over C (warpgroups: the warpgroups' grid)
+  int64_t tileM, tileN;   ///< one warp's part of C (warpgroups: tileM rows of a warp in all,
+                          ///< 16 of each 64; tileN the warpgroup's columns)
   bool bTransposed = false; ///< b is stored N x K (loaded from column-contiguous memory)
+  bool warpgroups = false;  ///< run by warpgroups of 4 warps (wgmma, WarpgroupDots.h)
 
   int64_t piecesM() const { return tileM / shape.pieceM; }
   int64_t piecesN() const { return tileN / shape.pieceN; }
@@ -79,6 +81,15 @@ protected:
   virtual llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> pieceElements(int64_t i,
                                                                               int64_t j) = 0;
 
+  /// The elements of an m16n8 accumulator fragment (mma.sync's, and each 8 columns of
+  /// wgmma's) a lane holds, in register order: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1)
+  /// for its row `r` and column `c` in the fragment's first row group.
+  llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> m16n8Elements(mlir::Value r,
+                                                                      mlir::Value c);
+  /// A tile buffer as a memref of shared memory, where tessel-cuda-map-programs places it (the
+  /// cast and map-programs' own fold away in LLVM).
+  mlir::Value inSharedMemory(mlir::Value buffer);
+
   mlir::OpBuilder &b_;
   mlir::Location loc_;
   const DotPlan &p_;
@@ -94,11 +105,14 @@ void rewriteDot(const DotPlan &p, DotEmitterFactory make);
 /// The whole rewrite of a function's matmuls: plan each (`warps`, `shape`), read B transposed
 /// where it is loaded column-contiguous, stage each operand tile once (`stage`: its writes,
 /// given whether an op is one of the planned matmuls), then rewriteDot.
+/// `regrid`, where given, may change a plan once its tiles are staged (for an instruction that
+/// reads the tiles as they are stored).
 void rewriteDots(mlir::func::FuncOp func, int64_t warps, DotShape shape,
                  llvm::function_ref<void(mlir::Value tile,
                                          llvm::function_ref<bool(mlir::Operation *)> isDot)>
                      stage,
-                 DotEmitterFactory make);
+                 DotEmitterFactory make,
+                 llvm::function_ref<void(DotPlan &)> regrid = nullptr);
 
 } // namespace tessel::cuda
 

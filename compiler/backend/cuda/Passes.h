@@ -35,9 +35,10 @@ namespace tessel {
 /// iterations of a distributed loop per thread at once; `vectorBytes`: the widest group of
 /// consecutive elements a thread owns in a kept tile (vector accesses); `maxSharedBytes`:
 /// what a block may use; `libdevice`: math is left to libdevice (linked after the lowering),
-/// not approximated.
+/// not approximated; `wgmma`: matmuls whose tiles allow it on warpgroups (sm_90a).
 std::string cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
-                         int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice);
+                         int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
+                         bool wgmma = false);
 
 } // namespace tessel
 

@@ -61,8 +61,10 @@ bool onlyReadElsewhere(Value tile, Operation *writer, scf::ForOp loop) {
     SmallVector<Operation *> readers{user};
     if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(user))
       readers.assign(cast->getUsers().begin(), cast->getUsers().end());
+    // Loads, or the address a wgmma descriptor takes (WarpgroupDots.cpp).
     for (Operation *r : readers)
-      if (!isa<memref::LoadOp, vector::LoadOp, nvgpu::LdMatrixOp>(r))
+      if (!isa<memref::LoadOp, vector::LoadOp, nvgpu::LdMatrixOp, memref::ExtractStridedMetadataOp,
+               memref::ExtractAlignedPointerAsIndexOp>(r))
         return false;
   }
   return true;

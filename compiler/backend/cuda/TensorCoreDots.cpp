@@ -23,6 +23,7 @@
 #include "compiler/backend/cuda/BlockMapping.h"
 #include "compiler/backend/cuda/MatrixDots.h"
 #include "compiler/backend/cuda/TileCopies.h"
+#include "compiler/backend/cuda/WarpgroupDots.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -94,7 +95,7 @@ private:
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t i = 0; i < p_.piecesM(); ++i) {
       Value r = add(add(warpRowBase_, cst(16 * i)), fragRow_);
-      aFrags.push_back(registers(ldmatrix(a, r, stored(p_.a, r, aCol), 4, /*transpose=*/false)));
+      aFrags.push_back(registers(ldmatrix(a, stored(p_.a, r, aCol), 4, /*transpose=*/false)));
     }
     SmallVector<SmallVector<Value>> bFrags;
     if (p_.bTransposed) {
@@ -107,12 +108,12 @@ private:
         if (j + 1 < p_.piecesN()) {
           Value row = add(n, fragCol_); // (l / 16) * 8 more rows
           SmallVector<Value> regs =
-              registers(ldmatrix(b, row, stored(p_.b, row, col), 4, /*transpose=*/false));
+              registers(ldmatrix(b, stored(p_.b, row, col), 4, /*transpose=*/false));
           bFrags.push_back({regs[0], regs[1]});
           bFrags.push_back({regs[2], regs[3]});
         } else {
           bFrags.push_back(
-              registers(ldmatrix(b, n, stored(p_.b, n, col), 2, /*transpose=*/false)));
+              registers(ldmatrix(b, stored(p_.b, n, col), 2, /*transpose=*/false)));
         }
       }
     }
@@ -123,11 +124,11 @@ private:
       Value c = add(warpColBase_, cst(8 * j));
       if (j + 1 < p_.piecesN()) {
         SmallVector<Value> regs =
-            registers(ldmatrix(b, bRow, stored(p_.b, bRow, add(c, fragCol_)), 4, true));
+            registers(ldmatrix(b, stored(p_.b, bRow, add(c, fragCol_)), 4, true));
         bFrags.push_back({regs[0], regs[1]});
         bFrags.push_back({regs[2], regs[3]});
       } else {
-        bFrags.push_back(registers(ldmatrix(b, bRow, stored(p_.b, bRow, c), 2, true)));
+        bFrags.push_back(registers(ldmatrix(b, stored(p_.b, bRow, c), 2, true)));
       }
     }
     SmallVector<Value> out;
@@ -139,36 +140,24 @@ private:
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
   /// Where the 8 elements of `tile` at (row, col) are stored: swizzled where its writer did.
-  Value stored(Value tile, Value row, Value col) {
+  std::pair<Value, Value> stored(Value tile, Value row, Value col) {
     if (!tile.getDefiningOp()->hasAttr(tessel::cuda::kSwizzledAttr))
-      return col;
-    return tessel::cuda::swizzledColumn(b_, loc_, row, col,
-                                        cast<MemRefType>(tile.getType()).getDimSize(1));
+      return {row, col};
+    auto type = cast<MemRefType>(tile.getType());
+    return tessel::cuda::swizzledPosition(b_, loc_, row, col, type.getDimSize(0),
+                                          type.getDimSize(1));
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b_, loc_, x, y); }
 
   /// The four (row, column) elements of piece (i, j) this thread holds.
   SmallVector<std::pair<Value, Value>> pieceElements(int64_t i, int64_t j) override {
-    Value r = add(row0_, cst(16 * i)), c = add(col0_, cst(8 * j));
-    Value r8 = add(r, cst(8)), c1 = add(c, cst(1));
-    return {{r, c}, {r, c1}, {r8, c}, {r8, c1}};
+    return m16n8Elements(add(row0_, cst(16 * i)), add(col0_, cst(8 * j)));
   }
 
-  /// ldmatrix reads shared memory: the tile buffer, which tessel-cuda-map-programs places
-  /// there, cast to that space (the two casts fold away in LLVM).
-  Value inSharedMemory(Value buffer) {
-    auto memref = cast<MemRefType>(buffer.getType());
-    auto space = gpu::AddressSpaceAttr::get(b_.getContext(), gpu::AddressSpace::Workgroup);
-    return memref::MemorySpaceCastOp::create(
-        b_, loc_,
-        MemRefType::get(memref.getShape(), memref.getElementType(), memref.getLayout(), space),
-        buffer);
-  }
-
-  Value ldmatrix(Value shared, Value row, Value col, int32_t tiles, bool transpose) {
+  Value ldmatrix(Value shared, std::pair<Value, Value> at, int32_t tiles, bool transpose) {
     auto type = VectorType::get({tiles, 2}, p_.input);
-    return nvgpu::LdMatrixOp::create(b_, loc_, type, shared, ValueRange{row, col}, transpose,
-                                     tiles);
+    return nvgpu::LdMatrixOp::create(b_, loc_, type, shared, ValueRange{at.first, at.second},
+                                     transpose, tiles);
   }
 
   /// A fragment's registers as mma.sync takes them: vector<2xf16> for f16, i32 for bf16
@@ -224,9 +213,20 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
     };
     auto make = [](OpBuilder &b, Location loc,
                    const tessel::cuda::DotPlan &p) -> std::unique_ptr<tessel::cuda::DotEmitter> {
+      if (p.warpgroups)
+        return tessel::cuda::makeWarpgroupEmitter(b, loc, p);
       return std::make_unique<MmaEmitter>(b, loc, p);
     };
-    tessel::cuda::rewriteDots(getOperation(), numWarps, shape, stage, make);
+    // With wgmma: the plans whose staged tiles a descriptor describes run on warpgroups.
+    bool anyWarpgroup = false;
+    auto regrid = [&](tessel::cuda::DotPlan &p) {
+      anyWarpgroup |= tessel::cuda::planWarpgroupDot(p, numWarps);
+    };
+    tessel::cuda::rewriteDots(getOperation(), numWarps, shape, stage, make,
+                              wgmma ? llvm::function_ref<void(tessel::cuda::DotPlan &)>(regrid)
+                                    : nullptr);
+    if (anyWarpgroup)
+      tessel::cuda::fenceAsyncProxyAfterWaits(getOperation());
   }
 };
 

@@ -62,7 +62,7 @@ constexpr int64_t kMaxRounds = 16;
 /// round of a tile whose chunks are not a multiple of the threads).
 struct Chunk {
   Value row, col, exists;
-  Value dst; ///< its column in the tile as stored (col, or swizzled: swizzledColumn)
+  Value dstRow, dst; ///< where it is stored: (row, col), or swizzled: swizzledPosition
 };
 
 /// The chunks of `tile` this thread owns (inside a per-thread region), unrolled.
@@ -81,7 +81,9 @@ SmallVector<Chunk> chunksOfThread(OpBuilder &b, Location loc, MemRefType tile, i
     c.row = arith::DivUIOp::create(b, loc, q, cst(b, loc, perRow));
     c.col = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, q, cst(b, loc, perRow)), cst(b, loc, kChunk));
-    c.dst = swizzle ? swizzledColumn(b, loc, c.row, c.col, tile.getDimSize(1)) : c.col;
+    std::tie(c.dstRow, c.dst) =
+        swizzle ? swizzledPosition(b, loc, c.row, c.col, tile.getDimSize(0), tile.getDimSize(1))
+                : std::make_pair(c.row, c.col);
     out.push_back(c);
   }
   return out;
@@ -127,7 +129,7 @@ void emitFillChunks(OpBuilder &in, Location loc, Value tile, Value value, int64_
   Value splat = vector::BroadcastOp::create(in, loc, vec, value);
   for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle))
     when(in, loc, c.exists, [&](OpBuilder &at) {
-      vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.row, c.dst},
+      vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.dstRow, c.dst},
                               /*nontemporal=*/false, at.getI64IntegerAttr(16));
     });
 }
@@ -213,7 +215,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
   for (const Move &m : moves) {
     auto ifWhole = scf::IfOp::create(in, loc, m.whole, /*withElseRegion=*/true);
     OpBuilder then = ifWhole.getThenBodyBuilder();
-    vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.row, m.chunk.dst},
+    vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.dstRow, m.chunk.dst},
                             /*nontemporal=*/false, then.getI64IntegerAttr(16));
     // A chunk on the copy's edge (or unaligned): element by element where it lies inside.
     OpBuilder other = ifWhole.getElseBodyBuilder();
@@ -228,7 +230,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
              Value x = memref::LoadOp::create(put, loc, src, ValueRange{m.i, jj});
              memref::StoreOp::create(
                  put, loc, x, tile,
-                 ValueRange{m.chunk.row, arith::AddIOp::create(put, loc, m.chunk.dst, e)});
+                 ValueRange{m.chunk.dstRow, arith::AddIOp::create(put, loc, m.chunk.dst, e)});
            });
     });
   }
@@ -251,20 +253,38 @@ bool swizzles(int64_t cols) {
   return cols % kChunk == 0 && perRow >= 2 && llvm::isPowerOf2_64(perRow);
 }
 
-Value swizzledColumn(OpBuilder &b, Location loc, Value row, Value col, int64_t cols) {
+std::pair<Value, Value> swizzledPosition(OpBuilder &b, Location loc, Value row, Value col,
+                                         int64_t rows, int64_t cols) {
   // Eight 16-byte chunks span the 32 banks: the chunks of rows that share banks (rows 128
   // bytes apart or closer) are XOR-permuted by the row, so the 8 rows ldmatrix reads at one
-  // logical column fall in 8 different groups of banks.
+  // logical column fall in 8 different groups of banks. These are the 32-, 64- and 128-byte
+  // swizzles of the tensor cores' shared-memory layouts (wgmma), with the tile at a 1024-byte
+  // boundary; wider rows are stored as column blocks of 64 elements (128 bytes) one after
+  // another, each a rows x 64 tile in the 128-byte swizzle.
   int64_t perRow = cols / kChunk;
-  Value group = perRow >= 8
-                    ? arith::RemUIOp::create(b, loc, row, cst(b, loc, 8)).getResult()
-                    : arith::RemUIOp::create(
-                          b, loc, arith::DivUIOp::create(b, loc, row, cst(b, loc, 8 / perRow)),
-                          cst(b, loc, perRow))
-                          .getResult();
-  Value chunk = arith::DivUIOp::create(b, loc, col, cst(b, loc, kChunk));
-  return arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunk, group),
-                               cst(b, loc, kChunk));
+  auto c = [&](int64_t v) { return cst(b, loc, v); };
+  Value chunk = arith::DivUIOp::create(b, loc, col, c(kChunk));
+  if (perRow <= 8) {
+    Value group =
+        perRow == 8
+            ? arith::RemUIOp::create(b, loc, row, c(8)).getResult()
+            : arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, row, c(8 / perRow)),
+                                     c(perRow))
+                  .getResult();
+    return {row, arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunk, group),
+                                       c(kChunk))};
+  }
+  Value block = arith::DivUIOp::create(b, loc, chunk, c(8));
+  Value within = arith::XOrIOp::create(b, loc, arith::RemUIOp::create(b, loc, chunk, c(8)),
+                                       arith::RemUIOp::create(b, loc, row, c(8)));
+  // The element offset of the chunk in the buffer, then as its (row, column).
+  Value linear = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, block, c(rows * 64)),
+                            arith::MulIOp::create(b, loc, row, c(64))),
+      arith::MulIOp::create(b, loc, within, c(kChunk)));
+  return {arith::DivUIOp::create(b, loc, linear, c(cols)),
+          arith::RemUIOp::create(b, loc, linear, c(cols))};
 }
 
 void writeTileInChunks(Value tile, int64_t threads) {
@@ -431,7 +451,7 @@ bool writeTileAsync(Value tile, int64_t threads,
           when(at, loc, mine, [&](OpBuilder &put) {
             nvgpu::DeviceAsyncCopyOp::create(
                 put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
-                ValueRange{c.row, c.dst}, src, ValueRange{i, jj}, put.getIndexAttr(kChunk), valid,
+                ValueRange{c.dstRow, c.dst}, src, ValueRange{i, jj}, put.getIndexAttr(kChunk), valid,
                 put.getUnitAttr());
           });
         }
@@ -440,7 +460,7 @@ bool writeTileAsync(Value tile, int64_t threads,
               at, loc, c.exists,
               arith::XOrIOp::create(at, loc, taken, arith::ConstantIntOp::create(at, loc, 1, 1)));
           when(at, loc, none, [&](OpBuilder &put) {
-            vector::StoreOp::create(put, loc, zeros, tile, ValueRange{c.row, c.dst},
+            vector::StoreOp::create(put, loc, zeros, tile, ValueRange{c.dstRow, c.dst},
                                     /*nontemporal=*/false, put.getI64IntegerAttr(16));
           });
         }

@@ -44,7 +44,7 @@ void writeTileInChunks(mlir::Value tile, int64_t threads);
 /// rest, where every copy's source is 16-byte aligned (checked at run time; otherwise the
 /// synchronous chunks of writeTileInChunks). A region marked kAsyncCommitAttr closes the
 /// group after it and one marked kAsyncWaitAttr waits for it before the first reader.
-/// A tile whose rows are whole power-of-two 16-byte chunks is stored swizzled (swizzledColumn)
+/// A tile whose rows are whole power-of-two 16-byte chunks is stored swizzled (swizzledPosition)
 /// and its buffer marked kSwizzledAttr: its readers must follow. Returns whether it rewrote
 /// anything.
 bool writeTileAsync(mlir::Value tile, int64_t threads,
@@ -54,12 +54,17 @@ bool writeTileAsync(mlir::Value tile, int64_t threads,
 /// writeTileAsync writes it: its rows are a power of two (at least 2) of 16-byte chunks.
 bool swizzles(int64_t cols);
 
-/// The column where chunk `col` (a multiple of 8) of row `row` of a swizzled tile with `cols`
-/// columns is stored: the chunk index XOR the row's group (row mod 8 for rows of 8 chunks or
-/// more, else row / (8 / chunks a row) mod chunks a row), so the 8 rows an ldmatrix reads at one
-/// logical column lie in 8 different groups of banks.
-mlir::Value swizzledColumn(mlir::OpBuilder &b, mlir::Location loc, mlir::Value row,
-                           mlir::Value col, int64_t cols);
+/// Where chunk `col` (a multiple of 8) of row `row` of a swizzled `rows` x `cols` tile is
+/// stored, as a (row, column) of its buffer: for rows of at most 8 chunks, the same row and the
+/// chunk index XOR the row's group (row mod 8 for rows of 8 chunks, else row / (8 / chunks a
+/// row) mod chunks a row), so the 8 rows an ldmatrix reads at one logical column lie in 8
+/// different groups of banks; wider rows are stored as column blocks of 64 elements, one
+/// after another, each swizzled as a tile of 8-chunk rows. These are the tensor cores' 32-,
+/// 64- and 128-byte swizzled layouts (wgmma's shared-memory operands) where the tile starts at
+/// a 1024-byte boundary.
+std::pair<mlir::Value, mlir::Value> swizzledPosition(mlir::OpBuilder &b, mlir::Location loc,
+                                                     mlir::Value row, mlir::Value col,
+                                                     int64_t rows, int64_t cols);
 
 /// A per-thread region marked kAsyncWaitAttr at `b`: cp.async.wait_group `pendingGroups`.
 mlir::scf::ExecuteRegionOp waitForAsyncCopies(mlir::OpBuilder &b, mlir::Location loc,

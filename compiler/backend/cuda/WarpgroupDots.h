@@ -1,0 +1,39 @@
+//===- WarpgroupDots.h - tile matmuls on Hopper's warpgroup tensor cores (wgmma) -*- C++ -*-===//
+//
+// On sm_90a a warpgroup (4 warps) multiplies a 64 x N piece of C by wgmma.mma_async, reading
+// both operands from shared memory through matrix descriptors instead of loading fragments
+// into registers. The descriptors describe the tiles as TileCopies.h stores them swizzled
+// (the 32-, 64- or 128-byte patterns; wider rows as 64-element column blocks), at 1024-byte
+// boundaries (tessel-cuda-map-programs' tile-alignment). tessel-cuda-tensor-core-dots uses it
+// where a plan qualifies and mma.sync (TensorCoreDots.cpp) elsewhere.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_COMPILER_BACKEND_CUDA_WARPGROUPDOTS_H
+#define TESSEL_COMPILER_BACKEND_CUDA_WARPGROUPDOTS_H
+
+#include "compiler/backend/cuda/MatrixDots.h"
+
+namespace tessel::cuda {
+
+/// The byte boundary a tile wgmma reads must start at (the swizzle patterns repeat every
+/// 1024 bytes).
+inline constexpr int64_t kWarpgroupTileAlignment = 1024;
+
+/// Re-grids `p` (planned for mma.sync, its tiles staged) over warpgroups where wgmma can run
+/// it with `warps` warps: both tiles stored swizzled in a layout a descriptor describes, M a
+/// multiple of 64, each warpgroup's part of N at most 256 columns. Returns whether it did.
+bool planWarpgroupDot(DotPlan &p, int64_t warps);
+
+/// The emitter of a plan planWarpgroupDot accepted.
+std::unique_ptr<DotEmitter> makeWarpgroupEmitter(mlir::OpBuilder &b, mlir::Location loc,
+                                                 const DotPlan &p);
+
+/// After the cp.async waits of `func` (regions marked kAsyncWaitAttr), a proxy fence: the
+/// tiles the threads wrote become visible to wgmma, which reads shared memory through the
+/// async proxy.
+void fenceAsyncProxyAfterWaits(mlir::func::FuncOp func);
+
+} // namespace tessel::cuda
+
+#endif // TESSEL_COMPILER_BACKEND_CUDA_WARPGROUPDOTS_H

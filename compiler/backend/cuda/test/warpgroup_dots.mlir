@@ -1,0 +1,130 @@
+// Matmuls on Hopper's warpgroups (WarpgroupDots.cpp, tessel-cuda-tensor-core-dots with
+// wgmma=true). A K loop copies A (64 x 32 bf16: rows of 64 bytes) and B (32 x 128: rows of 256
+// bytes) from global memory with cp.async, so both tiles are stored swizzled; 4 warps are one
+// warpgroup, which takes all of the 64 x 128 accumulator: per k step of 16 one
+// wgmma.mma_async.m64n128k16, A K-major through a descriptor of the 64-byte swizzle (stride 8
+// rows = 512 bytes), B N-major (wgmma transposes it) through one of the 128-byte swizzle with
+// its two 64-column blocks 32 x 128 = 4096 bytes apart (leading offset) and 8 k rows 1024
+// bytes apart (stride). The wait for the copies is followed by a proxy fence (wgmma reads
+// shared memory through the async proxy).
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}))' | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4 tile-alignment=1024})' | FileCheck %s --check-prefix=MAP
+// RUN: tessel-compile %s --entry k_loop --target cuda:sm_90a --emit ptx -o - | FileCheck %s --check-prefix=PTX
+// RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=SM90
+
+// CHECK-LABEL: func.func public @k_loop(
+// CHECK-DAG: memref.alloc() {tessel.swizzled} : memref<2x64x32xbf16>
+// CHECK-DAG: memref.alloc() {tessel.swizzled} : memref<2x32x128xbf16>
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 2
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: } {tessel.async_wait, tessel.per_thread}
+// CHECK: scf.execute_region -> (vector<4xf32>
+// CHECK: nvvm.wgmma.fence.aligned
+// The descriptors' fields past the address: A's (leading 16, stride 512, 64-byte swizzle) and
+// B's (leading 4096, stride 1024, 128-byte swizzle).
+// CHECK-DAG: arith.constant 4611686293322072064 : i64
+// CHECK-DAG: arith.constant -9223371899415756800 : i64
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: nvvm.mma.sync
+// CHECK-NOT: linalg.matmul
+
+// The tiles are views of the arena at 1024-byte boundaries: its start rounded up at run time
+// (the kernel asks for 1024 bytes more).
+// MAP: tessel.dynamic_shared_bytes = {k_loop = 33792 : i64
+// MAP-LABEL: gpu.func @k_loop(
+// MAP: %[[ARENA:.*]] = gpu.dynamic_shared_memory
+// MAP: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[ARENA]]
+// MAP: %[[MIS:.*]] = arith.remui %[[BASE]], %c1024
+// MAP: %[[UP:.*]] = arith.subi %c1024, %[[MIS]]
+// MAP: %[[PAD:.*]] = arith.remui %[[UP]], %c1024
+// MAP-DAG: memref.view %[[ARENA]][%[[PAD]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x128xbf16
+// MAP-DAG: memref.view %[[ARENA]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x32xbf16
+
+// PTX-LABEL: .entry k_loop(
+// PTX: cp.async.wait_group 2;
+// PTX-NEXT: fence.proxy.async.shared::cta;
+// PTX: wgmma.fence.sync.aligned;
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// PTX: wgmma.commit_group.sync.aligned;
+// PTX: wgmma.wait_group.sync.aligned 0;
+
+// sm_90 has no wgmma: mma.sync.
+// SM90-LABEL: .entry k_loop(
+// SM90-NOT: wgmma
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func public @k_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out: memref<?xf32>, %n: i32,
+                         %p0: i32, %p1: i32, %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %steps = arith.index_cast %n : i32 to index
+  %kk = arith.muli %steps, %c32 : index
+  %a2 = memref.reinterpret_cast %a to offset: [0], sizes: [64, %kk], strides: [%kk, 1]
+      : memref<?xbf16> to memref<64x?xbf16, strided<[?, 1]>>
+  %b2 = memref.reinterpret_cast %b to offset: [0], sizes: [%kk, 128], strides: [128, 1]
+      : memref<?xbf16> to memref<?x128xbf16, strided<[128, 1]>>
+  %ta = memref.alloc() : memref<64x32xbf16>
+  %tb = memref.alloc() : memref<32x128xbf16>
+  %acc = memref.alloc() : memref<64x128xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x128xf32>)
+  scf.for %k = %c0 to %steps step %c1 {
+    %col = arith.muli %k, %c32 : index
+    %va = memref.subview %a2[0, %col] [64, 32] [1, 1]
+        : memref<64x?xbf16, strided<[?, 1]>> to memref<64x32xbf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<64x32xbf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<64x32xbf16>)
+    %vb = memref.subview %b2[%col, 0] [32, 128] [1, 1]
+        : memref<?x128xbf16, strided<[128, 1]>> to memref<32x128xbf16, strided<[128, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<32x128xbf16, strided<[128, 1], offset: ?>>)
+                outs(%tb : memref<32x128xbf16>)
+    linalg.matmul ins(%ta, %tb : memref<64x32xbf16>, memref<32x128xbf16>)
+                  outs(%acc : memref<64x128xf32>)
+  }
+  %flat = memref.collapse_shape %acc [[0, 1]] : memref<64x128xf32> into memref<8192xf32>
+  %view = memref.subview %out[0] [8192] [1] : memref<?xf32> to memref<8192xf32, strided<[1]>>
+  linalg.copy ins(%flat : memref<8192xf32>) outs(%view : memref<8192xf32, strided<[1]>>)
+  return
+}
+
+// -----
+
+// M = 32 is no whole warpgroup's 64 rows: mma.sync.
+// CHECK-LABEL: func.func public @short_m(
+// CHECK-NOT: nvvm.wgmma
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: nvvm.fence.proxy
+func.func public @short_m(%a: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
+                          %b: memref<?x?xbf16, strided<[?, 1], offset: ?>>, %out: memref<?xf32>,
+                          %n: index, %p0: i32, %p1: i32, %p2: i32, %g0: i32, %g1: i32,
+                          %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = memref.alloc() : memref<32x32xbf16>
+  %tb = memref.alloc() : memref<32x64xbf16>
+  %acc = memref.alloc() : memref<32x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<32x64xf32>)
+  scf.for %k = %c0 to %n step %c1 {
+    %col = arith.muli %k, %c32 : index
+    %va = memref.subview %a[0, %col] [32, 32] [1, 1]
+        : memref<?x?xbf16, strided<[?, 1], offset: ?>> to memref<32x32xbf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<32x32xbf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<32x32xbf16>)
+    %vb = memref.subview %b[%col, 0] [32, 64] [1, 1]
+        : memref<?x?xbf16, strided<[?, 1], offset: ?>> to memref<32x64xbf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<32x64xbf16, strided<[?, 1], offset: ?>>)
+                outs(%tb : memref<32x64xbf16>)
+    linalg.matmul ins(%ta, %tb : memref<32x32xbf16>, memref<32x64xbf16>)
+                  outs(%acc : memref<32x64xf32>)
+  }
+  %flat = memref.collapse_shape %acc [[0, 1]] : memref<32x64xf32> into memref<2048xf32>
+  %view = memref.subview %out[0] [2048] [1] : memref<?xf32> to memref<2048xf32, strided<[1]>>
+  linalg.copy ins(%flat : memref<2048xf32>) outs(%view : memref<2048xf32, strided<[1]>>)
+  return
+}
