@@ -37,6 +37,11 @@ inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
 /// (TileCopies.h: swizzledPosition); only code that knows it reads or writes it.
 inline constexpr llvm::StringLiteral kSwizzledAttr = "tessel.swizzled";
 
+/// On a tile buffer (memref.alloc): the byte boundary (an IntegerAttr) it must start at, wider
+/// than shared memory's 16 bytes (wgmma's swizzled operands: 1024). tessel-cuda-map-programs
+/// then places the kernel's tiles in the arena at that boundary.
+inline constexpr llvm::StringLiteral kTileAlignmentAttr = "tessel.tile_alignment";
+
 /// Whether `op` writes registers only although it declares no memory effects: mma.sync, and
 /// wgmma, whose shared-memory operands are read through descriptors made from the tiles'
 /// addresses (the region taking an address touches the tile).

@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
-#include "compiler/backend/cuda/WarpgroupDots.h"
 #include "compiler/backend/GpuKernels.h"
 #include "compiler/conversion/fp8/Fp8Lowering.h"
 
@@ -36,7 +35,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
       " unroll=" + std::to_string(unroll) + " vector-bytes=" + std::to_string(vectorBytes) +
       " max-shared-bytes=" + std::to_string(maxSharedBytes) +
-      (wgmma ? " tile-alignment=" + std::to_string(cuda::kWarpgroupTileAlignment) : "") + "}");
+      "}");
   // Its barriers where they order conflicting accesses only.
   add("tessel-cuda-redundant-barriers");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");

@@ -391,10 +391,9 @@ void rotateReductions(scf::ParallelOp loop, llvm::function_ref<bool(Value)> inSh
 class BlockMapper {
 public:
   BlockMapper(gpu::GPUFuncOp func, int64_t threads, int64_t unroll, int64_t threadTileElements,
-              int64_t vectorBytes, int64_t staticSharedBytes, int64_t tileAlignment)
+              int64_t vectorBytes, int64_t staticSharedBytes)
       : func_(func), threads_(threads), unroll_(unroll), threadTileElements_(threadTileElements),
-        vectorBytes_(vectorBytes), staticSharedBytes_(staticSharedBytes),
-        tileAlignment_(std::max<int64_t>(tileAlignment, 16)) {}
+        vectorBytes_(vectorBytes), staticSharedBytes_(staticSharedBytes) {}
 
   /// Bytes of the dynamic shared-memory arena the tile buffers took.
   int64_t arenaBytes() const { return arenaBytes_; }
@@ -431,6 +430,11 @@ private:
     // (views of one arena at offsets chosen per loop iteration defeat that: matmul ran 2x
     // slower on the H100). Larger tiles take the dynamic arena.
     int64_t tileBytes = 0;
+    // A tile that must start at a wider boundary (kTileAlignmentAttr: what wgmma reads) puts the
+    // kernel's tiles at that boundary.
+    for (memref::AllocOp alloc : allocs)
+      if (auto align = alloc->getAttrOfType<IntegerAttr>(tessel::cuda::kTileAlignmentAttr))
+        tileAlignment_ = std::max(tileAlignment_, align.getInt());
     for (memref::AllocOp alloc : allocs)
       if (!alloc->getParentOfType<scf::ParallelOp>() && alloc.getType().hasStaticShape())
         tileBytes += tessel::SharedAllocation::slotBytes(alloc, 16) *
@@ -1016,7 +1020,7 @@ private:
   int64_t threads_, unroll_, threadTileElements_, vectorBytes_;
   int64_t arenaBytes_ = 0;
   int64_t staticSharedBytes_;
-  int64_t tileAlignment_;
+  int64_t tileAlignment_ = 16;
   Value arenaPad_; ///< bytes from the arena's start to its first aligned address
   bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;
@@ -1154,7 +1158,7 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       }
       kernel.erase();
       BlockMapper mapper(func, threads, unroll, threadTileElements, vectorBytes,
-                         staticSharedBytes, tileAlignment);
+                         staticSharedBytes);
       if (failed(mapper.run()))
         return signalPassFailure();
       arenas.push_back({func, mapper.arenaBytes()});

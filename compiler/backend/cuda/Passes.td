@@ -44,8 +44,8 @@ def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::Fun
     Option<"wgmma", "wgmma", "bool", "false",
            "sm_90a: a matmul whose operand tiles are stored swizzled (written by cp.async in "
            "its loop) runs on warpgroups (wgmma.mma_async reading shared memory through "
-           "matrix descriptors; WarpgroupDots.h); its tiles must start at 1024-byte "
-           "boundaries (tessel-cuda-map-programs tile-alignment=1024)">,
+           "matrix descriptors; WarpgroupDots.h); its tiles are marked to start at 1024-byte "
+           "boundaries (tessel.tile_alignment, which tessel-cuda-map-programs follows)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
@@ -117,9 +117,6 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     Option<"staticSharedBytes", "static-shared-bytes", "int64_t", "48128",
            "tile buffers of up to this many bytes in all are static shared variables; more "
            "take the arena laid out by the Allocation analysis (0: always the arena)">,
-    Option<"tileAlignment", "tile-alignment", "int64_t", "16",
-           "byte boundary the tile buffers start at (more than 16: every tile takes the arena, "
-           "whose start is aligned at run time)">,
     Option<"threadTileElements", "thread-tile-elements", "int64_t", "64",
            "elements of a tile a thread may keep in registers (0: every tile in shared "
            "memory)">,

@@ -201,6 +201,10 @@ bool tessel::cuda::planWarpgroupDot(DotPlan &p, int64_t warps) {
     // N-major B: a warpgroup's columns are whole column blocks (or the whole row).
     if (!p.bTransposed && (b->blockBytes ? tileN % 64 != 0 : wgN != 1))
       continue;
+    for (Value tile : {p.a, p.b})
+      tile.getDefiningOp()->setAttr(
+          kTileAlignmentAttr,
+          IntegerAttr::get(IntegerType::get(tile.getContext(), 64), kWarpgroupTileAlignment));
     p.warpgroups = true;
     p.activeWarps = warps;
     p.warpsM = wgM;

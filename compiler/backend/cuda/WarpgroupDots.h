@@ -4,8 +4,9 @@
 // both operands from shared memory through matrix descriptors instead of loading fragments
 // into registers. The descriptors describe the tiles as TileCopies.h stores them swizzled
 // (the 32-, 64- or 128-byte patterns; wider rows as 64-element column blocks), at 1024-byte
-// boundaries (tessel-cuda-map-programs' tile-alignment). tessel-cuda-tensor-core-dots uses it
-// where a plan qualifies and mma.sync (TensorCoreDots.cpp) elsewhere.
+// boundaries (planWarpgroupDot marks the tiles with kTileAlignmentAttr, which
+// tessel-cuda-map-programs follows). tessel-cuda-tensor-core-dots uses it where a plan
+// qualifies and mma.sync (TensorCoreDots.cpp) elsewhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +23,8 @@ inline constexpr int64_t kWarpgroupTileAlignment = 1024;
 
 /// Re-grids `p` (planned for mma.sync, its tiles staged) over warpgroups where wgmma can run
 /// it with `warps` warps: both tiles stored swizzled in a layout a descriptor describes, M a
-/// multiple of 64, each warpgroup's part of N at most 256 columns. Returns whether it did.
+/// multiple of 64, each warpgroup's part of N at most 256 columns; its tiles are then marked to
+/// start at kWarpgroupTileAlignment. Returns whether it did.
 bool planWarpgroupDot(DotPlan &p, int64_t warps);
 
 /// The emitter of a plan planWarpgroupDot accepted.

@@ -8,13 +8,13 @@
 // bytes apart (stride). The wait for the copies is followed by a proxy fence (wgmma reads
 // shared memory through the async proxy).
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}))' | FileCheck %s
-// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4 tile-alignment=1024})' | FileCheck %s --check-prefix=MAP
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90a --emit ptx -o - | FileCheck %s --check-prefix=PTX
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=SM90
 
 // CHECK-LABEL: func.func public @k_loop(
-// CHECK-DAG: memref.alloc() {tessel.swizzled} : memref<2x64x32xbf16>
-// CHECK-DAG: memref.alloc() {tessel.swizzled} : memref<2x32x128xbf16>
+// CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<2x64x32xbf16>
+// CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<2x32x128xbf16>
 // CHECK: scf.for
 // CHECK: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -33,7 +33,7 @@
 // CHECK-NOT: linalg.matmul
 
 // The tiles are views of the arena at 1024-byte boundaries: its start rounded up at run time
-// (the kernel asks for 1024 bytes more).
+// (the kernel asks for 1024 bytes more). A kernel without wgmma keeps its static tiles.
 // MAP: tessel.dynamic_shared_bytes = {k_loop = 33792 : i64
 // MAP-LABEL: gpu.func @k_loop(
 // MAP: %[[ARENA:.*]] = gpu.dynamic_shared_memory
@@ -43,6 +43,9 @@
 // MAP: %[[PAD:.*]] = arith.remui %[[UP]], %c1024
 // MAP-DAG: memref.view %[[ARENA]][%[[PAD]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x128xbf16
 // MAP-DAG: memref.view %[[ARENA]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x32xbf16
+// MAP-LABEL: gpu.func @short_m(
+// MAP-NOT: gpu.dynamic_shared_memory
+// MAP: workgroup(
 
 // PTX-LABEL: .entry k_loop(
 // PTX: cp.async.wait_group 2;
@@ -93,8 +96,10 @@ func.func public @k_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out: memref<?x
 
 // -----
 
-// M = 32 is no whole warpgroup's 64 rows: mma.sync.
+// M = 32 is no whole warpgroup's 64 rows: mma.sync, and the tiles keep static shared
+// variables (no alignment asked for).
 // CHECK-LABEL: func.func public @short_m(
+// CHECK-NOT: tessel.tile_alignment
 // CHECK-NOT: nvvm.wgmma
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: nvvm.fence.proxy
