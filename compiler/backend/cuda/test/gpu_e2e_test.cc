@@ -270,6 +270,91 @@ TEST_F(GpuEndToEnd, GroupedMatmulThroughAddresses) {
   }
 }
 
+/// 16-bit floats on the host: bf16 as the high half of an f32 (round to nearest even), f16 as
+/// the compiler's _Float16.
+uint16_t toBf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u += 0x7FFF + ((u >> 16) & 1);
+  return uint16_t(u >> 16);
+}
+float fromBf16(uint16_t h) {
+  uint32_t u = uint32_t(h) << 16;
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+uint16_t toF16(float x) {
+  _Float16 h = _Float16(x);
+  uint16_t u;
+  std::memcpy(&u, &h, 2);
+  return u;
+}
+float fromF16(uint16_t u) {
+  _Float16 h;
+  std::memcpy(&h, &u, 2);
+  return float(h);
+}
+
+// The zoo's matmul built for sm_90a (cuda only), where its dots run on warpgroups (wgmma from
+// swizzled shared memory): bf16 with B column-contiguous (stride_bk = 1: wgmma reads it
+// K-major) and two wgmma a k step (128 rows, one warpgroup), and f16 with B row-major over two
+// warpgroups of 128 columns (N-major, its 64-column blocks). Sizes that are not multiples of
+// the blocks, C poisoned; against a double reference of the rounded inputs.
+TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
+  if (device_->kind() != "cuda")
+    GTEST_SKIP() << "wgmma is an NVIDIA sm_90a instruction";
+  if (device_->Environment()["arch"] != "sm_90")
+    GTEST_SKIP() << "wgmma needs an sm_90 GPU (this one is " << device_->Environment()["arch"]
+                 << ")";
+  struct Variant {
+    const char *artifact;
+    bool bf16;
+    bool bColumnContiguous;
+  };
+  for (const Variant &v : {Variant{"wgmma_bf16_bt", true, true}, Variant{"wgmma_f16", false, false}})
+    for (int round = 0; round < 2; ++round) {
+      int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600), k = 16 + int(rng()() % 300);
+      auto to16 = [&](float x) { return v.bf16 ? toBf16(x) : toF16(x); };
+      auto from16 = [&](uint16_t h) { return v.bf16 ? fromBf16(h) : fromF16(h); };
+      std::vector<float> af = randomFloats(size_t(m) * k), bf = randomFloats(size_t(k) * n);
+      std::vector<uint16_t> a(af.size()), b(bf.size());
+      for (size_t i = 0; i < af.size(); ++i)
+        a[i] = to16(af[i]);
+      // B[p][j] at p * n + j (row-major) or j * k + p (column-contiguous).
+      for (int p = 0; p < k; ++p)
+        for (int j = 0; j < n; ++j)
+          b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j] = to16(bf[size_t(p) * n + j]);
+      auto ba = upload(a), bb = upload(b);
+      auto bc = upload(std::vector<uint16_t>(size_t(m) * n, 0x7FC1)); // NaN in bf16 and f16
+      ASSERT_TRUE(ba && bb && bc);
+      int bm = v.bf16 ? 128 : 64, bn = v.bf16 ? 64 : 256;
+      int programs = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+      // The strides that are not constexpr: A's rows, B's columns (bt) or rows, C's rows.
+      int32_t bStride = v.bColumnContiguous ? k : n;
+      run(v.artifact, "matmul", Grid{programs, 1, 1},
+          {ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
+           bStride, int32_t(n)});
+      std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
+      int wrong = 0;
+      for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+          double ref = 0, mag = 0;
+          for (int p = 0; p < k; ++p) {
+            double x = double(from16(a[size_t(i) * k + p])) *
+                       from16(b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j]);
+            ref += x;
+            mag += std::fabs(x);
+          }
+          // f32 accumulation, then one rounding to the 16-bit output (8 or 11 significant
+          // bits); a misplaced fragment or operand is off by the size of the sum itself.
+          double out = from16(c[size_t(i) * n + j]);
+          wrong += !(std::fabs(out - ref) <= (v.bf16 ? 8e-3 : 1e-3) * std::fabs(ref) + 1e-4 * mag);
+        }
+      EXPECT_EQ(wrong, 0) << v.artifact << " " << m << "x" << n << "x" << k;
+    }
+}
+
 // tl.math on the GPU: on cuda, libdevice's functions (the artifact built where the build
 // machine has a CUDA toolkit) and tessel's own polynomials (built with --cuda-toolkit=none);
 // on hip, tessel's own; against the C library in double, as the CPU's py_e2e_test checks the
