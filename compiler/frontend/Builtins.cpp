@@ -182,6 +182,14 @@ absl::StatusOr<V> Generator::callBuiltin(const std::string &nameIn, CallArgs &ar
     return error(at, "'" + name + "' cannot be called inside a kernel");
   const auto &registry = builtinRegistry();
   auto it = registry.find(name);
+  if (it == registry.end() && name.rfind("atomic_", 0) == 0) {
+    // Not one of Triton's atomics (a misspelling, or one tl does not have).
+    std::string known;
+    for (const auto &[other, member] : registry)
+      if (other.rfind("atomic_", 0) == 0)
+        known += (known.empty() ? "" : ", ") + std::string("tl.") + other;
+    return error(at, "'tl." + name + "' is not an atomic operation of Triton's (" + known + ")");
+  }
   if (it == registry.end())
     return error(at, "'tl." + name + "' is not supported by the frontend yet");
   ASSIGN_OR_RETURN(V result, (this->*it->second)(name, args));

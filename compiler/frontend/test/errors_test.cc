@@ -258,6 +258,10 @@ INSTANTIATE_TEST_SUITE_P(
              "element type f32, got f16\n"
              "    x = tl._experimental_descriptor_load(p, [0], [16], tl.float16)\n        ^",
              "tensordesc<fp32[16]>,i32"},
+        Case{"UnknownAtomic", "def k(p, n):\n    tl.atomic_sub(p, 1.0)\n",
+             "k.py:7:5: error: 'tl.atomic_sub' is not an atomic operation of Triton's "
+             "(tl.atomic_add, tl.atomic_and, tl.atomic_cas, tl.atomic_max, tl.atomic_min, "
+             "tl.atomic_or, tl.atomic_xchg, tl.atomic_xor)\n    tl.atomic_sub(p, 1.0)\n    ^"},
         Case{"NvTmaDescArgument", "def k(p, n):\n    pass\n",
              "k.py:6:7: error: 'p': nvTmaDesc (a CUDA TMA descriptor made on the host) is not "
              "supported: its encoding is the GPU driver's; pass a tensor descriptor "
