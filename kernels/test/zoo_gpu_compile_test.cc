@@ -2,8 +2,9 @@
 //
 // Every zoo kernel, in each of its GPU dtypes, at its smallest GPU configuration (the first
 // point of its space for that target kind) and default GPU shape, compiles:
-//   - for cuda:sm_80 and cuda:sm_90 to an artifact the cuda device reads: PTX always (no
-//     toolkit needed), a cubin where a CUDA toolkit's ptxas exists;
+//   - for cuda:sm_80, sm_90 and sm_90a (wgmma) to an artifact the cuda device reads, its body
+//     inlined into the entry: PTX always (no toolkit needed), a cubin where a CUDA toolkit's
+//     ptxas exists;
 //   - for rocm:gfx90a, gfx942 and gfx1100 to an artifact the hip device reads, whose code
 //     object says what the launch metadata says (CodeObjectCheck.h: symbol, kernarg segment,
 //     LDS, registers, wavefront size); the matmuls and attention of 16-bit floats run on the
@@ -25,15 +26,12 @@
 namespace tessel {
 namespace {
 
-/// The artifact of kernel `k` in `dtype` at the first point and default shape of `spec`.
-absl::StatusOr<GpuArtifact> buildFirst(const autotune::Builder &builder, const zoo::Kernel &k,
-                                       const zoo::TargetSpec &spec, const std::string &dtype,
-                                       const autotune::KernelSource &source) {
-  std::vector<autotune::Point> points = spec.space.Enumerate();
-  if (points.empty())
-    return absl::InvalidArgumentError(k.name + " has an empty GPU space");
-  autotune::Built built = builder.Build({&k, dtype, spec.defaultShapes.front(), points.front()},
-                                        source);
+/// The artifact of kernel `k` in `dtype` at `point` and `shape`.
+absl::StatusOr<GpuArtifact> buildAt(const autotune::Builder &builder, const zoo::Kernel &k,
+                                    const std::string &dtype, const zoo::Shape &shape,
+                                    const autotune::Point &point,
+                                    const autotune::KernelSource &source) {
+  autotune::Built built = builder.Build({&k, dtype, shape, point}, source);
   if (!built.artifact.ok())
     return built.artifact.status();
   std::string text;
@@ -42,10 +40,20 @@ absl::StatusOr<GpuArtifact> buildFirst(const autotune::Builder &builder, const z
   return ParseGpuArtifact(text);
 }
 
+/// The artifact of kernel `k` in `dtype` at the first point and default shape of `spec`.
+absl::StatusOr<GpuArtifact> buildFirst(const autotune::Builder &builder, const zoo::Kernel &k,
+                                       const zoo::TargetSpec &spec, const std::string &dtype,
+                                       const autotune::KernelSource &source) {
+  std::vector<autotune::Point> points = spec.space.Enumerate();
+  if (points.empty())
+    return absl::InvalidArgumentError(k.name + " has an empty GPU space");
+  return buildAt(builder, k, dtype, spec.defaultShapes.front(), points.front(), source);
+}
+
 TEST(ZooCuda, EveryKernelCompilesToPtx) {
   const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
   int compiled = 0;
-  for (const char *arch : {"cuda:sm_80", "cuda:sm_90"}) {
+  for (const char *arch : {"cuda:sm_80", "cuda:sm_90", "cuda:sm_90a"}) {
     Target target = *ParseTarget(arch);
     autotune::Builder builder(target, std::string(getenv("TEST_TMPDIR")) + "/cache-" + arch);
     for (const zoo::Kernel &k : zoo::Kernels()) {
@@ -58,6 +66,9 @@ TEST(ZooCuda, EveryKernelCompilesToPtx) {
         ASSERT_TRUE(artifact.ok()) << artifact.status();
         EXPECT_EQ("cuda:" + artifact->arch, std::string(arch));
         EXPECT_NE(artifact->ptx.find(".visible .entry " + k.entry + "("), std::string::npos);
+        // The kernel's body is inlined into its entry (a PTX .func call would be compiled by
+        // ptxas with the calling convention: a stack frame, spills).
+        EXPECT_EQ(artifact->ptx.find(".func " + k.entry + "__body"), std::string::npos);
         ASSERT_EQ(artifact->kernels.size(), 1u);
         EXPECT_EQ(artifact->kernels[0].signature, zoo::RuntimeSignature(k.signature(dtype)));
         ++compiled;
@@ -65,6 +76,25 @@ TEST(ZooCuda, EveryKernelCompilesToPtx) {
     }
   }
   EXPECT_GE(compiled, 20);
+}
+
+// A large tile (bf16 128 x 128 x 64, 8 warps, 3 stages on mma.sync): LLVM's inliner declined
+// its body, which stayed a .func the entry called.
+TEST(ZooCuda, LargeKernelBodyIsInlined) {
+  const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
+  const zoo::Kernel *matmul = zoo::Find("matmul");
+  ASSERT_NE(matmul, nullptr);
+  Target target = *ParseTarget("cuda:sm_90");
+  autotune::Builder builder(target, std::string(getenv("TEST_TMPDIR")) + "/cache-large");
+  const zoo::TargetSpec spec = matmul->For(TargetKind::Cuda);
+  autotune::Point point = {{"BLOCK_K", 64},         {"BLOCK_M", 128},        {"BLOCK_N", 128},
+                           {"GROUP_M", 8},          {"knob.num_stages", 3}, {"knob.num_warps", 8}};
+  absl::StatusOr<GpuArtifact> artifact = buildAt(builder, *matmul, "bf16",
+                                                 spec.defaultShapes.front(), point,
+                                                 sources.at("matmul"));
+  ASSERT_TRUE(artifact.ok()) << artifact.status();
+  EXPECT_NE(artifact->ptx.find("mma.sync"), std::string::npos);
+  EXPECT_EQ(artifact->ptx.find(".func matmul__body"), std::string::npos);
 }
 
 TEST(ZooCuda, CacheKeyNamesThePtxas) {

@@ -5,7 +5,7 @@
 // rank-1 memref as the five fields of MLIR's descriptor (allocated and aligned pointer,
 // offset, size, stride). `k` becomes the internal `k__body`, and a new kernel `k` takes one
 // pointer per memref and the scalars, builds the descriptors (offset 0, stride 1, a size
-// that bounds nothing) and calls it; LLVM inlines the call.
+// that bounds nothing) and calls it; the body is always inlined.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +61,10 @@ LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks,
   std::string name = kernel.getName().str();
   kernel.setName(name + "__body");
   kernel.setLinkage(LLVM::Linkage::Internal);
+  // Inlined into the entry whatever its size: a call the inliner's cost model declines stays
+  // a PTX .func call, which ptxas compiles with the calling convention (a stack frame, spills,
+  // no constants from the entry's parameters).
+  kernel.setAlwaysInline(true);
   kernel->removeAttr(gpu::GPUDialect::getKernelFuncAttrName());
   kernel->removeAttr(marker);
   OpBuilder b(kernel);
