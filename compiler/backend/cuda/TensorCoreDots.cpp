@@ -209,7 +209,7 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
     // for its matmuls only, else synchronously.
     auto stage = [&](Value tile, llvm::function_ref<bool(Operation *)> isDot) {
       if (!tessel::cuda::writeTileAsync(tile, threads, isDot))
-        tessel::cuda::writeTileInChunks(tile, threads);
+        tessel::cuda::writeTileInChunks(tile, threads, isDot);
     };
     auto make = [](OpBuilder &b, Location loc,
                    const tessel::cuda::DotPlan &p) -> std::unique_ptr<tessel::cuda::DotEmitter> {
@@ -226,7 +226,7 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
                               wgmma ? llvm::function_ref<void(tessel::cuda::DotPlan &)>(regrid)
                                     : nullptr);
     if (anyWarpgroup)
-      tessel::cuda::fenceAsyncProxyAfterWaits(getOperation());
+      tessel::cuda::fenceAsyncProxyAfterWrites(getOperation());
   }
 };
 

@@ -121,23 +121,39 @@ bool contiguousRows(Value v) {
   return succeeded(type.getStridesAndOffset(strides, offset)) && strides[1] == 1;
 }
 
-/// The thread's chunks of `tile` set to `value` (inside a per-thread region).
+/// The thread's chunks of `tile` set to `value` (inside a per-thread region); with `rows`, only
+/// those of the rows [rows->first, rows->second).
 void emitFillChunks(OpBuilder &in, Location loc, Value tile, Value value, int64_t threads,
-                    bool swizzle = false) {
+                    bool swizzle = false,
+                    std::optional<std::pair<Value, Value>> rows = std::nullopt) {
   auto type = cast<MemRefType>(tile.getType());
   auto vec = VectorType::get({kChunk}, type.getElementType());
   Value splat = vector::BroadcastOp::create(in, loc, vec, value);
-  for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle))
-    when(in, loc, c.exists, [&](OpBuilder &at) {
+  for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle)) {
+    Value exists = c.exists;
+    if (rows) {
+      Value from = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::uge, c.row, rows->first);
+      Value to = arith::CmpIOp::create(in, loc, arith::CmpIPredicate::ult, c.row, rows->second);
+      exists = arith::AndIOp::create(in, loc, exists, arith::AndIOp::create(in, loc, from, to));
+    }
+    when(in, loc, exists, [&](OpBuilder &at) {
       vector::StoreOp::create(at, loc, splat, tile, ValueRange{c.dstRow, c.dst},
                               /*nontemporal=*/false, at.getI64IntegerAttr(16));
     });
+  }
 }
 
-void chunkedFill(linalg::FillOp fill, Value tile, int64_t threads) {
+void chunkedFill(linalg::FillOp fill, Value tile, int64_t threads, bool swizzle = false) {
   OpBuilder b(fill);
   perThreadRegion(b, fill.getLoc(), {}, [&](OpBuilder &in) {
-    emitFillChunks(in, fill.getLoc(), tile, fill.getInputs()[0], threads);
+    // A fill of whole rows of the tile (a unit-stride view of all its columns): their chunks.
+    std::optional<std::pair<Value, Value>> rows;
+    if (auto view = fill.getOutputs()[0].getDefiningOp<memref::SubViewOp>()) {
+      Value first = getValueOrCreateConstantIndexOp(in, fill.getLoc(), view.getMixedOffsets()[0]);
+      Value size = getValueOrCreateConstantIndexOp(in, fill.getLoc(), view.getMixedSizes()[0]);
+      rows = {first, arith::AddIOp::create(in, fill.getLoc(), first, size)};
+    }
+    emitFillChunks(in, fill.getLoc(), tile, fill.getInputs()[0], threads, swizzle, rows);
     return SmallVector<Value>{};
   });
   fill.erase();
@@ -237,10 +253,10 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
 }
 
 void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets,
-                 int64_t threads) {
+                 int64_t threads, bool swizzle = false) {
   OpBuilder b(copy);
   perThreadRegion(b, copy.getLoc(), {}, [&](OpBuilder &in) {
-    emitCopyChunks(in, copy.getLoc(), copy.getInputs()[0], tile, offsets, threads);
+    emitCopyChunks(in, copy.getLoc(), copy.getInputs()[0], tile, offsets, threads, swizzle);
     return SmallVector<Value>{};
   });
   copy.erase();
@@ -287,7 +303,8 @@ std::pair<Value, Value> swizzledPosition(OpBuilder &b, Location loc, Value row, 
           arith::RemUIOp::create(b, loc, linear, c(cols))};
 }
 
-void writeTileInChunks(Value tile, int64_t threads) {
+void writeTileInChunks(Value tile, int64_t threads,
+                       llvm::function_ref<bool(Operation *)> isReader) {
   auto type = dyn_cast<MemRefType>(tile.getType());
   if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
       type.getElementTypeBitWidth() != 8 * kElementBytes || type.getDimSize(1) % kChunk ||
@@ -305,18 +322,57 @@ void writeTileInChunks(Value tile, int64_t threads) {
         copies.push_back({copy, offsets});
     }
   };
+  // Fills of whole rows (a unit-stride view of every column), rewritten only to store the
+  // tile swizzled.
+  SmallVector<linalg::FillOp> rowFills;
   for (Operation *user : tile.getUsers()) {
     collect(user);
-    if (isa<memref::SubViewOp>(user))
-      for (Operation *viewUser : user->getResult(0).getUsers())
+    if (auto view = dyn_cast<memref::SubViewOp>(user)) {
+      for (Operation *viewUser : user->getResult(0).getUsers()) {
         collect(viewUser);
+        auto fill = dyn_cast<linalg::FillOp>(viewUser);
+        if (fill && fill.hasPureBufferSemantics() && fill.getOutputs()[0] == view &&
+            isConstantIntValue(view.getMixedOffsets()[1], 0) &&
+            isConstantIntValue(view.getMixedSizes()[1], type.getDimSize(1)) &&
+            llvm::all_of(view.getMixedStrides(),
+                         [](OpFoldResult st) { return isConstantIntValue(st, 1); }))
+          rowFills.push_back(fill);
+      }
+    }
+  }
+  // Stored swizzled (as writeTileAsync stores) where the fills and copies, all rewritten, are
+  // its only writers and `isReader` accepts every other user: the matmuls that read it.
+  auto rewritten = [&](Operation *op) {
+    return reachedByEveryThread(op) &&
+           (llvm::is_contained(fills, op) || llvm::is_contained(rowFills, op) ||
+            llvm::any_of(copies, [&](auto &c) { return c.first.getOperation() == op; }));
+  };
+  bool swizzle = isReader && swizzles(type.getDimSize(1));
+  for (Operation *user : tile.getUsers()) {
+    if (!swizzle)
+      break;
+    if (isa<memref::SubViewOp>(user)) {
+      for (Operation *viewUser : user->getResult(0).getUsers())
+        swizzle &= rewritten(viewUser);
+      continue;
+    }
+    swizzle &= rewritten(user) || isReader(user);
+  }
+  if (swizzle) {
+    tile.getDefiningOp()->setAttr(kSwizzledAttr, UnitAttr::get(tile.getContext()));
+    for (linalg::FillOp fill : rowFills) {
+      Operation *view = fill.getOutputs()[0].getDefiningOp();
+      chunkedFill(fill, tile, threads, swizzle);
+      if (view->use_empty())
+        view->erase();
+    }
   }
   for (linalg::FillOp fill : fills)
     if (reachedByEveryThread(fill))
-      chunkedFill(fill, tile, threads);
+      chunkedFill(fill, tile, threads, swizzle);
   for (auto &[copy, offsets] : copies)
     if (reachedByEveryThread(copy))
-      chunkedCopy(copy, tile, offsets, threads);
+      chunkedCopy(copy, tile, offsets, threads, swizzle);
 }
 
 bool writeTileAsync(Value tile, int64_t threads,

@@ -34,7 +34,11 @@ bool reachedByEveryThread(mlir::Operation *op);
 /// chunk the copy covers whole, from a 16-byte aligned address (checked at run time), moves as
 /// one 16-byte load and store, the others element by element; a thread issues all of its
 /// loads before its first store.
-void writeTileInChunks(mlir::Value tile, int64_t threads);
+/// Where `isReader` is given and accepts every user of the tile other than its fills (also of
+/// whole rows) and copies, the tile is stored swizzled (swizzledPosition) and marked
+/// kSwizzledAttr, as writeTileAsync's tiles are.
+void writeTileInChunks(mlir::Value tile, int64_t threads,
+                       llvm::function_ref<bool(mlir::Operation *)> isReader = nullptr);
 
 /// The writes of `tile` inside a loop body (at most one zero linalg.fill, then linalg.copy of
 /// views with contiguous rows into it or its subviews; every other user one `isReader`

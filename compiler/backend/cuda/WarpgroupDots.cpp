@@ -221,14 +221,42 @@ std::unique_ptr<DotEmitter> tessel::cuda::makeWarpgroupEmitter(OpBuilder &b, Loc
   return std::make_unique<WgmmaEmitter>(b, loc, p);
 }
 
-void tessel::cuda::fenceAsyncProxyAfterWaits(func::FuncOp func) {
+void tessel::cuda::fenceAsyncProxyAfterWrites(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
+  auto fence = [&](OpBuilder &b, Location loc) {
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  };
+  // The copies a thread issued have landed after its wait.
   func.walk([&](NVVM::CpAsyncWaitGroupOp wait) {
     if (!wait->getParentOp()->hasAttr(kAsyncWaitAttr))
       return;
     OpBuilder after(wait->getBlock(), std::next(wait->getIterator()));
-    NVVM::FenceProxyOp::create(after, wait.getLoc(),
-                               NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    fence(after, wait.getLoc());
+  });
+  // A thread's synchronous stores into a tile wgmma reads: at the end of their region.
+  auto intoWarpgroupTile = [](Operation *op) {
+    Value target;
+    if (auto store = dyn_cast<vector::StoreOp>(op))
+      target = store.getBase();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      target = store.getMemRef();
+    Operation *def = target ? viewedBuffer(target).getDefiningOp() : nullptr;
+    return def && def->hasAttr(kTileAlignmentAttr);
+  };
+  func.walk([&](scf::ExecuteRegionOp region) {
+    if (!region->hasAttr(kPerThreadAttr) || region->hasAttr(kAsyncCopyAttr) ||
+        region->hasAttr(kAsyncWaitAttr) || region->hasAttr(kAsyncCommitAttr))
+      return;
+    if (!region
+             ->walk([&](Operation *op) {
+               return intoWarpgroupTile(op) ? WalkResult::interrupt() : WalkResult::advance();
+             })
+             .wasInterrupted())
+      return;
+    for (Block &block : region.getRegion()) {
+      OpBuilder before(block.getTerminator());
+      fence(before, region.getLoc());
+    }
   });
 }

@@ -31,10 +31,10 @@ bool planWarpgroupDot(DotPlan &p, int64_t warps);
 std::unique_ptr<DotEmitter> makeWarpgroupEmitter(mlir::OpBuilder &b, mlir::Location loc,
                                                  const DotPlan &p);
 
-/// After the cp.async waits of `func` (regions marked kAsyncWaitAttr), a proxy fence: the
-/// tiles the threads wrote become visible to wgmma, which reads shared memory through the
-/// async proxy.
-void fenceAsyncProxyAfterWaits(mlir::func::FuncOp func);
+/// A proxy fence after the cp.async waits of `func` (regions marked kAsyncWaitAttr) and at the
+/// end of the per-thread regions that store into a tile wgmma reads: what the threads wrote
+/// becomes visible to wgmma, which reads shared memory through the async proxy.
+void fenceAsyncProxyAfterWrites(mlir::func::FuncOp func);
 
 } // namespace tessel::cuda
 

@@ -133,3 +133,63 @@ func.func public @short_m(%a: memref<?x?xbf16, strided<[?, 1], offset: ?>>,
   linalg.copy ins(%flat : memref<2048xf32>) outs(%view : memref<2048xf32, strided<[1]>>)
   return
 }
+
+// -----
+
+// A tile written once before the K loop (attention's Q: a masked load, a zero fill of the rows
+// past the end and a copy of the others) and read only by the matmul: its synchronous 16-byte
+// chunks are stored swizzled too, the row fill as chunks of those rows, so wgmma reads it as
+// the K loop's tiles; a proxy fence ends each region that writes it.
+// CHECK-LABEL: func.func public @tile_before_loop(
+// CHECK: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<64x64xbf16>
+// CHECK-NOT: linalg.fill ins(%{{.*}} : bf16)
+// CHECK: scf.execute_region no_inline {
+// CHECK: arith.cmpi uge
+// CHECK: arith.xori
+// CHECK: vector.store
+// CHECK: nvvm.fence.proxy
+// CHECK-NEXT: scf.yield
+// CHECK: } {tessel.per_thread}
+// CHECK: nvvm.wgmma.mma_async
+func.func public @tile_before_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out: memref<?xf32>,
+                                   %n: i32, %rows: index, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                   %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %h0 = arith.constant 0.0 : bf16
+  %steps = arith.index_cast %n : i32 to index
+  %kk = arith.muli %steps, %c64 : index
+  %a2 = memref.reinterpret_cast %a to offset: [0], sizes: [64, 64], strides: [64, 1]
+      : memref<?xbf16> to memref<64x64xbf16, strided<[64, 1]>>
+  %b2 = memref.reinterpret_cast %b to offset: [0], sizes: [%kk, 64], strides: [64, 1]
+      : memref<?xbf16> to memref<?x64xbf16, strided<[64, 1]>>
+  %ta = memref.alloc() : memref<64x64xbf16>
+  %tb = memref.alloc() : memref<64x64xbf16>
+  %acc = memref.alloc() : memref<64x64xf32>
+  %pad = arith.subi %c64, %rows : index
+  %fillRows = memref.subview %ta[%rows, 0] [%pad, 64] [1, 1]
+      : memref<64x64xbf16> to memref<?x64xbf16, strided<[64, 1], offset: ?>>
+  linalg.fill ins(%h0 : bf16) outs(%fillRows : memref<?x64xbf16, strided<[64, 1], offset: ?>>)
+  %src = memref.subview %a2[0, 0] [%rows, 64] [1, 1]
+      : memref<64x64xbf16, strided<[64, 1]>> to memref<?x64xbf16, strided<[64, 1]>>
+  %dst = memref.subview %ta[0, 0] [%rows, 64] [1, 1]
+      : memref<64x64xbf16> to memref<?x64xbf16, strided<[64, 1]>>
+  linalg.copy ins(%src : memref<?x64xbf16, strided<[64, 1]>>)
+              outs(%dst : memref<?x64xbf16, strided<[64, 1]>>)
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
+  scf.for %k = %c0 to %steps step %c1 {
+    %row = arith.muli %k, %c64 : index
+    %vb = memref.subview %b2[%row, 0] [64, 64] [1, 1]
+        : memref<?x64xbf16, strided<[64, 1]>> to memref<64x64xbf16, strided<[64, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<64x64xbf16, strided<[64, 1], offset: ?>>)
+                outs(%tb : memref<64x64xbf16>)
+    linalg.matmul ins(%ta, %tb : memref<64x64xbf16>, memref<64x64xbf16>)
+                  outs(%acc : memref<64x64xf32>)
+  }
+  %flat = memref.collapse_shape %acc [[0, 1]] : memref<64x64xf32> into memref<4096xf32>
+  %view = memref.subview %out[0] [4096] [1] : memref<?xf32> to memref<4096xf32, strided<[1]>>
+  linalg.copy ins(%flat : memref<4096xf32>) outs(%view : memref<4096xf32, strided<[1]>>)
+  return
+}
