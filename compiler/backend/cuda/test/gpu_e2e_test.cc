@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/frontend/test/MathKernelReference.h"
+#include "kernels/ProblemData.h"
 #include "runtime/Device.h"
 
 #include "gtest/gtest.h"
@@ -270,32 +271,6 @@ TEST_F(GpuEndToEnd, GroupedMatmulThroughAddresses) {
   }
 }
 
-/// 16-bit floats on the host: bf16 as the high half of an f32 (round to nearest even), f16 as
-/// the compiler's _Float16.
-uint16_t toBf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  u += 0x7FFF + ((u >> 16) & 1);
-  return uint16_t(u >> 16);
-}
-float fromBf16(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float x;
-  std::memcpy(&x, &u, 4);
-  return x;
-}
-uint16_t toF16(float x) {
-  _Float16 h = _Float16(x);
-  uint16_t u;
-  std::memcpy(&u, &h, 2);
-  return u;
-}
-float fromF16(uint16_t u) {
-  _Float16 h;
-  std::memcpy(&h, &u, 2);
-  return float(h);
-}
-
 // The zoo's matmul built for sm_90a (cuda only), where its dots run on warpgroups (wgmma from
 // swizzled shared memory): bf16 with B column-contiguous (stride_bk = 1: wgmma reads it
 // K-major) and two wgmma a k step (128 rows, one warpgroup), and f16 with B row-major over two
@@ -315,8 +290,9 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
   for (const Variant &v : {Variant{"wgmma_bf16_bt", true, true}, Variant{"wgmma_f16", false, false}})
     for (int round = 0; round < 2; ++round) {
       int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600), k = 16 + int(rng()() % 300);
-      auto to16 = [&](float x) { return v.bf16 ? toBf16(x) : toF16(x); };
-      auto from16 = [&](uint16_t h) { return v.bf16 ? fromBf16(h) : fromF16(h); };
+      const std::string dtype = v.bf16 ? "bf16" : "f16";
+      auto to16 = [&](float x) { return uint16_t(tessel::zoo::store(dtype, x)); };
+      auto from16 = [&](uint16_t h) { return tessel::zoo::load(dtype, h); };
       std::vector<float> af = randomFloats(size_t(m) * k), bf = randomFloats(size_t(k) * n);
       std::vector<uint16_t> a(af.size()), b(bf.size());
       for (size_t i = 0; i < af.size(); ++i)
