@@ -42,6 +42,12 @@ inline constexpr llvm::StringLiteral kSwizzledAttr = "tessel.swizzled";
 /// then places the kernel's tiles in the arena at that boundary.
 inline constexpr llvm::StringLiteral kTileAlignmentAttr = "tessel.tile_alignment";
 
+/// Marks the per-thread region of a K loop's step on warpgroups (wgmma) whose accumulators the
+/// loop carries: its wgmma group may stay in flight into the next iteration where every tile
+/// it reads has a slot more than the loop's stages (tessel-cuda-pipeline-tile-loads relaxes
+/// its wait), the accumulators being waited for in a region after the loop.
+inline constexpr llvm::StringLiteral kWarpgroupStepAttr = "tessel.warpgroup_step";
+
 /// Whether `op` writes registers only although it declares no memory effects: mma.sync, and
 /// wgmma, whose shared-memory operands are read through descriptors made from the tiles'
 /// addresses (the region taking an address touches the tile).

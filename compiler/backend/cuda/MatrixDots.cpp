@@ -326,6 +326,8 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
           SmallVector<Value> carried(accs.begin(), accs.end());
           return e->multiply(carried);
         });
+        if (p.warpgroups)
+          step->setAttr(kWarpgroupStepAttr, b.getUnitAttr());
         return SmallVector<Value>(step.getResults());
       });
   if (failed(grown)) {
@@ -347,6 +349,11 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());
+  if (p.warpgroups)
+    perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
+      make(in, loc, p)->settle();
+      return SmallVector<Value>{};
+    });
   perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
     std::unique_ptr<DotEmitter> e = make(in, loc, p);
     e->locate();

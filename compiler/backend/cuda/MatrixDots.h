@@ -75,6 +75,10 @@ public:
   /// The thread's accumulator elements of C, as accumulatorTypes() (pieceElements).
   llvm::SmallVector<mlir::Value> loadAccumulators();
   void storeAccumulators(mlir::ValueRange accs);
+  /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
+  /// its own before the barrier that orders the accumulators' store after every warp's reads
+  /// of the operand tiles (whose bytes C may reuse).
+  virtual void settle() {}
 
 protected:
   /// The (row, column) elements of C's piece (i, j) this lane holds, in register order.

@@ -6,7 +6,8 @@
 // S - 1. Each tile a stage-0 region writes gets S slots (one shared buffer S x M x K), slot
 // ((iv - lb) / step) mod S for iteration iv, and MLIR's loop pipeliner (scf::pipelineForLoop)
 // issues the copies of iteration iv + S - 1 before the compute of iteration iv; the wait
-// leaves the newer (S - 1) iterations' groups pending.
+// leaves the newer (S - 1) iterations' groups pending. A step on warpgroups (wgmma) reading
+// only such tiles keeps its group in flight into the next iteration, its tiles S + 1 slots.
 //
 //===----------------------------------------------------------------------===//
 
@@ -231,9 +232,33 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     if (!first.contains(&op) && !writesOnlyAllocations(&op))
       return success();
 
+  // A step on warpgroups whose every tile is one of these leaves its wgmma group in flight
+  // while the next iteration's copies are issued (wait 1 instead of 0): its tiles get a slot
+  // more, so the copies of iteration i + S - 1 go into the slot of iteration i - 2, which
+  // every warpgroup has finished with at the barrier before them.
+  llvm::SmallPtrSet<Value, 4> extraSlot;
+  SmallVector<NVVM::WgmmaWaitGroupSyncOp> inFlight;
+  for (Operation &op : body->without_terminator()) {
+    if (!op.hasAttr(tessel::cuda::kWarpgroupStepAttr))
+      continue;
+    SmallVector<Value> read;
+    bool pipelined = true;
+    op.walk([&](memref::ExtractAlignedPointerAsIndexOp address) {
+      Value tile = tessel::cuda::viewedBuffer(address.getSource());
+      pipelined &= llvm::any_of(tiles, [&](auto &t) { return t.first == tile; });
+      read.push_back(tile);
+    });
+    if (!pipelined || read.empty())
+      continue;
+    extraSlot.insert(read.begin(), read.end());
+    op.walk([&](NVVM::WgmmaWaitGroupSyncOp wait) { inFlight.push_back(wait); });
+  }
+
   // Commit: the slots, the waits' depth, the pipeliner.
   for (auto &[tile, copy] : tiles)
-    multiBuffer(tile, loop, stages);
+    multiBuffer(tile, loop, stages + (extraSlot.contains(tile) ? 1 : 0));
+  for (NVVM::WgmmaWaitGroupSyncOp wait : inFlight)
+    wait.setGroup(1);
   int32_t pending = int32_t(commits.size() * (stages - 1));
   for (Operation *wait : waits)
     wait->walk([&](NVVM::CpAsyncWaitGroupOp op) { op.setN(pending); });

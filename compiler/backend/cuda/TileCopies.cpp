@@ -21,6 +21,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace tessel::cuda {
@@ -178,10 +180,11 @@ Value chunksAligned(OpBuilder &in, Location loc, Value src, Value o1) {
 }
 
 /// The thread's chunks of the copy of `src` into `tile` at `offsets` (inside a per-thread
-/// region): whole aligned chunks as 16-byte moves, all loads before the stores; the others
-/// element by element.
+/// region): whole aligned chunks as 16-byte moves, all loads before the stores (`batched`; else
+/// each chunk stored after its load, fewer registers); the others element by element.
 void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
-                    ArrayRef<OpFoldResult> offsets, int64_t threads, bool swizzle = false) {
+                    ArrayRef<OpFoldResult> offsets, int64_t threads, bool swizzle = false,
+                    bool batched = true) {
   auto type = cast<MemRefType>(tile.getType());
   Value o0 = getValueOrCreateConstantIndexOp(in, loc, offsets[0]);
   Value o1 = getValueOrCreateConstantIndexOp(in, loc, offsets[1]);
@@ -206,29 +209,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
     Chunk chunk;
     Value i, j, rowIn, whole, data;
   };
-  SmallVector<Move> moves;
-  for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle)) {
-    Move m{c, arith::SubIOp::create(in, loc, c.row, o0), arith::SubIOp::create(in, loc, c.col, o1),
-           {}, {}, {}};
-    m.rowIn = both(in, c.exists, both(in, sge(in, m.i, zero), slt(in, m.i, h)));
-    Value jEnd = arith::AddIOp::create(in, loc, m.j, cst(in, loc, kChunk));
-    m.whole = both(in, both(in, m.rowIn, aligned),
-                   both(in, sge(in, m.j, zero),
-                        arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sle, jEnd, w)));
-    auto load = scf::IfOp::create(in, loc, TypeRange{vec}, m.whole, /*withElseRegion=*/true);
-    OpBuilder then = load.getThenBodyBuilder();
-    scf::YieldOp::create(then, loc,
-                         ValueRange{vector::LoadOp::create(then, loc, vec, src,
-                                                           ValueRange{m.i, m.j},
-                                                           /*nontemporal=*/false,
-                                                           then.getI64IntegerAttr(16))});
-    OpBuilder otherwise = load.getElseBodyBuilder();
-    scf::YieldOp::create(otherwise, loc,
-                         ValueRange{ub::PoisonOp::create(otherwise, loc, vec).getResult()});
-    m.data = load.getResult(0);
-    moves.push_back(m);
-  }
-  for (const Move &m : moves) {
+  auto store = [&](const Move &m) {
     auto ifWhole = scf::IfOp::create(in, loc, m.whole, /*withElseRegion=*/true);
     OpBuilder then = ifWhole.getThenBodyBuilder();
     vector::StoreOp::create(then, loc, m.data, tile, ValueRange{m.chunk.dstRow, m.chunk.dst},
@@ -249,7 +230,34 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
                  ValueRange{m.chunk.dstRow, arith::AddIOp::create(put, loc, m.chunk.dst, e)});
            });
     });
+  };
+  SmallVector<Move> moves;
+  for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle)) {
+    Move m{c, arith::SubIOp::create(in, loc, c.row, o0), arith::SubIOp::create(in, loc, c.col, o1),
+           {}, {}, {}};
+    m.rowIn = both(in, c.exists, both(in, sge(in, m.i, zero), slt(in, m.i, h)));
+    Value jEnd = arith::AddIOp::create(in, loc, m.j, cst(in, loc, kChunk));
+    m.whole = both(in, both(in, m.rowIn, aligned),
+                   both(in, sge(in, m.j, zero),
+                        arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sle, jEnd, w)));
+    auto load = scf::IfOp::create(in, loc, TypeRange{vec}, m.whole, /*withElseRegion=*/true);
+    OpBuilder then = load.getThenBodyBuilder();
+    scf::YieldOp::create(then, loc,
+                         ValueRange{vector::LoadOp::create(then, loc, vec, src,
+                                                           ValueRange{m.i, m.j},
+                                                           /*nontemporal=*/false,
+                                                           then.getI64IntegerAttr(16))});
+    OpBuilder otherwise = load.getElseBodyBuilder();
+    scf::YieldOp::create(otherwise, loc,
+                         ValueRange{ub::PoisonOp::create(otherwise, loc, vec).getResult()});
+    m.data = load.getResult(0);
+    if (batched)
+      moves.push_back(m);
+    else
+      store(m);
   }
+  for (const Move &m : moves)
+    store(m);
 }
 
 void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets,
@@ -482,9 +490,36 @@ bool writeTileAsync(Value tile, int64_t threads,
       Value zeros = arith::ConstantOp::create(at, loc, vec, at.getZeroAttr(vec));
       Value falseValue = arith::ConstantIntOp::create(at, loc, 0, 1);
       Value zero = cst(at, loc, 0), chunk = cst(at, loc, kChunk);
+      // Where every copy reads the same buffer (the two parts of a tile whose rows or columns
+      // wrap around, `% M`), each chunk is one cp.async from that buffer at the element its
+      // copy starts at, copying what that copy covers and zero-filling the rest (or all of it
+      // where no copy covers the chunk): one address a chunk however many copies there are.
+      Value source = viewedBuffer(copies.front().op.getInputs()[0]);
+      bool oneSource = llvm::all_of(copies, [&](Copy &c) {
+        return viewedBuffer(c.op.getInputs()[0]) == source;
+      });
+      SmallVector<Value> start, rowStride;
+      Value flat;
+      if (oneSource) {
+        for (Copy &c : copies) {
+          auto meta = memref::ExtractStridedMetadataOp::create(at, loc, c.op.getInputs()[0]);
+          start.push_back(meta.getOffset());
+          rowStride.push_back(meta.getStrides()[0]);
+        }
+        // The buffer from its first element (its extent is not known here; only what the
+        // copies cover is read).
+        constexpr int64_t kExtent = std::numeric_limits<int32_t>::max();
+        auto meta =
+            memref::ExtractStridedMetadataOp::create(at, loc, copies.front().op.getInputs()[0]);
+        flat = memref::ReinterpretCastOp::create(
+            at, loc, MemRefType::get({kExtent}, type.getElementType()), meta.getBaseBuffer(),
+            at.getIndexAttr(0), ArrayRef<OpFoldResult>{at.getIndexAttr(kExtent)},
+            ArrayRef<OpFoldResult>{at.getIndexAttr(1)});
+      }
       for (const Chunk &c : chunksOfThread(at, loc, type, threads, swizzle)) {
         // A later copy wins where copies overlap (as the copies in order would leave it).
         Value taken = falseValue;
+        Value element = start.empty() ? Value() : start.front(), count = zero;
         for (int64_t j = int64_t(copies.size()) - 1; j >= 0; --j) {
           Value i = arith::SubIOp::create(at, loc, c.row, o0[j]);
           Value jj = arith::SubIOp::create(at, loc, c.col, o1[j]);
@@ -503,6 +538,15 @@ bool writeTileAsync(Value tile, int64_t threads,
           taken = arith::OrIOp::create(at, loc, taken, own);
           Value valid = arith::MinSIOp::create(
               at, loc, arith::SubIOp::create(at, loc, w[j], jj), chunk);
+          if (oneSource) {
+            Value first = arith::AddIOp::create(
+                at, loc, start[j],
+                arith::AddIOp::create(at, loc, arith::MulIOp::create(at, loc, i, rowStride[j]),
+                                      jj));
+            element = arith::SelectOp::create(at, loc, mine, first, element);
+            count = arith::SelectOp::create(at, loc, mine, valid, count);
+            continue;
+          }
           Value src = copies[j].op.getInputs()[0];
           when(at, loc, mine, [&](OpBuilder &put) {
             nvgpu::DeviceAsyncCopyOp::create(
@@ -510,6 +554,16 @@ bool writeTileAsync(Value tile, int64_t threads,
                 ValueRange{c.dstRow, c.dst}, src, ValueRange{i, jj}, put.getIndexAttr(kChunk), valid,
                 put.getUnitAttr());
           });
+        }
+        if (oneSource) {
+          Value issue = fills.empty() ? taken : c.exists;
+          when(at, loc, issue, [&](OpBuilder &put) {
+            nvgpu::DeviceAsyncCopyOp::create(
+                put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
+                ValueRange{c.dstRow, c.dst}, flat, ValueRange{element}, put.getIndexAttr(kChunk),
+                count, put.getUnitAttr());
+          });
+          continue;
         }
         if (!fills.empty()) {
           Value none = arith::AndIOp::create(
@@ -523,12 +577,14 @@ bool writeTileAsync(Value tile, int64_t threads,
       }
     }
     {
-      // Unaligned: the fill and the copies as synchronous chunks, in order.
+      // Unaligned (a rare path, in the loop with the matmul's accumulators): the fill and the
+      // copies as synchronous chunks, in order, one chunk's registers at a time.
       OpBuilder other = ifAligned.getElseBodyBuilder();
       if (!fills.empty())
         emitFillChunks(other, loc, tile, fills.front().getInputs()[0], threads, swizzle);
       for (Copy &c : copies)
-        emitCopyChunks(other, loc, c.op.getInputs()[0], tile, c.offsets, threads, swizzle);
+        emitCopyChunks(other, loc, c.op.getInputs()[0], tile, c.offsets, threads, swizzle,
+                       /*batched=*/false);
     }
     return SmallVector<Value>{};
   });

@@ -8,7 +8,11 @@
 // accumulators load and store as mma.sync's do. A is read K-major (its rows are M), B K-major
 // when stored N x K (transposeLoadsOfB) and N-major (transposed by wgmma) when stored K x N.
 // The k steps of one matmul are one wgmma group, waited for before the region ends (the
-// operand tiles are then free to be overwritten).
+// operand tiles are then free to be overwritten); in a K loop whose operand tiles have a slot
+// more than its stages, a step's group stays in flight while the next step's copies are
+// issued (tessel-cuda-pipeline-tile-loads), and the accumulators are waited for after the
+// loop, before the barrier that precedes their store (C may reuse the tiles' bytes, which
+// another warpgroup's wgmma may be reading until its wait).
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,6 +133,7 @@ public:
             p_.bTransposed ? NVVM::MMALayout::col : NVVM::MMALayout::row, nullptr);
       }
     }
+    // Waited for here; a K loop's step may leave it in flight (kWarpgroupStepAttr).
     NVVM::WgmmaGroupSyncAlignedOp::create(b_, loc_);
     NVVM::WgmmaWaitGroupSyncOp::create(b_, loc_, b_.getI64IntegerAttr(0));
     SmallVector<Value> out;
@@ -141,6 +146,10 @@ public:
         out.push_back(vector::FromElementsOp::create(b_, loc_, vector, d));
       }
     return out;
+  }
+
+  void settle() override {
+    NVVM::WgmmaWaitGroupSyncOp::create(b_, loc_, b_.getI64IntegerAttr(0));
   }
 
 private:

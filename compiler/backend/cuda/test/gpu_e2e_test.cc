@@ -274,8 +274,11 @@ TEST_F(GpuEndToEnd, GroupedMatmulThroughAddresses) {
 // The zoo's matmul built for sm_90a (cuda only), where its dots run on warpgroups (wgmma from
 // swizzled shared memory): bf16 with B column-contiguous (stride_bk = 1: wgmma reads it
 // K-major) and two wgmma a k step (128 rows, one warpgroup), and f16 with B row-major over two
-// warpgroups of 128 columns (N-major, its 64-column blocks). Sizes that are not multiples of
-// the blocks, C poisoned; against a double reference of the rounded inputs.
+// warpgroups of 128 columns (N-major, its 64-column blocks), and bf16 128 x 256 over two
+// warpgroups of 64 rows with two stages and K up to 1200 (wgmma groups in flight across K
+// steps, C's shared bytes reused from the operand tiles after the loop). Sizes that are not
+// multiples of the blocks (the last round about 1024 x 1024, many blocks), C poisoned; against
+// a double reference of the rounded inputs.
 TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
   if (device_->kind() != "cuda")
     GTEST_SKIP() << "wgmma is an NVIDIA sm_90a instruction";
@@ -286,10 +289,21 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
     const char *artifact;
     bool bf16;
     bool bColumnContiguous;
+    int bm, bn;   // the block's tile of C
+    int maxK;     // K drawn from 16 .. maxK
   };
-  for (const Variant &v : {Variant{"wgmma_bf16_bt", true, true}, Variant{"wgmma_f16", false, false}})
-    for (int round = 0; round < 2; ++round) {
-      int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600), k = 16 + int(rng()() % 300);
+  for (const Variant &v : {Variant{"wgmma_bf16_bt", true, true, 128, 64, 316},
+                           Variant{"wgmma_f16", false, false, 64, 256, 316},
+                           Variant{"wgmma_bf16_wide", true, false, 128, 256, 1200}})
+    for (int round = 0; round < 3; ++round) {
+      int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600);
+      int k = 16 + int(rng()() % (v.maxK - 15));
+      // A third round at about 1024 x 1024: many blocks ending their K loops at once.
+      if (round == 2) {
+        m = 1024 + int(rng()() % 64);
+        n = 1024 + int(rng()() % 64);
+        k = 512 + int(rng()() % 512);
+      }
       const std::string dtype = v.bf16 ? "bf16" : "f16";
       auto to16 = [&](float x) { return uint16_t(tessel::zoo::store(dtype, x)); };
       auto from16 = [&](uint16_t h) { return tessel::zoo::load(dtype, h); };
@@ -304,8 +318,7 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
       auto ba = upload(a), bb = upload(b);
       auto bc = upload(std::vector<uint16_t>(size_t(m) * n, 0x7FC1)); // NaN in bf16 and f16
       ASSERT_TRUE(ba && bb && bc);
-      int bm = v.bf16 ? 128 : 64, bn = v.bf16 ? 64 : 256;
-      int programs = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+      int programs = ((m + v.bm - 1) / v.bm) * ((n + v.bn - 1) / v.bn);
       // The strides that are not constexpr: A's rows, B's columns (bt) or rows, C's rows.
       int32_t bStride = v.bColumnContiguous ? k : n;
       run(v.artifact, "matmul", Grid{programs, 1, 1},

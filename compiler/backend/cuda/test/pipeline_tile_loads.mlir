@@ -199,3 +199,68 @@ func.func public @transposed_b(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
   }
   return
 }
+
+// -----
+
+// A tile whose rows wrap around (Triton's `offs_am % M`): two copies from the same buffer, rows
+// r0.. into the tile's first h1 rows and rows 0.. into the rest, after a zero fill. Each of the
+// thread's 2 chunks (64 x 32 / 8 = 256 over 128 threads) is one cp.async from that buffer at
+// the element the copy covering it starts at (one select per copy), zero-filling what no copy
+// covers: one address a chunk. Where a source is not 16-byte aligned, the synchronous chunks
+// store each chunk after its load (a rare path, in the loop with the accumulators).
+// CHECK-LABEL: func.func public @wrapped_rows(
+// CHECK: scf.execute_region no_inline {
+// CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2147483647], strides: [1] : memref<f16> to memref<2147483647xf16>
+// CHECK-COUNT-2: arith.select
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<2147483647xf16>
+// CHECK-COUNT-2: arith.select
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<2147483647xf16>
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: } else {
+// CHECK: vector.load
+// CHECK-NOT: vector.load
+// CHECK: vector.store
+// CHECK: vector.load
+// CHECK: } {tessel.async_copy, tessel.per_thread}
+func.func public @wrapped_rows(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                               %b: memref<?x?xf16, strided<[?, 1], offset: ?>>, %out: memref<?xf32>,
+                               %n: index, %r0: index, %h1: index, %p0: i32, %p1: i32, %p2: i32,
+                               %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %h0 = arith.constant 0.0 : f16
+  %ta = memref.alloc() : memref<64x32xf16>
+  %tb = memref.alloc() : memref<32x32xf16>
+  %acc = memref.alloc() : memref<64x32xf32>
+  %h2 = arith.subi %c64, %h1 : index
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x32xf32>)
+  scf.for %k = %c0 to %n step %c1 {
+    %col = arith.muli %k, %c32 : index
+    %va1 = memref.subview %a[%r0, %col] [%h1, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<?x32xf16, strided<[?, 1], offset: ?>>
+    %va2 = memref.subview %a[0, %col] [%h2, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<?x32xf16, strided<[?, 1], offset: ?>>
+    %ta1 = memref.subview %ta[0, 0] [%h1, 32] [1, 1]
+        : memref<64x32xf16> to memref<?x32xf16, strided<[32, 1]>>
+    %ta2 = memref.subview %ta[%h1, 0] [%h2, 32] [1, 1]
+        : memref<64x32xf16> to memref<?x32xf16, strided<[32, 1], offset: ?>>
+    linalg.fill ins(%h0 : f16) outs(%ta : memref<64x32xf16>)
+    linalg.copy ins(%va1 : memref<?x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta1 : memref<?x32xf16, strided<[32, 1]>>)
+    linalg.copy ins(%va2 : memref<?x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta2 : memref<?x32xf16, strided<[32, 1], offset: ?>>)
+    %vb = memref.subview %b[%col, 0] [32, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<32x32xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<32x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%tb : memref<32x32xf16>)
+    linalg.matmul ins(%ta, %tb : memref<64x32xf16>, memref<32x32xf16>)
+                  outs(%acc : memref<64x32xf32>)
+  }
+  %flat = memref.collapse_shape %acc [[0, 1]] : memref<64x32xf32> into memref<2048xf32>
+  %view = memref.subview %out[0] [2048] [1] : memref<?xf32> to memref<2048xf32, strided<[1]>>
+  linalg.copy ins(%flat : memref<2048xf32>) outs(%view : memref<2048xf32, strided<[1]>>)
+  return
+}

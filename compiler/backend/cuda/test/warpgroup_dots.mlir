@@ -6,15 +6,19 @@
 // rows = 512 bytes), B N-major (wgmma transposes it) through one of the 128-byte swizzle with
 // its two 64-column blocks 32 x 128 = 4096 bytes apart (leading offset) and 8 k rows 1024
 // bytes apart (stride). The wait for the copies is followed by a proxy fence (wgmma reads
-// shared memory through the async proxy).
+// shared memory through the async proxy). Pipelined over 2 stages, the loop's wgmma group stays
+// in flight into the next iteration (wait 1), its tiles taking 3 slots (the copies of
+// iteration i + 1 go into the slot of iteration i - 2), and the accumulators are waited for
+// (wait 0) after the loop, before the barrier that precedes their store (C's bytes may be the
+// tiles', which the other warpgroups' wgmma read until their wait).
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}))' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90a --emit ptx -o - | FileCheck %s --check-prefix=PTX
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=SM90
 
 // CHECK-LABEL: func.func public @k_loop(
-// CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<2x64x32xbf16>
-// CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<2x32x128xbf16>
+// CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<3x64x32xbf16>
+// CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<3x32x128xbf16>
 // CHECK: scf.for
 // CHECK: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -28,21 +32,34 @@
 // CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>]
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: } {tessel.per_thread, tessel.warpgroup_step}
+// CHECK: scf.yield
+// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {tessel.per_thread}
+// CHECK-NEXT: scf.execute_region
+// CHECK-NOT: nvvm.wgmma.wait
+// CHECK: memref.store
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: linalg.matmul
 
 // The tiles are views of the arena at 1024-byte boundaries: its start rounded up at run time
 // (the kernel asks for 1024 bytes more). A kernel without wgmma keeps its static tiles.
-// MAP: tessel.dynamic_shared_bytes = {k_loop = 33792 : i64
+// MAP: tessel.dynamic_shared_bytes = {k_loop = 37888 : i64
 // MAP-LABEL: gpu.func @k_loop(
 // MAP: %[[ARENA:.*]] = gpu.dynamic_shared_memory
 // MAP: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[ARENA]]
 // MAP: %[[MIS:.*]] = arith.remui %[[BASE]], %c1024
 // MAP: %[[UP:.*]] = arith.subi %c1024, %[[MIS]]
 // MAP: %[[PAD:.*]] = arith.remui %[[UP]], %c1024
-// MAP-DAG: memref.view %[[ARENA]][%[[PAD]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x32x128xbf16
-// MAP-DAG: memref.view %[[ARENA]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x64x32xbf16
+// MAP-DAG: memref.view %[[ARENA]][%[[PAD]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x32x128xbf16
+// MAP-DAG: memref.view %[[ARENA]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<3x64x32xbf16
+// MAP: nvvm.wgmma.wait.group.sync.aligned 0
+// MAP-NEXT: scf.yield
+// MAP-NEXT: } {tessel.per_thread}
+// MAP-NEXT: gpu.barrier
 // MAP-LABEL: gpu.func @short_m(
 // MAP-NOT: gpu.dynamic_shared_memory
 // MAP: workgroup(
@@ -53,6 +70,7 @@
 // PTX: wgmma.fence.sync.aligned;
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX: wgmma.commit_group.sync.aligned;
+// PTX-NEXT: wgmma.wait_group.sync.aligned 1;
 // PTX: wgmma.wait_group.sync.aligned 0;
 
 // sm_90 has no wgmma: mma.sync.
