@@ -325,15 +325,23 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
           {ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
            bStride, int32_t(n)});
       std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
+      // The rounded inputs as floats once: A row-major, B by columns (its column j at j * k).
+      std::vector<float> ar(a.size()), bt(b.size());
+      for (size_t i = 0; i < a.size(); ++i)
+        ar[i] = from16(a[i]);
+      for (int p = 0; p < k; ++p)
+        for (int j = 0; j < n; ++j)
+          bt[size_t(j) * k + p] =
+              from16(b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j]);
       int wrong = 0;
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j) {
+          const float *x = &ar[size_t(i) * k], *y = &bt[size_t(j) * k];
           double ref = 0, mag = 0;
           for (int p = 0; p < k; ++p) {
-            double x = double(from16(a[size_t(i) * k + p])) *
-                       from16(b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j]);
-            ref += x;
-            mag += std::fabs(x);
+            double xy = double(x[p]) * y[p];
+            ref += xy;
+            mag += std::fabs(xy);
           }
           // f32 accumulation, then one rounding to the 16-bit output (8 or 11 significant
           // bits); a misplaced fragment or operand is off by the size of the sum itself.
