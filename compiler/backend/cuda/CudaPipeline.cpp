@@ -25,7 +25,8 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) +
       (wgmma ? " wgmma=true" : "") + "})");
   // Their operand tiles loaded num_stages - 1 iterations of the K loop ahead.
-  add("func.func(tessel-cuda-pipeline-tile-loads{num-stages=" + std::to_string(numStages) + "})");
+  add("func.func(tessel-cuda-pipeline-tile-loads{num-stages=" + std::to_string(numStages) +
+      " max-shared-bytes=" + std::to_string(maxSharedBytes) + "})");
   add("convert-linalg-to-parallel-loops");
   // Without libdevice, math as polynomials; with it, libdevice's functions (CudaCodeGen.cpp).
   if (!libdevice)

@@ -67,10 +67,14 @@ def CudaPipelineTileLoads : Pass<"tessel-cuda-pipeline-tile-loads", "::mlir::fun
     loop is left as it is where the other ops could write what the copies read (a store to
     global memory in the loop), a tile is touched other than read outside its copy, or stage 0
     would need an op with effects. num-stages 1: nothing changes (each iteration waits for
-    its own copies).
+    its own copies). A K step on warpgroups (tessel.warpgroup_step) reading only such tiles
+    keeps its wgmma group in flight into the next iteration (wait 1), its tiles taking
+    num-stages + 1 slots, where those slots fit in max-shared-bytes (0: no limit).
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", "2", "pipeline stages (1..8)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", "0",
+           "shared memory a block may use (0: no limit): the extra slot only where it fits">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::NVVM::NVVMDialect"];

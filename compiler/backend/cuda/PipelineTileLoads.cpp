@@ -163,7 +163,7 @@ void multiBuffer(Value tile, scf::ForOp loop, int64_t stages) {
 
 /// Pipelines `loop` over `stages` stages where its shape allows (otherwise it stays as it is,
 /// its copies waited for in the same iteration); a failure only from the pipeliner itself.
-LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
+LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) {
   Block *body = loop.getBody();
   SmallVector<Operation *> copies, commits, waits;
   for (Operation &op : body->without_terminator()) {
@@ -253,6 +253,20 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     extraSlot.insert(read.begin(), read.end());
     op.walk([&](NVVM::WgmmaWaitGroupSyncOp wait) { inFlight.push_back(wait); });
   }
+  // Only where the loop's slots, with the extra ones, fit a block's shared memory (the tiles
+  // start at 1024-byte boundaries): otherwise each step waits for its group.
+  if (maxSharedBytes > 0 && !extraSlot.empty()) {
+    int64_t bytes = 1024;
+    for (auto &[tile, copy] : tiles) {
+      auto type = cast<MemRefType>(tile.getType());
+      int64_t slot = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+      bytes += llvm::alignTo(slot * (stages + (extraSlot.contains(tile) ? 1 : 0)), 1024);
+    }
+    if (bytes > maxSharedBytes) {
+      extraSlot.clear();
+      inFlight.clear();
+    }
+  }
 
   // Commit: the slots, the waits' depth, the pipeliner.
   for (auto &[tile, copy] : tiles)
@@ -314,7 +328,7 @@ struct CudaPipelineTileLoads
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
-      if (failed(pipeline(loop, numStages)))
+      if (failed(pipeline(loop, numStages, maxSharedBytes)))
         return signalPassFailure();
   }
 };

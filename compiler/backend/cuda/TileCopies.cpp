@@ -161,6 +161,18 @@ void chunkedFill(linalg::FillOp fill, Value tile, int64_t threads, bool swizzle 
   fill.erase();
 }
 
+/// The buffer `v` views through subviews, reinterpret casts, transposes and casts, which keep
+/// its base pointer (and so its element offsets); null through another view.
+Value baseOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::ReinterpretCastOp, memref::TransposeOp, memref::CastOp>(
+            def))
+      return isa<ViewLikeOpInterface>(def) ? Value() : v;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
 /// Whether the copy source `src` (2-D, contiguous rows) moves as whole 16-byte chunks into a
 /// tile at column `o1`: its start and row stride 16-byte aligned, `o1` a multiple of a chunk.
 Value chunksAligned(OpBuilder &in, Location loc, Value src, Value o1) {
@@ -494,9 +506,9 @@ bool writeTileAsync(Value tile, int64_t threads,
       // wrap around, `% M`), each chunk is one cp.async from that buffer at the element its
       // copy starts at, copying what that copy covers and zero-filling the rest (or all of it
       // where no copy covers the chunk): one address a chunk however many copies there are.
-      Value source = viewedBuffer(copies.front().op.getInputs()[0]);
-      bool oneSource = llvm::all_of(copies, [&](Copy &c) {
-        return viewedBuffer(c.op.getInputs()[0]) == source;
+      Value source = baseOf(copies.front().op.getInputs()[0]);
+      bool oneSource = source && llvm::all_of(copies, [&](Copy &c) {
+        return baseOf(c.op.getInputs()[0]) == source;
       });
       SmallVector<Value> start, rowStride;
       Value flat;
@@ -511,8 +523,12 @@ bool writeTileAsync(Value tile, int64_t threads,
         constexpr int64_t kExtent = std::numeric_limits<int32_t>::max();
         auto meta =
             memref::ExtractStridedMetadataOp::create(at, loc, copies.front().op.getInputs()[0]);
+        auto base = cast<MemRefType>(meta.getBaseBuffer().getType());
         flat = memref::ReinterpretCastOp::create(
-            at, loc, MemRefType::get({kExtent}, type.getElementType()), meta.getBaseBuffer(),
+            at, loc,
+            MemRefType::get({kExtent}, base.getElementType(), MemRefLayoutAttrInterface(),
+                            base.getMemorySpace()),
+            meta.getBaseBuffer(),
             at.getIndexAttr(0), ArrayRef<OpFoldResult>{at.getIndexAttr(kExtent)},
             ArrayRef<OpFoldResult>{at.getIndexAttr(1)});
       }

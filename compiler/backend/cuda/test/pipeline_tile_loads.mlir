@@ -205,15 +205,18 @@ func.func public @transposed_b(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
 // A tile whose rows wrap around (Triton's `offs_am % M`): two copies from the same buffer, rows
 // r0.. into the tile's first h1 rows and rows 0.. into the rest, after a zero fill. Each of the
 // thread's 2 chunks (64 x 32 / 8 = 256 over 128 threads) is one cp.async from that buffer at
-// the element the copy covering it starts at (one select per copy), zero-filling what no copy
+// the element the copy covering it starts at (a select of that element and one of the count
+// per copy), zero-filling what no copy
 // covers: one address a chunk. Where a source is not 16-byte aligned, the synchronous chunks
 // store each chunk after its load (a rare path, in the loop with the accumulators).
 // CHECK-LABEL: func.func public @wrapped_rows(
 // CHECK: scf.execute_region no_inline {
 // CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2147483647], strides: [1] : memref<f16> to memref<2147483647xf16>
-// CHECK-COUNT-2: arith.select
+// CHECK-COUNT-4: arith.select
+// CHECK-NOT: arith.select
 // CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<2147483647xf16>
-// CHECK-COUNT-2: arith.select
+// CHECK-COUNT-4: arith.select
+// CHECK-NOT: arith.select
 // CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<2147483647xf16>
 // CHECK-NOT: nvgpu.device_async_copy
 // CHECK: } else {

@@ -13,6 +13,7 @@
 // tiles', which the other warpgroups' wgmma read until their wait).
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}))' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2 max-shared-bytes=30000}))' | FileCheck %s --check-prefix=FIT
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90a --emit ptx -o - | FileCheck %s --check-prefix=PTX
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=SM90
 
@@ -44,6 +45,14 @@
 // CHECK: memref.store
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: linalg.matmul
+
+// Where the third slots would not fit the block's shared memory (here 30000 bytes; 3 slots of
+// both tiles take 37888), the tiles keep 2 slots and each step waits for its group.
+// FIT-LABEL: func.func public @k_loop(
+// FIT-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<2x64x32xbf16>
+// FIT-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<2x32x128xbf16>
+// FIT: nvvm.wgmma.commit.group.sync.aligned
+// FIT-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 
 // The tiles are views of the arena at 1024-byte boundaries: its start rounded up at run time
 // (the kernel asks for 1024 bytes more). A kernel without wgmma keeps its static tiles.
