@@ -6,6 +6,8 @@
 #include "runtime/target/GpuArtifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/Error.h"
@@ -31,6 +33,10 @@ public:
          "waits for its own)"},
         gpuUnrollKnob(),
         gpuVectorBytesKnob(),
+        {"maxnreg", 0, 255, {0, 128, 168, 232}, 0,
+         "the most registers a thread of the kernel may use (ptxas's .maxnreg; Triton's "
+         "maxnreg): fewer lets more blocks share an SM (128 with 8 warps: two), at the cost of "
+         "spills; 0: no limit"},
         {"wgmma", 0, 1, {0, 1}, 1,
          "sm_90a: 1 runs a matmul whose operand tiles are loaded in its K loop on warpgroups "
          "(wgmma.mma_async from swizzled shared memory), 0 on mma.sync as on sm_80; other "
@@ -103,6 +109,12 @@ public:
         !s.ok())
       return s;
 
+    if (int64_t maxnreg = knobs.at("maxnreg"))
+      module.walk([&](LLVM::LLVMFuncOp func) {
+        if (func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+          func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                        IntegerAttr::get(IntegerType::get(func.getContext(), 32), maxnreg));
+      });
     std::string llvmIR;
     if (absl::Status s = emitPtx(module, arch, libdevice, &llvmIR, &artifact.ptx); !s.ok())
       return s;

@@ -6,6 +6,9 @@
 // RUN: tessel-compile %s --entry kern --target cuda --cuda-toolkit=none --emit ptx -o - | FileCheck %s --check-prefix=SM90
 // RUN: not tessel-compile %s --entry kern --target cuda:sm_80 --cuda-toolkit=none --emit cubin -o - 2>&1 | FileCheck %s --check-prefix=NOCUBIN
 // RUN: tessel-compile --target cuda --list-knobs | FileCheck %s --check-prefix=KNOBS
+// The maxnreg knob caps the kernel's registers (.maxnreg; none by default).
+// RUN: tessel-compile %s --entry kern --target cuda --cuda-toolkit=none --knob maxnreg=128 --emit ptx -o - | FileCheck %s --check-prefix=MAXNREG
+// RUN: not tessel-compile %s --entry kern --target cuda --cuda-toolkit=none --knob maxnreg=100 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=BADNREG
 // CHECK: .version 7.0
 // CHECK: .target sm_80
 // CHECK-LABEL: .visible .entry kern(
@@ -20,7 +23,12 @@
 // SM90: .target sm_90
 // NOCUBIN: a cubin needs a CUDA toolkit's ptxas
 // KNOBS: num_warps  allowed {1, 2, 4, 8, 16}, default 4
+// KNOBS: maxnreg  allowed {0, 128, 168, 232}, default 0
 // KNOBS: ptx  PTX (no toolkit needed)
+// MAXNREG-LABEL: .visible .entry kern(
+// MAXNREG: .maxnreg 128
+// SM90-NOT: .maxnreg
+// BADNREG: knob maxnreg=100 is out of range (allowed: {0, 128, 168, 232})
 module {
   tt.func public @kern(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
     %ninf = arith.constant dense<0xFF800000> : tensor<256xf32>
