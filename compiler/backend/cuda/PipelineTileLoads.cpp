@@ -11,8 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/analysis/Allocation.h"
 #include "compiler/backend/cuda/BlockMapping.h"
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/cuda/WarpgroupDots.h"
 
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
@@ -255,13 +257,14 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) 
   }
   // Only where the loop's slots, with the extra ones, fit a block's shared memory (the tiles
   // start at 1024-byte boundaries): otherwise each step waits for its group.
+  auto slots = [&](Value tile) { return stages + (extraSlot.contains(tile) ? 1 : 0); };
   if (maxSharedBytes > 0 && !extraSlot.empty()) {
-    int64_t bytes = 1024;
-    for (auto &[tile, copy] : tiles) {
-      auto type = cast<MemRefType>(tile.getType());
-      int64_t slot = type.getNumElements() * type.getElementTypeBitWidth() / 8;
-      bytes += llvm::alignTo(slot * (stages + (extraSlot.contains(tile) ? 1 : 0)), 1024);
-    }
+    using tessel::cuda::kWarpgroupTileAlignment;
+    int64_t bytes = kWarpgroupTileAlignment; // the arena's start rounded up at run time
+    for (auto &[tile, copy] : tiles)
+      bytes += llvm::alignTo(
+          tessel::SharedAllocation::slotBytes(tile.getDefiningOp(), 1) * slots(tile),
+          kWarpgroupTileAlignment);
     if (bytes > maxSharedBytes) {
       extraSlot.clear();
       inFlight.clear();
@@ -270,7 +273,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) 
 
   // Commit: the slots, the waits' depth, the pipeliner.
   for (auto &[tile, copy] : tiles)
-    multiBuffer(tile, loop, stages + (extraSlot.contains(tile) ? 1 : 0));
+    multiBuffer(tile, loop, slots(tile));
   for (NVVM::WgmmaWaitGroupSyncOp wait : inFlight)
     wait.setGroup(1);
   int32_t pending = int32_t(commits.size() * (stages - 1));

@@ -513,23 +513,23 @@ bool writeTileAsync(Value tile, int64_t threads,
       SmallVector<Value> start, rowStride;
       Value flat;
       if (oneSource) {
+        Value baseBuffer;
         for (Copy &c : copies) {
           auto meta = memref::ExtractStridedMetadataOp::create(at, loc, c.op.getInputs()[0]);
           start.push_back(meta.getOffset());
           rowStride.push_back(meta.getStrides()[0]);
+          if (!baseBuffer)
+            baseBuffer = meta.getBaseBuffer();
         }
         // The buffer from its first element (its extent is not known here; only what the
         // copies cover is read).
         constexpr int64_t kExtent = std::numeric_limits<int32_t>::max();
-        auto meta =
-            memref::ExtractStridedMetadataOp::create(at, loc, copies.front().op.getInputs()[0]);
-        auto base = cast<MemRefType>(meta.getBaseBuffer().getType());
+        auto base = cast<MemRefType>(baseBuffer.getType());
         flat = memref::ReinterpretCastOp::create(
             at, loc,
             MemRefType::get({kExtent}, base.getElementType(), MemRefLayoutAttrInterface(),
                             base.getMemorySpace()),
-            meta.getBaseBuffer(),
-            at.getIndexAttr(0), ArrayRef<OpFoldResult>{at.getIndexAttr(kExtent)},
+            baseBuffer, at.getIndexAttr(0), ArrayRef<OpFoldResult>{at.getIndexAttr(kExtent)},
             ArrayRef<OpFoldResult>{at.getIndexAttr(1)});
       }
       for (const Chunk &c : chunksOfThread(at, loc, type, threads, swizzle)) {
@@ -593,8 +593,9 @@ bool writeTileAsync(Value tile, int64_t threads,
       }
     }
     {
-      // Unaligned (a rare path, in the loop with the matmul's accumulators): the fill and the
-      // copies as synchronous chunks, in order, one chunk's registers at a time.
+      // Unaligned (a source or row stride not 16-byte aligned; in the loop with the matmul's
+      // accumulators): the fill and the copies as synchronous chunks, in order, one chunk's
+      // registers at a time.
       OpBuilder other = ifAligned.getElseBodyBuilder();
       if (!fills.empty())
         emitFillChunks(other, loc, tile, fills.front().getInputs()[0], threads, swizzle);

@@ -309,14 +309,21 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
       const std::string dtype = v.bf16 ? "bf16" : "f16";
       auto to16 = [&](float x) { return uint16_t(tessel::zoo::store(dtype, x)); };
       auto from16 = [&](uint16_t h) { return tessel::zoo::load(dtype, h); };
-      std::vector<float> af = randomFloats(size_t(m) * k), bf = randomFloats(size_t(k) * n);
-      std::vector<uint16_t> a(af.size()), b(bf.size());
-      for (size_t i = 0; i < af.size(); ++i)
-        a[i] = to16(af[i]);
-      // B[p][j] at p * n + j (row-major) or j * k + p (column-contiguous).
-      for (int p = 0; p < k; ++p)
-        for (int j = 0; j < n; ++j)
-          b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j] = to16(bf[size_t(p) * n + j]);
+      // The inputs in 16 bits, and as the floats they round to (the reference's): A row-major,
+      // B by columns (its column j at j * k) for the reference; the device's B at p * n + j
+      // (row-major) or j * k + p (column-contiguous).
+      std::vector<float> ar = randomFloats(size_t(m) * k), bt = randomFloats(size_t(k) * n);
+      std::vector<uint16_t> a(ar.size()), b(bt.size());
+      for (size_t i = 0; i < ar.size(); ++i) {
+        a[i] = to16(ar[i]);
+        ar[i] = from16(a[i]);
+      }
+      for (int j = 0; j < n; ++j)
+        for (int p = 0; p < k; ++p) {
+          uint16_t h = to16(bt[size_t(j) * k + p]);
+          b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j] = h;
+          bt[size_t(j) * k + p] = from16(h);
+        }
       auto ba = upload(a), bb = upload(b);
       auto bc = upload(std::vector<uint16_t>(size_t(m) * n, 0x7FC1)); // NaN in bf16 and f16
       ASSERT_TRUE(ba && bb && bc);
@@ -327,14 +334,6 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
           {ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
            bStride, int32_t(n)});
       std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
-      // The rounded inputs as floats once: A row-major, B by columns (its column j at j * k).
-      std::vector<float> ar(a.size()), bt(b.size());
-      for (size_t i = 0; i < a.size(); ++i)
-        ar[i] = from16(a[i]);
-      for (int p = 0; p < k; ++p)
-        for (int j = 0; j < n; ++j)
-          bt[size_t(j) * k + p] =
-              from16(b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j]);
       int wrong = 0;
       for (int i = 0; i < m; ++i)
         for (int j = 0; j < n; ++j) {
