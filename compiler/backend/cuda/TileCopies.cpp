@@ -395,6 +395,36 @@ void writeTileInChunks(Value tile, int64_t threads,
       chunkedCopy(copy, tile, offsets, threads, swizzle);
 }
 
+namespace {
+
+/// Whether copies at offsets `at` with extents `len` along `dim` of `tile`, each spanning the
+/// tile along the other dimension (`span`), partition it: together as long as the tile, no two
+/// overlapping (each in the tile, as its subview), and all with the same row stride.
+Value wholePartition(OpBuilder &b, Location loc, int dim, MemRefType tile, ArrayRef<Value> at,
+                     ArrayRef<Value> len, ArrayRef<Value> span, ArrayRef<Value> rowStride) {
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  auto both = [&](Value x, Value y) { return arith::AndIOp::create(b, loc, x, y).getResult(); };
+  auto either = [&](Value x, Value y) { return arith::OrIOp::create(b, loc, x, y).getResult(); };
+  using P = arith::CmpIPredicate;
+  Value total = cst(b, loc, 0);
+  Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (size_t j = 0; j < at.size(); ++j) {
+    total = arith::AddIOp::create(b, loc, total, len[j]);
+    ok = both(ok, cmp(P::eq, span[j], cst(b, loc, tile.getDimSize(1 - dim))));
+    ok = both(ok, cmp(P::eq, rowStride[j], rowStride.front()));
+    for (size_t i = 0; i < j; ++i) {
+      Value endI = arith::AddIOp::create(b, loc, at[i], len[i]);
+      Value endJ = arith::AddIOp::create(b, loc, at[j], len[j]);
+      ok = both(ok, either(cmp(P::sle, endI, at[j]), cmp(P::sle, endJ, at[i])));
+    }
+  }
+  return both(ok, cmp(P::eq, total, cst(b, loc, tile.getDimSize(dim))));
+}
+
+} // namespace
+
 bool writeTileAsync(Value tile, int64_t threads,
                     llvm::function_ref<bool(Operation *)> isReader) {
   auto type = dyn_cast<MemRefType>(tile.getType());
@@ -531,6 +561,59 @@ bool writeTileAsync(Value tile, int64_t threads,
                             base.getMemorySpace()),
             baseBuffer, at.getIndexAttr(0), ArrayRef<OpFoldResult>{at.getIndexAttr(kExtent)},
             ArrayRef<OpFoldResult>{at.getIndexAttr(1)});
+      }
+      // Where the copies of one buffer partition the tile along `splitDim` and span it
+      // along the other dimension (every iteration of a K loop but the last, whose K
+      // columns or rows are masked), each chunk lies in one copy: one unconditional 16-byte
+      // cp.async from `owner's start + row * stride + col`, an address whose per-chunk part
+      // does not change from one iteration to the next. The general path below otherwise.
+      std::optional<int> splitDim;
+      if (oneSource) {
+        for (int dim : {0, 1})
+          if (!splitDim && llvm::all_of(copies, [&](Copy &c) {
+                return isConstantIntValue(c.offsets[1 - dim], 0);
+              }))
+            splitDim = dim;
+      }
+      if (splitDim) {
+        auto ifWhole = scf::IfOp::create(
+            at, loc,
+            wholePartition(at, loc, *splitDim, type, *splitDim == 0 ? o0 : o1,
+                           *splitDim == 0 ? h : w, *splitDim == 0 ? w : h, rowStride),
+            /*withElseRegion=*/true);
+        OpBuilder whole = ifWhole.getThenBodyBuilder();
+        SmallVector<Value> owner;
+        for (size_t j = 0; j < copies.size(); ++j)
+          owner.push_back(arith::SubIOp::create(
+              whole, loc, start[j],
+              arith::AddIOp::create(whole, loc,
+                                    arith::MulIOp::create(whole, loc, o0[j], rowStride[j]),
+                                    o1[j])));
+        for (const Chunk &c : chunksOfThread(whole, loc, type, threads, swizzle)) {
+          Value pos = *splitDim == 0 ? c.row : c.col;
+          Value from = owner.front();
+          for (size_t j = 1; j < copies.size(); ++j) {
+            Value o = *splitDim == 0 ? o0[j] : o1[j], n = *splitDim == 0 ? h[j] : w[j];
+            Value in = arith::AndIOp::create(
+                whole, loc,
+                arith::CmpIOp::create(whole, loc, arith::CmpIPredicate::sge, pos, o),
+                arith::CmpIOp::create(whole, loc, arith::CmpIPredicate::slt, pos,
+                                      arith::AddIOp::create(whole, loc, o, n)));
+            from = arith::SelectOp::create(whole, loc, in, owner[j], from);
+          }
+          Value element = arith::AddIOp::create(
+              whole, loc, from,
+              arith::AddIOp::create(
+                  whole, loc, arith::MulIOp::create(whole, loc, c.row, rowStride.front()),
+                  c.col));
+          when(whole, loc, c.exists, [&](OpBuilder &put) {
+            nvgpu::DeviceAsyncCopyOp::create(
+                put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
+                ValueRange{c.dstRow, c.dst}, flat, ValueRange{element}, put.getIndexAttr(kChunk),
+                Value(), put.getUnitAttr());
+          });
+        }
+        at.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
       }
       for (const Chunk &c : chunksOfThread(at, loc, type, threads, swizzle)) {
         // A later copy wins where copies overlap (as the copies in order would leave it).

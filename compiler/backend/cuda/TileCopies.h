@@ -46,7 +46,11 @@ void writeTileInChunks(mlir::Value tile, int64_t threads,
 /// one per-thread region marked kAsyncCopyAttr: each of the thread's 16-byte chunks is one
 /// cp.async (nvgpu.device_async_copy) reading what the copies cover and zero-filling the
 /// rest, where every copy's source is 16-byte aligned (checked at run time; otherwise the
-/// synchronous chunks of writeTileInChunks). A region marked kAsyncCommitAttr closes the
+/// synchronous chunks of writeTileInChunks). Where the copies read one buffer, each chunk is
+/// one cp.async from it; where at run time they also partition the tile along one dimension
+/// and span it along the other (a K loop's iterations before its masked last one), that
+/// cp.async reads 16 bytes unconditionally from its copy's start plus an offset that does not
+/// change across iterations. A region marked kAsyncCommitAttr closes the
 /// group after it and one marked kAsyncWaitAttr waits for it before the first reader.
 /// A tile whose rows are whole power-of-two 16-byte chunks is stored swizzled (swizzledPosition)
 /// and its buffer marked kSwizzledAttr: its readers must follow. Returns whether it rewrote

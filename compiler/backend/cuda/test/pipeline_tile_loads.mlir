@@ -212,6 +212,21 @@ func.func public @transposed_b(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
 // CHECK-LABEL: func.func public @wrapped_rows(
 // CHECK: scf.execute_region no_inline {
 // CHECK: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [2147483647], strides: [1] : memref<f16> to memref<2147483647xf16>
+// Every iteration whose two copies take whole rows of 32 columns and 64 rows between them:
+// each chunk one cp.async of 16 bytes (no source size) from its row's copy.
+// CHECK: arith.cmpi eq, %{{.*}}, %c32
+// CHECK: %[[ROWS:.*]] = arith.cmpi eq, %{{.*}}, %c64
+// CHECK: %[[WHOLE:.*]] = arith.andi %{{.*}}, %[[ROWS]] : i1
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK: arith.select
+// CHECK-NOT: arith.select
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8 {bypassL1} : memref<2147483647xf16>
+// CHECK: arith.select
+// CHECK-NOT: arith.select
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8 {bypassL1} : memref<2147483647xf16>
+// CHECK: } else {
+// The general path (the last iteration's masked columns): where the chunk's copy starts and
+// how much of it that copy covers.
 // CHECK-COUNT-4: arith.select
 // CHECK-NOT: arith.select
 // CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8, %{{.*}} {bypassL1} : memref<2147483647xf16>
