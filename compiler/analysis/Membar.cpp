@@ -180,6 +180,16 @@ Accesses scan(Operation *barrier, bool backward) {
         Block *body = at->getBlock();
         (void)scanFrom(backward ? body->getTerminator() : &body->front(), backward, acc);
       }
+    } else if (auto loop = dyn_cast<scf::WhileOp>(parent);
+               loop && at->getParentRegion() == &loop.getAfter()) {
+      // From the end of the body (the start, backward) through the condition's region to
+      // the other end of the body: the next (previous) iteration.
+      if (wrapped.insert(parent).second) {
+        for (Operation &op : loop.getBefore().front().without_terminator())
+          acc.addOp(&op);
+        Block *body = at->getBlock();
+        (void)scanFrom(backward ? body->getTerminator() : &body->front(), backward, acc);
+      }
     } else if (isa<LoopLikeOpInterface>(parent)) {
       acc.addOp(parent); // other loops: all of them
     }

@@ -78,6 +78,48 @@ gpu.module @m {
 
 // -----
 
+// An scf.while's body is followed by its condition's region and the body again: at the end
+// of the body, the scan goes on from its start (as for scf.for), not over the whole loop.
+// With the others in place, the first barrier orders the previous iteration's load of %t
+// before the store to %s (the last barrier separates the load of %s): not needed; the last
+// orders a load of %s before a load of %t and, around the back edge, nothing up to the first
+// barrier: not needed either (the whole loop would include the store to %s). Removing the
+// first, the last becomes needed (the next iteration's store follows it).
+// CHECK-LABEL: gpu.func @while_loop
+// CHECK: } do {
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+gpu.module @m {
+  gpu.func @while_loop(%n: index, %f: f32) workgroup(%s: memref<4xf32, #gpu.address_space<workgroup>>, %t: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %r = scf.while (%i = %c0) : (index) -> index {
+      %go = arith.cmpi slt, %i, %n : index
+      scf.condition(%go) %i : index
+    } do {
+    ^bb0(%i: index):
+      // expected-remark @below {{barrier not needed}}
+      gpu.barrier
+      memref.store %f, %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      // expected-remark @below {{barrier needed}}
+      gpu.barrier
+      %y = memref.load %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      // expected-remark @below {{barrier not needed}}
+      gpu.barrier
+      %z = memref.load %t[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+      %next = arith.addi %i, %c1 : index
+      scf.yield %next : index
+    }
+    gpu.return
+  }
+}
+
+// -----
+
 // Global memory counts as one buffer (one thread's store, another's load); private memory
 // never conflicts; an op with undeclared effects (a call) touches everything.
 // CHECK-LABEL: gpu.func @global

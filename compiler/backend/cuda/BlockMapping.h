@@ -32,6 +32,10 @@ inline constexpr llvm::StringLiteral kPerThreadAttr = "tessel.per_thread";
 inline constexpr llvm::StringLiteral kAsyncCopyAttr = "tessel.async_copy";
 inline constexpr llvm::StringLiteral kAsyncCommitAttr = "tessel.async_commit";
 inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
+/// An scf.if inside an async-copy region choosing its fast path (its condition uniform and
+/// computed by pure ops): tessel-cuda-pipeline-tile-loads runs a K loop's iterations while
+/// every such condition holds in a copy of the loop where they are true.
+inline constexpr llvm::StringLiteral kCopyFastPathAttr = "tessel.copy_fast_path";
 
 /// Marks a tile buffer (memref.alloc) whose 16-byte chunks are stored swizzled
 /// (TileCopies.h: swizzledPosition); only code that knows it reads or writes it.

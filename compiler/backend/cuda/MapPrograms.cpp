@@ -669,8 +669,9 @@ private:
         continue;
       }
       if (op.getNumRegions() && containsThreadWork(&op) &&
-          isa<scf::ForOp, scf::IfOp>(op)) {
-        // Uniform control flow: every thread runs it; its body is mapped the same way.
+          isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op)) {
+        // Uniform control flow (a program's scalars are the same in every thread): every
+        // thread runs it; its body is mapped the same way.
         if (failed(flush()))
           return failure();
         for (Region &region : op.getRegions())

@@ -349,11 +349,30 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());
-  if (p.warpgroups)
-    perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
+  if (p.warpgroups) {
+    // The loop's last wgmma group is waited for on the way out of the loop only: the loop
+    // under a guard that it runs, the wait after it inside the guard. Where the wait follows
+    // a merge with the path around the loop (whose accumulators are their initial values),
+    // ptxas serializes every wgmma of the kernel (C7515).
+    OpBuilder b(newLoop);
+    Value runs = arith::CmpIOp::create(
+        b, loc, newLoop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt,
+        newLoop.getLowerBound(), newLoop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, newLoop.getResultTypes(), runs,
+                                   /*addThenBlock=*/true, /*addElseBlock=*/true);
+    newLoop->replaceAllUsesWith(guard.getResults());
+    OpBuilder inThen = OpBuilder::atBlockEnd(guard.thenBlock());
+    newLoop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+    perThreadRegion(inThen, loc, {}, [&](OpBuilder &in) {
       make(in, loc, p)->settle();
       return SmallVector<Value>{};
     });
+    scf::YieldOp::create(inThen, loc, newLoop.getResults());
+    OpBuilder inElse = OpBuilder::atBlockEnd(guard.elseBlock());
+    scf::YieldOp::create(inElse, loc, newLoop.getInitArgs());
+    finals = guard.getResults().take_back(types.size());
+    after.setInsertionPointAfter(guard);
+  }
   perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
     std::unique_ptr<DotEmitter> e = make(in, loc, p);
     e->locate();

@@ -17,6 +17,7 @@
 #include "compiler/backend/cuda/WarpgroupDots.h"
 
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -318,6 +319,128 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) 
   return success();
 }
 
+/// Where `loop`'s body has async-copy regions with fast paths (kCopyFastPathAttr), runs its
+/// iterations while every fast path is taken in a copy of the loop where they are: an
+/// scf.while from the lower bound whose condition evaluates the fast paths' conditions (the
+/// pure ops computing them, cloned), then `loop` from where it stopped. The copy holds no
+/// general path, so nothing that path computes is live (or hoisted) around it. Nothing
+/// changes where a condition depends on more than pure ops of the iteration.
+void runFastIterationsFirst(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  SmallVector<scf::IfOp> fastIfs;
+  body->walk([&](scf::IfOp op) {
+    if (op->hasAttr(tessel::cuda::kCopyFastPathAttr))
+      fastIfs.push_back(op);
+  });
+  if (fastIfs.empty())
+    return;
+  // Each fast path's condition where the ifs around it (inside the loop) lead to it.
+  SmallVector<std::pair<Value, bool>> conditions; // (condition, whether it must hold)
+  SmallVector<std::pair<size_t, size_t>> implications; // (first, end) of each fast path's
+  for (scf::IfOp op : fastIfs) {
+    size_t first = conditions.size();
+    Operation *at = op;
+    while (at->getParentOp() != loop) {
+      Operation *parent = at->getParentOp();
+      if (auto up = dyn_cast<scf::IfOp>(parent))
+        conditions.push_back(
+            {up.getCondition(), at->getParentRegion() == &up.getThenRegion()});
+      at = parent;
+    }
+    conditions.push_back({op.getCondition(), true});
+    implications.push_back({first, conditions.size()});
+  }
+  // The ops computing them: pure, without regions, no thread id, operands from the loop's
+  // iteration or defined above it.
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work;
+  for (auto &c : conditions)
+    work.push_back(c.first);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body)
+        continue;
+      if (loop->isAncestor(arg.getOwner()->getParentOp()))
+        return;
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!loop->isAncestor(def) || slice.contains(def))
+      continue;
+    if (!isMemoryEffectFree(def) || def->getNumRegions() || isa<gpu::ThreadIdOp>(def))
+      return;
+    slice.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  // In the order they run.
+  SmallVector<Operation *> ordered;
+  loop.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (slice.contains(op))
+      ordered.push_back(op);
+  });
+
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  SmallVector<Type> types{loop.getInductionVar().getType()};
+  llvm::append_range(types, loop.getResultTypes());
+  SmallVector<Value> inits{loop.getLowerBound()};
+  llvm::append_range(inits, loop.getInitArgs());
+  auto fast = scf::WhileOp::create(b, loc, types, inits);
+  SmallVector<Location> locs(types.size(), loc);
+  Block *before = b.createBlock(&fast.getBefore(), {}, types, locs);
+  Block *after = b.createBlock(&fast.getAfter(), {}, types, locs);
+  auto mapIteration = [&](IRMapping &map, Block *block) {
+    map.map(loop.getInductionVar(), block->getArgument(0));
+    for (auto [arg, value] : llvm::zip(loop.getRegionIterArgs(), block->getArguments().drop_front()))
+      map.map(arg, value);
+  };
+  {
+    OpBuilder in = OpBuilder::atBlockEnd(before);
+    IRMapping map;
+    mapIteration(map, before);
+    for (Operation *op : ordered)
+      in.clone(*op, map);
+    Value iv = before->getArgument(0);
+    Value go = arith::CmpIOp::create(
+        in, loc, loop.getUnsignedCmp() ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt, iv,
+        loop.getUpperBound());
+    Value trueValue = arith::ConstantIntOp::create(in, loc, 1, 1);
+    for (auto [first, end] : implications) {
+      // (every condition leading to the fast path) implies its own condition.
+      Value reached = trueValue;
+      for (size_t i = first; i + 1 < end; ++i) {
+        Value c = map.lookupOrDefault(conditions[i].first);
+        if (!conditions[i].second)
+          c = arith::XOrIOp::create(in, loc, c, trueValue);
+        reached = arith::AndIOp::create(in, loc, reached, c);
+      }
+      Value holds = arith::OrIOp::create(
+          in, loc, arith::XOrIOp::create(in, loc, reached, trueValue),
+          map.lookupOrDefault(conditions[end - 1].first));
+      go = arith::AndIOp::create(in, loc, go, holds);
+    }
+    scf::ConditionOp::create(in, loc, go, before->getArguments());
+  }
+  {
+    OpBuilder in = OpBuilder::atBlockEnd(after);
+    IRMapping map;
+    mapIteration(map, after);
+    Value trueValue = arith::ConstantIntOp::create(in, loc, 1, 1);
+    for (Operation &op : body->without_terminator())
+      in.clone(op, map);
+    for (scf::IfOp op : fastIfs)
+      cast<scf::IfOp>(map.lookup(op.getOperation())).getConditionMutable().assign(trueValue);
+    SmallVector<Value> next{arith::AddIOp::create(in, loc, after->getArgument(0), loop.getStep())};
+    for (Value v : body->getTerminator()->getOperands())
+      next.push_back(map.lookupOrDefault(v));
+    scf::YieldOp::create(in, loc, next);
+  }
+  // The rest of the iterations as they were.
+  loop.getLowerBoundMutable().assign(fast.getResult(0));
+  loop.getInitArgsMutable().assign(fast.getResults().drop_front());
+}
+
 struct CudaPipelineTileLoads
     : tessel::impl::CudaPipelineTileLoadsBase<CudaPipelineTileLoads> {
   using Base::Base;
@@ -326,13 +449,20 @@ struct CudaPipelineTileLoads
       getOperation().emitError() << "num-stages must be 1 to 8, got " << numStages;
       return signalPassFailure();
     }
-    if (numStages == 1)
-      return;
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
-      if (failed(pipeline(loop, numStages, maxSharedBytes)))
+      if (numStages > 1 && failed(pipeline(loop, numStages, maxSharedBytes)))
         return signalPassFailure();
+    // The pipelined loops (and the others with async copies).
+    loops.clear();
+    getOperation().walk([&](scf::ForOp loop) {
+      if (llvm::any_of(loop.getBody()->getOperations(),
+                       [](Operation &op) { return op.hasAttr(kAsyncCopyAttr); }))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      runFastIterationsFirst(loop);
   }
 };
 

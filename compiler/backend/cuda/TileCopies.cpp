@@ -520,6 +520,7 @@ bool writeTileAsync(Value tile, int64_t threads,
       aligned = arith::AndIOp::create(in, loc, aligned, chunksAligned(in, loc, src, o1.back()));
     }
     auto ifAligned = scf::IfOp::create(in, loc, aligned, /*withElseRegion=*/true);
+    ifAligned->setAttr(kCopyFastPathAttr, in.getUnitAttr());
     {
       // Every chunk as one cp.async of 16 bytes: the part its copy reads (the rest of the
       // destination zero-filled), or only zeros outside every copy.
@@ -581,6 +582,7 @@ bool writeTileAsync(Value tile, int64_t threads,
             wholePartition(at, loc, *splitDim, type, *splitDim == 0 ? o0 : o1,
                            *splitDim == 0 ? h : w, *splitDim == 0 ? w : h, rowStride),
             /*withElseRegion=*/true);
+        ifWhole->setAttr(kCopyFastPathAttr, at.getUnitAttr());
         OpBuilder whole = ifWhole.getThenBodyBuilder();
         SmallVector<Value> owner;
         for (size_t j = 0; j < copies.size(); ++j)

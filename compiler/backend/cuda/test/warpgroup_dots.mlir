@@ -9,7 +9,8 @@
 // shared memory through the async proxy). Pipelined over 2 stages, the loop's wgmma group stays
 // in flight into the next iteration (wait 1), its tiles taking 3 slots (the copies of
 // iteration i + 1 go into the slot of iteration i - 2), and the accumulators are waited for
-// (wait 0) after the loop, before the barrier that precedes their store (C's bytes may be the
+// (wait 0) after the loop, inside a guard that the loop runs (so that the wait is on the way
+// out of the loop only), before the barrier that precedes their store (C's bytes may be the
 // tiles', which the other warpgroups' wgmma read until their wait).
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}))' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
@@ -20,7 +21,18 @@
 // CHECK-LABEL: func.func public @k_loop(
 // CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<3x64x32xbf16>
 // CHECK-DAG: memref.alloc() {tessel.swizzled, tessel.tile_alignment = 1024 : i64} : memref<3x32x128xbf16>
-// CHECK: scf.for
+// The loop under a guard that it runs. Its iterations whose copies all take their fast path
+// first: an scf.while whose condition region evaluates the fast paths' conditions, its body
+// the loop's with them true (no general or unaligned path in it). Then the loop from where
+// that one stopped, with every path.
+// CHECK: scf.if
+// CHECK: scf.while
+// CHECK: scf.condition
+// CHECK: } do {
+// CHECK: scf.if %true
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: } {tessel.per_thread, tessel.warpgroup_step}
+// CHECK: scf.for %{{.*}} = %{{.*}}#0 to
 // CHECK: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: } {tessel.async_wait, tessel.per_thread}
@@ -36,10 +48,15 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: } {tessel.per_thread, tessel.warpgroup_step}
 // CHECK: scf.yield
-// CHECK: scf.execute_region no_inline {
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.execute_region no_inline {
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: } {tessel.per_thread}
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: scf.execute_region
 // CHECK-NOT: nvvm.wgmma.wait
 // CHECK: memref.store
@@ -68,6 +85,10 @@
 // MAP: nvvm.wgmma.wait.group.sync.aligned 0
 // MAP-NEXT: scf.yield
 // MAP-NEXT: } {tessel.per_thread}
+// MAP-NEXT: scf.yield
+// MAP-NEXT: } else {
+// MAP-NEXT: scf.yield
+// MAP-NEXT: }
 // MAP-NEXT: gpu.barrier
 // MAP-LABEL: gpu.func @short_m(
 // MAP-NOT: gpu.dynamic_shared_memory
