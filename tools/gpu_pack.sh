@@ -50,11 +50,12 @@ if [[ -x "$test" ]]; then
 fi
 # The checks against Triton on the GPU host (tools/gpu_checks/): the scripts, the kernel
 # sources they give Triton (attention_baselines.py times torch SDPA and the zoo's attention
-# through Triton), and the cuda artifact of the same kernel that tessel-run runs.
+# through Triton, matmul_baselines.py cuBLAS and the zoo's matmul), and the cuda artifact of
+# the same kernel that tessel-run runs.
 mkdir -p "$out/gpu_checks"
 cp "$root"/tools/gpu_checks/*.py "$root"/compiler/frontend/test/kernels/frontend_kernels.py \
   "$root"/compiler/frontend/test/kernels/helpers.py "$root"/kernels/attention/attention.py \
-  "$out/gpu_checks/"
+  "$root"/kernels/matmul/matmul.py "$out/gpu_checks/"
 if [[ -x "$bin/tools/tessel-compile" ]]; then
   "$bin/tools/tessel-compile" "$root/compiler/frontend/test/kernels/frontend_kernels.py" \
     --entry philox_kernel --target cuda:sm_90 --signature '*i32,*i32,*fp32,*i32,i64,i32' \

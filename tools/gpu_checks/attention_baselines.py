@@ -15,15 +15,15 @@ Usage: attention_baselines.py [--dtypes bf16,f16] [--shapes Z,H,N,D,CAUSAL;...]
 """
 
 import argparse
-import importlib.util
 import json
 import math
-import os
 import sys
 
 import torch
 import triton
 import triton.testing
+
+from zoo import load_zoo_kernel, parse_shapes
 
 # 16 heads and 32k tokens in all (batch 8 of 4k tokens or batch 2 of 16k), head dim 64 and 128,
 # causal and not: the zoo's large GPU shapes for attention.
@@ -34,23 +34,6 @@ TRITON_CONFIGS = [(128, 64, 8, 3), (128, 64, 4, 3), (64, 64, 4, 3), (128, 32, 4,
                   (64, 32, 4, 2)]
 
 
-def load_zoo_kernel():
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("zoo_attention", os.path.join(here, "attention.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.attention
-
-
-def parse_shapes(text):
-    shapes = []
-    for item in text.split(";"):
-        values = [int(v) for v in item.split(",")]
-        if len(values) != 5:
-            sys.exit(f"attention_baselines: a shape is Z,H,N,D,CAUSAL, got '{item}'")
-        shapes.append(tuple(values))
-    return shapes
-
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -58,14 +41,15 @@ def main():
     parser.add_argument("--shapes", default=None)
     args = parser.parse_args()
     dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
-    shapes = parse_shapes(args.shapes) if args.shapes else DEFAULT_SHAPES
-    kernel = load_zoo_kernel()
+    shapes = (parse_shapes(args.shapes, ("Z", "H", "N", "D", "CAUSAL"), "attention_baselines")
+              if args.shapes else None)
+    kernel = load_zoo_kernel("attention.py", "attention")
     device = torch.cuda.get_device_name()
     for name in args.dtypes.split(","):
         if name not in dtypes:
             sys.exit(f"attention_baselines: unknown dtype '{name}' (bf16, f16)")
         dtype = dtypes[name]
-        for z, h, n, d, causal in shapes:
+        for z, h, n, d, causal in shapes or DEFAULT_SHAPES:
             torch.manual_seed(z * 1000003 + n * 31 + d + causal)
             q, k, v = (torch.randn(z, h, n, d, dtype=dtype, device="cuda") for _ in range(3))
             flops = 4.0 * z * h * n * n * d / (2 if causal else 1)

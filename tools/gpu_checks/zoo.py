@@ -1,0 +1,28 @@
+"""The zoo's kernel sources beside these scripts in a GPU pack (tools/gpu_pack.sh copies them)."""
+
+import importlib.util
+import os
+import sys
+
+
+def load_zoo_kernel(filename, name):
+    """The Triton kernel `name` of the zoo source `filename` next to this file."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location(f"zoo_{name}", os.path.join(here, filename))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def parse_shapes(text, fields, script):
+    """Shapes "a,b,...;a,b,..." of len(fields) integers each (exits with a message otherwise)."""
+    shapes = []
+    for item in text.split(";"):
+        try:
+            values = [int(v) for v in item.split(",")]
+        except ValueError:
+            values = []
+        if len(values) != len(fields):
+            sys.exit(f"{script}: a shape is {','.join(fields)}, got '{item}'")
+        shapes.append(tuple(values))
+    return shapes
