@@ -69,6 +69,25 @@ void DotEmitter::storeAccumulators(ValueRange accs) {
     }
 }
 
+void DotEmitter::storeConverted(ValueRange accs, Value tile) {
+  Type element = cast<MemRefType>(tile.getType()).getElementType();
+  auto pair = VectorType::get({2}, element);
+  int64_t at = 0;
+  for (int64_t i = 0; i < p_.piecesM(); ++i)
+    for (int64_t j = 0; j < p_.piecesN(); ++j, ++at) {
+      // m16n8Elements' order: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
+      SmallVector<std::pair<Value, Value>> elements = pieceElements(i, j);
+      for (size_t e = 0; e + 1 < elements.size(); e += 2) {
+        SmallVector<Value> both;
+        for (size_t k = e; k < e + 2; ++k)
+          both.push_back(arith::TruncFOp::create(
+              b_, loc_, element, vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k))));
+        vector::StoreOp::create(b_, loc_, vector::FromElementsOp::create(b_, loc_, pair, both),
+                                tile, ValueRange{elements[e].first, elements[e].second});
+      }
+    }
+}
+
 namespace {
 
 /// The warp grid for an M x N accumulator: warp tiles of whole pieces with the fewest fragment
@@ -270,6 +289,44 @@ bool tessel::cuda::transposeLoadsOfB(DotPlan &p) {
   return true;
 }
 
+namespace {
+
+/// C's conversion as the structured lowering leaves it after a K loop: C (f32) read only by
+/// an elementwise arith.truncf into a tile of C's shape (row-major, 16-bit elements) that the
+/// conversion is the first to touch.
+linalg::GenericOp convertingReader(Value c) {
+  linalg::GenericOp convert;
+  for (Operation *user : c.getUsers()) {
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || convert || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+        g.getDpsInputs()[0] != c || !g.hasPureBufferSemantics() ||
+        !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+      return nullptr;
+    Block &body = g.getRegion().front();
+    auto trunc = dyn_cast<arith::TruncFOp>(body.front());
+    if (body.getOperations().size() != 2 || !trunc || trunc.getIn() != body.getArgument(0) ||
+        body.getTerminator()->getOperand(0) != trunc.getResult())
+      return nullptr;
+    convert = g;
+  }
+  if (!convert)
+    return nullptr;
+  Value tile = convert.getDpsInits()[0];
+  auto type = cast<MemRefType>(tile.getType());
+  if (!tile.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity() ||
+      type.getShape() != cast<MemRefType>(c.getType()).getShape() ||
+      type.getElementTypeBitWidth() != 16)
+    return nullptr;
+  for (Operation *user : tile.getUsers()) {
+    Operation *at = convert->getBlock()->findAncestorOpInBlock(*user);
+    if (user != convert && (!at || at->isBeforeInBlock(convert)))
+      return nullptr;
+  }
+  return convert;
+}
+
+} // namespace
+
 void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   DotPlan p = plan;
   Location loc = p.op.getLoc();
@@ -372,6 +429,24 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     scf::YieldOp::create(inElse, loc, newLoop.getInitArgs());
     finals = guard.getResults().take_back(types.size());
     after.setInsertionPointAfter(guard);
+  }
+  // Where C only goes on converted to 16 bits, the accumulators are converted in registers
+  // and stored into the converted tile, two columns at a time (not C's f32 bytes and a pass
+  // converting them).
+  if (linalg::GenericOp convert = convertingReader(p.c);
+      convert && convert->getBlock() == after.getBlock()) {
+    OpBuilder at(convert);
+    Value tile = convert.getDpsInits()[0];
+    perThreadRegion(at, loc, {}, [&](OpBuilder &in) {
+      std::unique_ptr<DotEmitter> e = make(in, loc, p);
+      e->locate();
+      e->storeConverted(finals, tile);
+      return SmallVector<Value>{};
+    });
+    convert->erase();
+    if (p.c.use_empty())
+      p.c.getDefiningOp()->erase();
+    return;
   }
   perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
     std::unique_ptr<DotEmitter> e = make(in, loc, p);

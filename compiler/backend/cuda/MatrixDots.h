@@ -75,6 +75,9 @@ public:
   /// The thread's accumulator elements of C, as accumulatorTypes() (pieceElements).
   llvm::SmallVector<mlir::Value> loadAccumulators();
   void storeAccumulators(mlir::ValueRange accs);
+  /// The accumulators converted (arith.truncf to `tile`'s 16-bit element type) into `tile`
+  /// (C's shape, row-major), each lane's two adjacent columns as one vector store.
+  void storeConverted(mlir::ValueRange accs, mlir::Value tile);
   /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
   /// of the operand tiles (whose bytes C may reuse).

@@ -241,3 +241,72 @@ func.func public @tile_before_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out:
   linalg.copy ins(%flat : memref<4096xf32>) outs(%view : memref<4096xf32, strided<[1]>>)
   return
 }
+
+// -----
+
+// C converted to bf16 before it goes on (as the structured lowering leaves a matmul's
+// epilogue): the accumulators are converted in registers and stored into the bf16 tile, each
+// lane's two adjacent columns as one vector store; the f32 tile and the conversion are gone,
+// the copy of the tile's in-bounds part stays.
+// CHECK-LABEL: func.func public @converted_epilogue(
+// CHECK-NOT: memref<64x128xf32>
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: } else {
+// CHECK: %[[T:.*]] = memref.alloc() : memref<64x128xbf16>
+// CHECK-NEXT: scf.execute_region
+// CHECK: %[[LO:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT: vector.extract
+// CHECK-NEXT: %[[HI:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT: %[[PAIR:.*]] = vector.from_elements %[[LO]], %[[HI]] : vector<2xbf16>
+// CHECK-NEXT: vector.store %[[PAIR]], %[[T]][%{{.*}}, %{{.*}}] : memref<64x128xbf16>, vector<2xbf16>
+// CHECK-COUNT-31: vector.store %{{.*}}, %[[T]]
+// CHECK-NOT: vector.store
+// CHECK-NOT: linalg.generic
+// CHECK: } {tessel.per_thread}
+// CHECK: linalg.copy
+func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c: memref<?xbf16>,
+                                     %n: i32, %h: index, %w: index, %p0: i32, %p1: i32,
+                                     %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %steps = arith.index_cast %n : i32 to index
+  %kk = arith.muli %steps, %c32 : index
+  %a2 = memref.reinterpret_cast %a to offset: [0], sizes: [64, %kk], strides: [%kk, 1]
+      : memref<?xbf16> to memref<64x?xbf16, strided<[?, 1]>>
+  %b2 = memref.reinterpret_cast %b to offset: [0], sizes: [%kk, 128], strides: [128, 1]
+      : memref<?xbf16> to memref<?x128xbf16, strided<[128, 1]>>
+  %c2 = memref.reinterpret_cast %c to offset: [0], sizes: [64, 128], strides: [%kk, 1]
+      : memref<?xbf16> to memref<64x128xbf16, strided<[?, 1]>>
+  %ta = memref.alloc() : memref<64x32xbf16>
+  %tb = memref.alloc() : memref<32x128xbf16>
+  %acc = memref.alloc() : memref<64x128xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x128xf32>)
+  scf.for %k = %c0 to %steps step %c1 {
+    %col = arith.muli %k, %c32 : index
+    %va = memref.subview %a2[0, %col] [64, 32] [1, 1]
+        : memref<64x?xbf16, strided<[?, 1]>> to memref<64x32xbf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<64x32xbf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<64x32xbf16>)
+    %vb = memref.subview %b2[%col, 0] [32, 128] [1, 1]
+        : memref<?x128xbf16, strided<[128, 1]>> to memref<32x128xbf16, strided<[128, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<32x128xbf16, strided<[128, 1], offset: ?>>)
+                outs(%tb : memref<32x128xbf16>)
+    linalg.matmul ins(%ta, %tb : memref<64x32xbf16>, memref<32x128xbf16>)
+                  outs(%acc : memref<64x128xf32>)
+  }
+  %t = memref.alloc() : memref<64x128xbf16>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<64x128xf32>) outs(%t : memref<64x128xbf16>) {
+  ^bb0(%in: f32, %o: bf16):
+    %v = arith.truncf %in : f32 to bf16
+    linalg.yield %v : bf16
+  }
+  %part = memref.subview %t[0, 0] [%h, %w] [1, 1] : memref<64x128xbf16> to memref<?x?xbf16, strided<[128, 1]>>
+  %dst = memref.subview %c2[0, 0] [%h, %w] [1, 1]
+      : memref<64x128xbf16, strided<[?, 1]>> to memref<?x?xbf16, strided<[?, 1]>>
+  linalg.copy ins(%part : memref<?x?xbf16, strided<[128, 1]>>) outs(%dst : memref<?x?xbf16, strided<[?, 1]>>)
+  return
+}
