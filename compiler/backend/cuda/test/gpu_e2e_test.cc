@@ -13,6 +13,7 @@
 
 #include "compiler/frontend/test/MathKernelReference.h"
 #include "kernels/ProblemData.h"
+#include "kernels/Zoo.h"
 #include "runtime/Device.h"
 
 #include "gtest/gtest.h"
@@ -351,6 +352,44 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
         }
       EXPECT_EQ(wrong, 0) << v.artifact << " " << m << "x" << n << "x" << k;
     }
+}
+
+// The zoo's attention (kernels/attention/attention.py) on tensor cores, its K and V tiles
+// copied by cp.async over 2 stages, checked by the zoo's own problem (fresh random Q, K, V,
+// the output poisoned, a sample of query rows against a double reference) at token counts
+// that are not multiples of the blocks: on sm_90a with Q.K^T on wgmma (bf16, head dim 64,
+// causal) and on sm_90 with mma.sync (f16, head dim 128).
+TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
+  if (device_->kind() != "cuda")
+    GTEST_SKIP() << "the artifacts are built for NVIDIA sm_90 and sm_90a";
+  if (device_->Environment()["arch"] != "sm_90")
+    GTEST_SKIP() << "the artifacts need an sm_90 GPU (this one is "
+                 << device_->Environment()["arch"] << ")";
+  const tessel::zoo::Kernel *attention = tessel::zoo::Find("attention");
+  ASSERT_NE(attention, nullptr);
+  struct Variant {
+    const char *artifact, *dtype;
+    int64_t d, causal, blockM, blockN;
+  };
+  for (const Variant &v : {Variant{"attention_sm90a", "bf16", 64, 1, 64, 64},
+                           Variant{"attention_sm90", "f16", 128, 0, 32, 64}}) {
+    auto executable = device_->Load(artifactPath(v.artifact));
+    ASSERT_TRUE(executable.ok()) << executable.status();
+    auto kernel = (*executable)->GetKernel("attention");
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    for (int round = 0; round < 2; ++round) {
+      int64_t n = 200 + int64_t(rng()() % 900);
+      tessel::zoo::Shape shape{{"Z", 2}, {"H", 2}, {"N_CTX", n}, {"D", v.d}, {"CAUSAL", v.causal}};
+      auto problem = attention->makeProblem(shape, v.dtype, rng()());
+      tessel::autotune::Point config{{"BLOCK_M", v.blockM},
+                                     {"BLOCK_N", v.blockN},
+                                     {"knob.num_stages", 2},
+                                     {"knob.num_warps", 4}};
+      absl::Status s = problem->RunAndCheck(*device_, *kernel, config);
+      EXPECT_TRUE(s.ok()) << v.artifact << " N_CTX=" << n << ": " << s;
+    }
+    executables_.push_back(std::move(*executable));
+  }
 }
 
 // tl.math on the GPU: on cuda, libdevice's functions (the artifact built where the build
