@@ -342,6 +342,10 @@ void runFastIterationsFirst(scf::ForOp loop) {
     Operation *at = op;
     while (at->getParentOp() != loop) {
       Operation *parent = at->getParentOp();
+      // Only ifs and regions run once an iteration between the loop and the fast path (a
+      // loop in between could take it in some of its iterations and not in others).
+      if (!isa<scf::IfOp, scf::ExecuteRegionOp>(parent))
+        return;
       if (auto up = dyn_cast<scf::IfOp>(parent))
         conditions.push_back(
             {up.getCondition(), at->getParentRegion() == &up.getThenRegion()});
