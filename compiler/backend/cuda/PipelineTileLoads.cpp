@@ -459,15 +459,21 @@ struct CudaPipelineTileLoads
       if (numStages > 1 && failed(pipeline(loop, numStages, maxSharedBytes)))
         return signalPassFailure();
     // The K loops of matmuls on warpgroups whose copies are asynchronous (only those are
-    // measured and checked on a GPU so far: the zoo's attention computed wrong results with
-    // its loops split too).
+    // measured and checked on a GPU so far), and not where the body allocates a buffer: such
+    // a buffer may be carried into the next iteration, and tessel-cuda-map-programs gives it
+    // two places taken in turns by an scf.for's iterations only (the zoo's attention, whose
+    // loop carries its row statistics and accumulator in buffers allocated in the body,
+    // computed wrong results with its loop split).
     loops.clear();
     getOperation().walk([&](scf::ForOp loop) {
       auto has = [&](StringRef attr) {
         return llvm::any_of(loop.getBody()->getOperations(),
                             [&](Operation &op) { return op.hasAttr(attr); });
       };
-      if (has(kAsyncCopyAttr) && has(tessel::cuda::kWarpgroupStepAttr))
+      bool allocates = loop.getBody()
+                           ->walk([](memref::AllocOp) { return WalkResult::interrupt(); })
+                           .wasInterrupted();
+      if (has(kAsyncCopyAttr) && has(tessel::cuda::kWarpgroupStepAttr) && !allocates)
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)
