@@ -98,6 +98,18 @@ void when(OpBuilder &b, Location loc, Value cond, llvm::function_ref<void(OpBuil
   then(in);
 }
 
+/// Chunk `c` of the tile `shared` as one cp.async under `cond` at `b`'s point: 16 bytes from
+/// `src` at `indices`, of which `count` elements are read (the rest zero-filled; all 16 where
+/// `count` is null).
+void asyncChunk(OpBuilder &b, Location loc, Value cond, Value shared, const Chunk &c, Value src,
+                ValueRange indices, Value count) {
+  when(b, loc, cond, [&](OpBuilder &put) {
+    nvgpu::DeviceAsyncCopyOp::create(put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()),
+                                     shared, ValueRange{c.dstRow, c.dst}, src, indices,
+                                     put.getIndexAttr(kChunk), count, put.getUnitAttr());
+  });
+}
+
 /// Whether `v` is `tile` or a unit-stride subview of it; sets its offsets in the tile.
 bool viewOfTile(Value v, Value tile, SmallVector<OpFoldResult> &offsets) {
   if (v == tile) {
@@ -608,12 +620,7 @@ bool writeTileAsync(Value tile, int64_t threads,
               arith::AddIOp::create(
                   whole, loc, arith::MulIOp::create(whole, loc, c.row, rowStride.front()),
                   c.col));
-          when(whole, loc, c.exists, [&](OpBuilder &put) {
-            nvgpu::DeviceAsyncCopyOp::create(
-                put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
-                ValueRange{c.dstRow, c.dst}, flat, ValueRange{element}, put.getIndexAttr(kChunk),
-                Value(), put.getUnitAttr());
-          });
+          asyncChunk(whole, loc, c.exists, shared, c, flat, ValueRange{element}, Value());
         }
         at.setInsertionPoint(ifWhole.elseBlock()->getTerminator());
       }
@@ -649,21 +656,11 @@ bool writeTileAsync(Value tile, int64_t threads,
             continue;
           }
           Value src = copies[j].op.getInputs()[0];
-          when(at, loc, mine, [&](OpBuilder &put) {
-            nvgpu::DeviceAsyncCopyOp::create(
-                put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
-                ValueRange{c.dstRow, c.dst}, src, ValueRange{i, jj}, put.getIndexAttr(kChunk), valid,
-                put.getUnitAttr());
-          });
+          asyncChunk(at, loc, mine, shared, c, src, ValueRange{i, jj}, valid);
         }
         if (oneSource) {
           Value issue = fills.empty() ? taken : c.exists;
-          when(at, loc, issue, [&](OpBuilder &put) {
-            nvgpu::DeviceAsyncCopyOp::create(
-                put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
-                ValueRange{c.dstRow, c.dst}, flat, ValueRange{element}, put.getIndexAttr(kChunk),
-                count, put.getUnitAttr());
-          });
+          asyncChunk(at, loc, issue, shared, c, flat, ValueRange{element}, count);
           continue;
         }
         if (!fills.empty()) {
