@@ -17,13 +17,12 @@ Usage: attention_baselines.py [--dtypes bf16,f16] [--shapes Z,H,N,D,CAUSAL;...]
 import argparse
 import json
 import math
-import sys
 
 import torch
 import triton
 import triton.testing
 
-from zoo import load_zoo_kernel, parse_shapes
+from zoo import environment, load_zoo_kernel, parse_dtypes, parse_shapes
 
 # 16 heads and 32k tokens in all (batch 8 of 4k tokens or batch 2 of 16k), head dim 64 and 128,
 # causal and not: the zoo's large GPU shapes for attention.
@@ -40,15 +39,12 @@ def main():
     parser.add_argument("--dtypes", default="bf16,f16")
     parser.add_argument("--shapes", default=None)
     args = parser.parse_args()
-    dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
     shapes = (parse_shapes(args.shapes, ("Z", "H", "N", "D", "CAUSAL"), "attention_baselines")
               if args.shapes else None)
     kernel = load_zoo_kernel("attention.py", "attention")
-    device = torch.cuda.get_device_name()
-    for name in args.dtypes.split(","):
-        if name not in dtypes:
-            sys.exit(f"attention_baselines: unknown dtype '{name}' (bf16, f16)")
-        dtype = dtypes[name]
+    dtypes = parse_dtypes(args.dtypes, "attention_baselines")
+    host = environment()
+    for name, dtype in dtypes:
         for z, h, n, d, causal in shapes or DEFAULT_SHAPES:
             torch.manual_seed(z * 1000003 + n * 31 + d + causal)
             q, k, v = (torch.randn(z, h, n, d, dtype=dtype, device="cuda") for _ in range(3))
@@ -57,8 +53,7 @@ def main():
             sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
             want = sdpa()
             sdpa_ms = triton.testing.do_bench(sdpa, return_mode="median")
-            out = {"shape": shape, "dtype": name, "device": device,
-                   "torch": torch.__version__, "triton": triton.__version__,
+            out = {"shape": shape, "dtype": name, **host,
                    "sdpa_ms": sdpa_ms, "sdpa_tflops": flops / sdpa_ms / 1e9}
             best = None
             for bm, bn, warps, stages in TRITON_CONFIGS:

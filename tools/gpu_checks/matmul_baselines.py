@@ -24,7 +24,7 @@ import torch
 import triton
 import triton.testing
 
-from zoo import load_zoo_kernel, parse_shapes
+from zoo import environment, load_zoo_kernel, parse_dtypes, parse_shapes
 
 # The zoo's large GPU shapes: bf16 at 4096 and f16 at 8192 (issue 14's bars).
 DEFAULT_SHAPES = {"bf16": [(4096, 4096, 4096)], "f16": [(8192, 8192, 8192)]}
@@ -43,13 +43,10 @@ def main():
     shapes = parse_shapes(args.shapes, ("M", "N", "K"), "matmul_baselines") if args.shapes else None
     if shapes and min(min(s) for s in shapes) <= 0:
         sys.exit(f"matmul_baselines: shapes must be positive, got '{args.shapes}'")
-    dtypes = {"bf16": torch.bfloat16, "f16": torch.float16}
     kernel = load_zoo_kernel("matmul.py", "matmul")
-    device = torch.cuda.get_device_name()
-    for name in args.dtypes.split(","):
-        if name not in dtypes:
-            sys.exit(f"matmul_baselines: unknown dtype '{name}' (bf16, f16)")
-        dtype = dtypes[name]
+    dtypes = parse_dtypes(args.dtypes, "matmul_baselines")
+    host = environment()
+    for name, dtype in dtypes:
         for m, n, k in shapes or DEFAULT_SHAPES[name]:
             torch.manual_seed(m * 1000003 + n * 31 + k)
             a = torch.randn(m, k, dtype=dtype, device="cuda")
@@ -57,8 +54,7 @@ def main():
             flops = 2.0 * m * n * k
             want = torch.matmul(a, b)
             cublas_ms = triton.testing.do_bench(lambda: torch.matmul(a, b), return_mode="median")
-            out = {"shape": f"K={k},M={m},N={n}", "dtype": name, "device": device,
-                   "torch": torch.__version__, "triton": triton.__version__,
+            out = {"shape": f"K={k},M={m},N={n}", "dtype": name, **host,
                    "cublas_ms": cublas_ms, "cublas_tflops": flops / cublas_ms / 1e9}
             best = None
             for bm, bn, bk, warps, stages in TRITON_CONFIGS:

@@ -26,3 +26,23 @@ def parse_shapes(text, fields, script):
             sys.exit(f"{script}: a shape is {','.join(fields)}, got '{item}'")
         shapes.append(tuple(values))
     return shapes
+
+
+def parse_dtypes(text, script):
+    """The torch dtypes named in "bf16,f16" as (name, dtype) pairs (exits on an unknown one)."""
+    import torch
+
+    known = {"bf16": torch.bfloat16, "f16": torch.float16}
+    for name in text.split(","):
+        if name not in known:
+            sys.exit(f"{script}: unknown dtype '{name}' (bf16, f16)")
+    return [(name, known[name]) for name in text.split(",")]
+
+
+def environment():
+    """What each result line records about the host: the GPU and the library versions."""
+    import torch
+    import triton
+
+    return {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "triton": triton.__version__}
