@@ -116,6 +116,41 @@ mlir::Value cloneReductionStep(mlir::OpBuilder &b, ScalarReduction r, mlir::Valu
 void finishScalarReduction(mlir::OpBuilder &b, ScalarReduction r, mlir::Value partial,
                            mlir::Value tid);
 
+/// Groups of consecutive iterations (GroupedAccess.cpp).
+///
+/// The indices of a row-major space of `shape` at linear position `linear`.
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::Value linear, llvm::ArrayRef<int64_t> shape);
+
+/// A loop body of pure ops and then one `scf.if` (no results, no else) holding the rest: the
+/// guarded loop tessel-cuda-whole-tile-loops makes of a masked load or store. Null otherwise.
+mlir::scf::IfOp guardOfBody(mlir::Block *body);
+
+/// Whether an access of `memref` (a view of a kernel argument) at `indices`, the innermost
+/// being the loop's innermost induction variable `inner`, touches groups of `v` elements
+/// (inner = 0 mod v) contiguous in memory and aligned to their bytes: unit innermost
+/// stride, the other strides and the views' offsets multiples of v, down to a
+/// memref.assume_alignment (triton-to-structured's AxisInfo proof that the tile's first
+/// element is aligned) of at least v elements' bytes. With `runtimeStrides`, a dynamic stride
+/// of the memref.reinterpret_cast under that alignment is accepted too and added there (the
+/// caller tests it at run time).
+bool groupsAligned(mlir::Value memref, mlir::ValueRange indices, mlir::Value inner, int64_t v,
+                   llvm::SmallVectorImpl<mlir::Value> *runtimeStrides = nullptr);
+
+/// One group of a loop's iterations at `b`, lane l under `maps[l]` (`cloneLane` clones a range
+/// of the body's ops for a lane). With the body's `guard` (guardOfBody): every lane's test,
+/// then the lanes' guarded ops side by side under one test where all pass (for LLVM to make
+/// one vector access of neighbouring accesses) and each under its own test otherwise. With
+/// `packAlignment` (bytes), the lanes' loads and stores where all lanes run are explicit
+/// vector accesses of that alignment (the caller knows every group starts so aligned).
+void cloneGroup(mlir::OpBuilder &b, mlir::Location loc, mlir::Block *body, mlir::scf::IfOp guard,
+                llvm::MutableArrayRef<mlir::IRMapping> maps,
+                llvm::function_ref<void(mlir::OpBuilder &,
+                                        llvm::iterator_range<mlir::Block::iterator>,
+                                        mlir::IRMapping &, int64_t)>
+                    cloneLane,
+                int64_t packAlignment = 0);
+
 /// Tiles kept in registers (ThreadTiles.cpp): a tile buffer of static shape that every access
 /// reaches element for element from a loop over its whole shape, with at most
 /// `maxPerThread` elements a thread, becomes a private buffer of each thread, which holds

@@ -537,7 +537,11 @@ private:
   Value workgroupBuffer(ArrayRef<int64_t> shape, Type element, Location loc) {
     auto space = gpu::AddressSpaceAttr::get(func_.getContext(), gpu::AddressSpace::Workgroup);
     auto type = MemRefType::get(shape, element, MemRefLayoutAttrInterface(), space);
-    return func_.addWorkgroupAttribution(type, loc);
+    BlockArgument buffer = func_.addWorkgroupAttribution(type, loc);
+    func_.setWorkgroupAttributionAttr(func_.getNumWorkgroupAttributions() - 1,
+                                      LLVM::LLVMDialect::getAlignAttrName(),
+                                      OpBuilder(func_).getI64IntegerAttr(kSharedTileAlignment));
+    return buffer;
   }
 
   /// Whether the memref `v` is, or may be, a tile buffer in shared memory: through views, the
@@ -880,15 +884,60 @@ private:
     return true;
   }
 
+  /// A parallel loop spread over the threads, between barriers: in groups of consecutive
+  /// iterations where its accesses allow (distributeGroups), one iteration at a time
+  /// otherwise (distributeIterations).
+  void distribute(scf::ParallelOp loop) {
+    rotateReductions(loop, [&](Value v) { return shared_.contains(viewedBuffer(v)); });
+    barrierBefore(loop);
+    Operation *last = distributeGroups(loop);
+    if (!last)
+      last = distributeIterations(loop);
+    barrierAfter(last);
+  }
+
+  /// for i in [tid, total) step numThreads: `emit(i)`, `unroll` values of i at a time (i,
+  /// i + numThreads, ...) and the rest one at a time. Returns the last loop.
+  Operation *spreadOverThreads(OpBuilder &b, Location loc, Value total, int64_t unroll,
+                               llvm::function_ref<void(OpBuilder &, Value)> emit) {
+    if (std::optional<int64_t> n = getConstantIntValue(total))
+      unroll = std::min<int64_t>(unroll, llvm::divideCeil(std::max<int64_t>(*n, 1), threads_));
+    Value start = tid_;
+    if (unroll > 1) {
+      // for base in [tid, total - (unroll - 1) * numThreads) step unroll * numThreads:
+      //   the body at base, base + numThreads, ...
+      Value stride = arith::ConstantIndexOp::create(b, loc, unroll * threads_);
+      Value limit = b.createOrFold<arith::SubIOp>(
+          loc, total, arith::ConstantIndexOp::create(b, loc, (unroll - 1) * threads_));
+      auto main = scf::ForOp::create(b, loc, tid_, limit, stride);
+      OpBuilder body = OpBuilder::atBlockBegin(main.getBody());
+      for (int64_t u = 0; u < unroll; ++u) {
+        Value at = main.getInductionVar();
+        if (u)
+          at = arith::AddIOp::create(body, loc, at,
+                                     arith::ConstantIndexOp::create(body, loc, u * threads_));
+        emit(body, at);
+      }
+      // Where it stopped: tid + max(ceil((limit - tid) / stride), 0) * stride.
+      Value steps = arith::CeilDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, limit, tid_),
+                                               stride);
+      steps = arith::MaxSIOp::create(b, loc, steps, zero_);
+      start = arith::AddIOp::create(b, loc, tid_, arith::MulIOp::create(b, loc, steps, stride));
+    }
+    auto rest = scf::ForOp::create(b, loc, start, total, numThreads_);
+    OpBuilder body = OpBuilder::atBlockBegin(rest.getBody());
+    emit(body, rest.getInductionVar());
+    return rest;
+  }
+
   /// for i in [tid, total) step numThreads: the body at the delinearized indices, `unroll_`
   /// iterations at a time (i, i + numThreads, ...) and the rest one at a time. An inner
   /// dimension (one the delinearization divides by) whose trip count is dynamic but bounded by
   /// a constant (a masked tile: min(cols left, BLOCK)) is iterated over its bound, the body
   /// guarded by the dynamic count: constant divisors instead of a run-time division per
   /// element. The outermost dimension keeps its dynamic count (no division by it, no guard).
-  void distribute(scf::ParallelOp loop) {
-    rotateReductions(loop, [&](Value v) { return shared_.contains(viewedBuffer(v)); });
-    barrierBefore(loop);
+  /// Returns the last loop it made.
+  Operation *distributeIterations(scf::ParallelOp loop) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     SmallVector<Value> trips, guards; // per dimension: the iterated count, the dynamic one
@@ -945,36 +994,175 @@ private:
     bool nested = loop.getBody()
                       ->walk([](LoopLikeOpInterface) { return WalkResult::interrupt(); })
                       .wasInterrupted();
-    int64_t unroll = nested ? 1 : unroll_;
-    if (std::optional<int64_t> n = getConstantIntValue(total))
-      unroll = std::min<int64_t>(unroll, llvm::divideCeil(std::max<int64_t>(*n, 1), threads_));
-    Value start = tid_;
-    if (unroll > 1) {
-      // for base in [tid, total - (unroll - 1) * numThreads) step unroll * numThreads:
-      //   the body at base, base + numThreads, ...
-      Value stride = arith::ConstantIndexOp::create(b, loc, unroll * threads_);
-      Value limit = b.createOrFold<arith::SubIOp>(
-          loc, total, arith::ConstantIndexOp::create(b, loc, (unroll - 1) * threads_));
-      auto main = scf::ForOp::create(b, loc, tid_, limit, stride);
-      OpBuilder body = OpBuilder::atBlockBegin(main.getBody());
-      for (int64_t u = 0; u < unroll; ++u) {
-        Value at = main.getInductionVar();
-        if (u)
-          at = arith::AddIOp::create(body, loc, at,
-                                     arith::ConstantIndexOp::create(body, loc, u * threads_));
-        emitBody(body, at);
-      }
-      // Where it stopped: tid + max(ceil((limit - tid) / stride), 0) * stride.
-      Value steps = arith::CeilDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, limit, tid_),
-                                               stride);
-      steps = arith::MaxSIOp::create(b, loc, steps, zero_);
-      start = arith::AddIOp::create(b, loc, tid_, arith::MulIOp::create(b, loc, steps, stride));
-    }
-    auto rest = scf::ForOp::create(b, loc, start, total, numThreads_);
-    OpBuilder body = OpBuilder::atBlockBegin(rest.getBody());
-    emitBody(body, rest.getInductionVar());
-    barrierAfter(rest);
+    Operation *last = spreadOverThreads(b, loc, total, nested ? 1 : unroll_, emitBody);
     loop.erase();
+    return last;
+  }
+
+  /// A loop over a static space from 0 in steps of 1, whose body is loads, stores and pure ops
+  /// (guarded or not, as tessel-cuda-whole-tile-loops leaves a masked copy), every access at
+  /// the innermost induction variable of a buffer whose groups of V consecutive elements
+  /// start aligned: a shared tile whose rows are whole groups, or a global view
+  /// (groupsAligned). Each thread then takes V consecutive iterations at a time (group g
+  /// at g * V, groups tid, tid + T, ...), so its accesses of a group become one vector access
+  /// (a matmul's epilogue: 16-byte reads of the staged tile, 16-byte stores into C). A
+  /// global view's row stride known only at run time is tested there: the groups where it is
+  /// a multiple of V (the view rebuilt with the stride's low bits cleared, so LLVM knows),
+  /// distributeIterations otherwise. Returns the last op made, or null (nothing changed)
+  /// where the loop does not qualify.
+  Operation *distributeGroups(scf::ParallelOp loop) {
+    if (loop.getNumResults() != 0)
+      return nullptr;
+    SmallVector<int64_t> shape;
+    for (auto [lb, ub, step] :
+         llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      std::optional<int64_t> n = getConstantIntValue(ub);
+      if (!isConstantIntValue(lb, 0) || !isConstantIntValue(step, 1) || !n || *n <= 0)
+        return nullptr;
+      shape.push_back(*n);
+    }
+    Block *body = loop.getBody();
+    scf::IfOp guard = tessel::cuda::guardOfBody(body);
+    SmallVector<Operation *> accesses;
+    auto plain = [&](Block *block) {
+      for (Operation &op : block->without_terminator()) {
+        if (&op == guard.getOperation())
+          continue;
+        if (tessel::cuda::memrefAccess(&op))
+          accesses.push_back(&op);
+        else if (op.getNumRegions() || !isPure(&op))
+          return false;
+      }
+      return true;
+    };
+    if (!plain(body) || (guard && !plain(guard.thenBlock())) || accesses.empty())
+      return nullptr;
+    int64_t widest = 1;
+    for (Operation *op : accesses) {
+      Type element = cast<MemRefType>(tessel::cuda::memrefAccess(op)->first.getType())
+                         .getElementType();
+      // Whole bytes (a vector of i1 is stored as bits, a buffer of i1 one byte each).
+      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+        return nullptr;
+      widest = std::max<int64_t>(widest, llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
+    }
+    if (vectorBytes_ <= widest)
+      return nullptr;
+    int64_t v = int64_t(llvm::bit_floor(uint64_t(std::min<int64_t>(vectorBytes_, 16) / widest)));
+    while (v > 1 && shape.back() % v != 0)
+      v /= 2;
+    if (v <= 1)
+      return nullptr;
+    // Every access is of elements of the widest size (one vector width for all).
+    for (Operation *op : accesses)
+      if (llvm::divideCeil(cast<MemRefType>(tessel::cuda::memrefAccess(op)->first.getType())
+                               .getElementType()
+                               .getIntOrFloatBitWidth(),
+                           8) != widest)
+        return nullptr;
+    int64_t groupBytes = v * widest;
+    Value inner = loop.getInductionVars().back();
+    // Whether `value` varies with the innermost induction variable (through the body's ops).
+    std::function<bool(Value)> followsInner = [&](Value value) {
+      if (value == inner)
+        return true;
+      Operation *def = value.getDefiningOp();
+      return def && loop->isAncestor(def) && llvm::any_of(def->getOperands(), followsInner);
+    };
+    SmallVector<Value> runtimeStrides, globalViews;
+    for (Operation *op : accesses) {
+      auto [memref, indices] = *tessel::cuda::memrefAccess(op);
+      // The group's elements side by side: the same outer indices for every lane.
+      if (!indices.empty() && llvm::any_of(indices.drop_back(), followsInner))
+        return nullptr;
+      llvm::DenseSet<Value> seen;
+      if (isShared(memref, seen)) {
+        // Shared tiles start kSharedTileAlignment-aligned; rows of whole groups (a view of
+        // one at static strides and offset, multiples of V) keep every group so.
+        auto type = cast<MemRefType>(memref.getType());
+        SmallVector<int64_t> strides;
+        int64_t offset;
+        auto multipleOfV = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % v == 0; };
+        if (indices.empty() || indices.back() != inner || type.getShape().back() % v != 0 ||
+            failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
+            !multipleOfV(offset) || !llvm::all_of(ArrayRef(strides).drop_back(), multipleOfV))
+          return nullptr;
+        continue;
+      }
+      if (!isa<BlockArgument>(viewedBuffer(memref)) ||
+          !tessel::cuda::groupsAligned(memref, indices, inner, v, &runtimeStrides))
+        return nullptr;
+      if (!llvm::is_contained(globalViews, memref))
+        globalViews.push_back(memref);
+    }
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    IRMapping views;
+    scf::IfOp version;
+    if (!runtimeStrides.empty()) {
+      // if (every such stride % V == 0) { the groups } else { one iteration at a time }
+      Value all;
+      Value lowBits = arith::ConstantIndexOp::create(b, loc, v - 1);
+      for (Value stride : runtimeStrides) {
+        Value low = arith::AndIOp::create(b, loc, stride, lowBits);
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, low, zero_);
+        all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
+      }
+      version = scf::IfOp::create(b, loc, all, /*withElseRegion=*/true);
+      b.setInsertionPoint(version.thenBlock()->getTerminator());
+      Value highBits = arith::ConstantIndexOp::create(b, loc, -v);
+      for (Value stride : runtimeStrides)
+        views.map(stride, arith::AndIOp::create(b, loc, stride, highBits).getResult());
+      // The views from the reinterpret_cast up, rebuilt on the cleared strides.
+      for (Value view : globalViews) {
+        SmallVector<Operation *> chain;
+        for (Value at = view; Operation *def = at.getDefiningOp();) {
+          if (!isa<memref::SubViewOp, memref::AssumeAlignmentOp, memref::ReinterpretCastOp>(def))
+            break;
+          chain.push_back(def);
+          if (isa<memref::ReinterpretCastOp>(def))
+            break;
+          at = def->getOperand(0);
+        }
+        for (Operation *def : llvm::reverse(chain))
+          if (!views.contains(def->getResult(0)))
+            b.clone(*def, views);
+      }
+    }
+    int64_t total = 1;
+    for (int64_t n : shape)
+      total *= n;
+    Value groups = arith::ConstantIndexOp::create(b, loc, total / v);
+    auto emitGroup = [&](OpBuilder &at, Value group) {
+      // The first element's indices (the innermost dimension a multiple of V, so the
+      // group's elements are the next V - 1 along it).
+      Value linear =
+          arith::MulIOp::create(at, loc, group, arith::ConstantIndexOp::create(at, loc, v));
+      SmallVector<Value> indices = tessel::cuda::delinearize(at, loc, linear, shape);
+      SmallVector<IRMapping> maps(v, views);
+      for (int64_t lane = 0; lane < v; ++lane) {
+        SmallVector<Value> laneIndices = indices;
+        if (lane)
+          laneIndices.back() = arith::AddIOp::create(
+              at, loc, indices.back(), arith::ConstantIndexOp::create(at, loc, lane));
+        maps[lane].map(loop.getInductionVars(), laneIndices);
+      }
+      tessel::cuda::cloneGroup(
+          at, loc, body, guard, maps,
+          [](OpBuilder &in, llvm::iterator_range<Block::iterator> ops, IRMapping &map, int64_t) {
+            for (Operation &op : ops)
+              in.clone(op, map);
+          },
+          groupBytes);
+    };
+    Operation *last = spreadOverThreads(b, loc, groups, unroll_, emitGroup);
+    if (!version) {
+      loop.erase();
+      return last;
+    }
+    loop->moveBefore(version.elseBlock()->getTerminator());
+    distributeIterations(loop);
+    return version;
   }
 
   /// The ops of `run` on thread 0; their results used after the run reach every thread
@@ -1022,6 +1210,8 @@ private:
   int64_t arenaBytes_ = 0;
   int64_t staticSharedBytes_;
   int64_t tileAlignment_ = 16;
+  /// What a static shared buffer starts at (a vector access of a group reads 16 bytes).
+  static constexpr int64_t kSharedTileAlignment = 16;
   Value arenaPad_; ///< bytes from the arena's start to its first aligned address
   bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;

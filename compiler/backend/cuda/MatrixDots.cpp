@@ -82,8 +82,10 @@ void DotEmitter::storeConverted(ValueRange accs, Value tile) {
         for (size_t k = e; k < e + 2; ++k)
           both.push_back(arith::TruncFOp::create(
               b_, loc_, element, vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k))));
+        // Two columns from an even one, in rows of an even number of 16-bit elements.
         vector::StoreOp::create(b_, loc_, vector::FromElementsOp::create(b_, loc_, pair, both),
-                                tile, ValueRange{elements[e].first, elements[e].second});
+                                tile, ValueRange{elements[e].first, elements[e].second},
+                                /*nontemporal=*/false, llvm::MaybeAlign(4));
       }
     }
 }
@@ -325,6 +327,45 @@ linalg::GenericOp convertingReader(Value c) {
   return convert;
 }
 
+/// The converted tile (a memref.alloc, M x N) as the first N columns of an M x (N + 8)
+/// buffer: a store of two columns by a warp writes 8 rows of 4 threads each, and with the rows
+/// 16 bytes longer those rows start 4 banks apart (N a multiple of 64 puts them all in the
+/// same banks: 8-way conflicts). Returns the view the tile's users now read.
+Value padRows(Value tile) {
+  auto alloc = tile.getDefiningOp<memref::AllocOp>();
+  MemRefType type = alloc.getType();
+  SmallVector<int64_t> shape(type.getShape()), wider(type.getShape());
+  wider.back() += 8;
+  OpBuilder b(alloc);
+  Location loc = alloc.getLoc();
+  auto padded = memref::AllocOp::create(b, loc, MemRefType::get(wider, type.getElementType()),
+                                        alloc.getAlignmentAttr());
+  padded->setDiscardableAttrs(alloc->getDiscardableAttrDictionary());
+  SmallVector<int64_t> zeros(shape.size(), 0), ones(shape.size(), 1);
+  Value view = memref::SubViewOp::create(b, loc, padded, zeros, shape, ones);
+  // The users read the view; subviews of the tile become subviews of it (their layouts
+  // follow its row stride), and so on down.
+  std::function<void(Value, Value)> reroute = [&](Value from, Value to) {
+    for (OpOperand &use : llvm::make_early_inc_range(from.getUses())) {
+      Operation *user = use.getOwner();
+      if (isa<memref::DeallocOp>(user)) {
+        use.set(padded);
+      } else if (auto sub = dyn_cast<memref::SubViewOp>(user)) {
+        OpBuilder at(sub);
+        auto again = memref::SubViewOp::create(at, sub.getLoc(), to, sub.getMixedOffsets(),
+                                               sub.getMixedSizes(), sub.getMixedStrides());
+        reroute(sub.getResult(), again.getResult());
+        sub.erase();
+      } else {
+        use.set(to);
+      }
+    }
+  };
+  reroute(alloc.getResult(), view);
+  alloc.erase();
+  return view;
+}
+
 } // namespace
 
 void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
@@ -435,8 +476,8 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   // converting them).
   if (linalg::GenericOp convert = convertingReader(p.c);
       convert && convert->getBlock() == after.getBlock()) {
+    Value tile = padRows(convert.getDpsInits()[0]);
     OpBuilder at(convert);
-    Value tile = convert.getDpsInits()[0];
     perThreadRegion(at, loc, {}, [&](OpBuilder &in) {
       std::unique_ptr<DotEmitter> e = make(in, loc, p);
       e->locate();

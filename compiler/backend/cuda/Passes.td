@@ -100,7 +100,12 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
     (e / V) mod T, which LLVM loads and stores as vectors; the loops and reductions over it
     run there without barriers; other loops: the innermost dimension fastest, so
     neighbouring threads touch neighbouring
-    elements; `unroll` iterations per thread in flight at once) and followed by a barrier; a
+    elements; `unroll` iterations per thread in flight at once; a loop of loads, stores and
+    pure ops over a static space whose accesses are all of shared tiles with rows of whole
+    groups or of global views proven aligned in groups (GroupedAccess.cpp; a row stride
+    known only at run time is tested there) in groups of V consecutive iterations, each
+    group's accesses one vector load or store, as a matmul's epilogue copies its staged tile
+    to C) and followed by a barrier; a
     sequential loop around a parallel one whose iterations touch disjoint elements (a
     reduction over the outer dimension of a tile) is interchanged first, so the threads run
     it without a barrier per step; any other op that writes memory runs on thread 0 (its
@@ -126,10 +131,12 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
            "memory)">,
     Option<"vectorBytes", "vector-bytes", "int64_t", "16",
            "bytes of consecutive elements a thread may own in a tile kept in registers, for "
-           "vector global accesses (0..64; at most one element's bytes: one element)">,
+           "vector global accesses, and may take at once in other loops (at most 16 there) "
+           "(0..64; at most one element's bytes: one element)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def CudaRedundantBarriers : Pass<"tessel-cuda-redundant-barriers", "::mlir::ModuleOp"> {

@@ -246,48 +246,12 @@ private:
       loop.getBody()->walk([&](Operation *op) {
         auto access = tessel::cuda::memrefAccess(op);
         if (access && isa<BlockArgument>(tessel::cuda::viewedBuffer(access->first)) &&
-            !groupsAligned(access->first, access->second, inner, v))
+            !tessel::cuda::groupsAligned(access->first, access->second, inner, v))
           aligned = false;
       });
     });
     if (aligned)
       vec_ = v;
-  }
-
-  /// Whether an access of `memref` (a view of a kernel argument) at `indices`, the innermost
-  /// being the loop's innermost induction variable `inner`, touches groups of `v` elements
-  /// (inner = 0 mod v) contiguous in memory and aligned to their bytes: unit innermost
-  /// stride, the other strides and the views' offsets multiples of v, down to a
-  /// memref.assume_alignment (triton-to-structured's AxisInfo proof that the tile's first
-  /// element is aligned) of at least v elements' bytes.
-  static bool groupsAligned(Value memref, ValueRange indices, Value inner, int64_t v) {
-    if (indices.empty() || indices.back() != inner)
-      return false;
-    auto multipleOfV = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % v == 0; };
-    auto stridesOk = [&](MemRefType type) {
-      SmallVector<int64_t> strides;
-      int64_t offset;
-      if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
-          strides.back() != 1)
-        return false;
-      return llvm::all_of(ArrayRef(strides).drop_back(), multipleOfV);
-    };
-    auto type = cast<MemRefType>(memref.getType());
-    if (!type.getElementType().isIntOrFloat() || !stridesOk(type))
-      return false;
-    int64_t bytes = v * llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
-    Value at = memref;
-    while (auto view = at.getDefiningOp<memref::SubViewOp>()) {
-      // Offsets in a dimension whose stride is a multiple of v move by multiples of v; the
-      // innermost offset must be one itself.
-      ArrayRef<int64_t> offsets = view.getStaticOffsets();
-      if (!stridesOk(view.getSourceType()) || !multipleOfV(offsets.back()) ||
-          !llvm::all_of(view.getStaticStrides(), [](int64_t s) { return s == 1; }))
-        return false;
-      at = view.getSource();
-    }
-    auto assume = at.getDefiningOp<memref::AssumeAlignmentOp>();
-    return assume && assume.getAlignment() % bytes == 0 && stridesOk(assume.getType());
   }
 
   bool isOwned(Value v) const {
@@ -551,22 +515,6 @@ private:
     return at == b.getInsertionBlock()->begin() ? nullptr : &*std::prev(at);
   }
 
-  /// The indices of a row-major space of `shape` at linear position `linear`.
-  SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                                 ArrayRef<int64_t> shape) {
-    SmallVector<Value> indices(shape.size());
-    for (int d = int(shape.size()) - 1; d >= 0; --d) {
-      if (d == 0) {
-        indices[d] = linear;
-        break;
-      }
-      Value size = arith::ConstantIndexOp::create(b, loc, shape[d]);
-      indices[d] = arith::RemUIOp::create(b, loc, linear, size);
-      linear = arith::DivUIOp::create(b, loc, linear, size);
-    }
-    return indices;
-  }
-
   /// The ops of `ops` cloned at `b` under `map`, their accesses of kept tiles at slot k.
   void cloneAtSlot(OpBuilder &b, llvm::iterator_range<Block::iterator> ops, IRMapping &map,
                    int64_t k) {
@@ -574,20 +522,6 @@ private:
     for (Operation &op : ops)
       b.clone(op, map);
     toSlots(b, mark, k);
-  }
-
-  /// A loop body of pure ops and then one `scf.if` (no results, no else) holding the rest:
-  /// the guarded loop tessel-cuda-whole-tile-loops makes of a masked load or store.
-  static scf::IfOp guardOfBody(Block *body) {
-    if (body->getOperations().size() < 2)
-      return {};
-    auto guard = dyn_cast<scf::IfOp>(*std::prev(body->end(), 2));
-    if (!guard || guard.getNumResults() != 0 || !guard.getElseRegion().empty())
-      return {};
-    for (Operation &op : llvm::make_range(body->begin(), guard->getIterator()))
-      if (!isMemoryEffectFree(&op))
-        return {};
-    return guard;
   }
 
   /// A parallel loop over the kept tiles' shape: each thread its slots, a group of vec_
@@ -604,8 +538,7 @@ private:
     for (int64_t d : shape)
       total *= d;
     Block *body = loop.getBody();
-    scf::IfOp guard = vec_ > 1 ? guardOfBody(body) : scf::IfOp();
-    auto bodyOps = llvm::make_range(body->begin(), std::prev(body->end()));
+    scf::IfOp guard = vec_ > 1 ? tessel::cuda::guardOfBody(body) : scf::IfOp();
     OpBuilder b = perThreadRegion(loop);
     int64_t groups = slotsFor(total) / vec_;
     for (int64_t j = 0; j < groups; ++j) {
@@ -614,7 +547,8 @@ private:
       SmallVector<Value> elements;
       for (int64_t lane = 0; lane < vec_; ++lane) {
         elements.push_back(elementOf(b, loc, j * vec_ + lane));
-        maps[lane].map(loop.getInductionVars(), delinearize(b, loc, elements.back(), shape));
+        maps[lane].map(loop.getInductionVars(),
+                       tessel::cuda::delinearize(b, loc, elements.back(), shape));
       }
       if (groupMayRunPast(j, total)) {
         // vec_ divides total: the group lies inside the space or past it.
@@ -623,32 +557,11 @@ private:
         auto tail = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
         in.setInsertionPoint(tail.thenBlock()->getTerminator());
       }
-      if (!guard) {
-        for (int64_t lane = 0; lane < vec_; ++lane)
-          cloneAtSlot(in, bodyOps, maps[lane], j * vec_ + lane);
-        continue;
-      }
-      // The tests of the group's elements, and the group's accesses under all of them.
-      Value all;
-      SmallVector<Value> tests;
-      for (int64_t lane = 0; lane < vec_; ++lane) {
-        for (Operation &op : llvm::make_range(body->begin(), guard->getIterator()))
-          in.clone(op, maps[lane]);
-        tests.push_back(maps[lane].lookupOrDefault(guard.getCondition()));
-        all = all ? arith::AndIOp::create(in, loc, all, tests.back()).getResult() : tests.back();
-      }
-      Block *guarded = guard.thenBlock();
-      auto guardedOps = llvm::make_range(guarded->begin(), std::prev(guarded->end()));
-      auto whole = scf::IfOp::create(in, loc, all, /*withElseRegion=*/true);
-      OpBuilder fast(whole.thenBlock()->getTerminator());
-      for (int64_t lane = 0; lane < vec_; ++lane)
-        cloneAtSlot(fast, guardedOps, maps[lane], j * vec_ + lane);
-      OpBuilder slow(whole.elseBlock()->getTerminator());
-      for (int64_t lane = 0; lane < vec_; ++lane) {
-        auto one = scf::IfOp::create(slow, loc, tests[lane], /*withElseRegion=*/false);
-        OpBuilder at(one.thenBlock()->getTerminator());
-        cloneAtSlot(at, guardedOps, maps[lane], j * vec_ + lane);
-      }
+      tessel::cuda::cloneGroup(in, loc, body, guard, maps,
+                               [&](OpBuilder &at, llvm::iterator_range<Block::iterator> ops,
+                                   IRMapping &map, int64_t lane) {
+                                 cloneAtSlot(at, ops, map, j * vec_ + lane);
+                               });
     }
     loop.erase();
   }

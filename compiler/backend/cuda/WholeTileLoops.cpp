@@ -29,8 +29,20 @@ namespace tessel {
 namespace {
 
 /// A tile buffer (a memref.alloc, or a loop carrying one) has a static shape and no layout;
-/// views of a kernel's arguments have a strided layout.
-bool isTile(MemRefType type) { return type.hasStaticShape() && type.getLayout().isIdentity(); }
+/// views of a kernel's arguments have a strided layout. A static view of a tile buffer
+/// (its first columns: a tile whose rows are padded) is a tile too.
+bool isTile(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  if (!type.hasStaticShape())
+    return false;
+  if (type.getLayout().isIdentity())
+    return true;
+  auto view = v.getDefiningOp<memref::SubViewOp>();
+  return view && view.getType().hasStaticShape() && view.getStaticOffsets() ==
+         ArrayRef<int64_t>(SmallVector<int64_t>(type.getRank(), 0)) &&
+         view.getSource().getDefiningOp<memref::AllocOp>() &&
+         view.getSourceType().getLayout().isIdentity();
+}
 
 /// The subview of a static tile buffer (unit strides) that `loop` iterates:
 /// every access of it in the loop is at exactly the loop's induction variables, the loop runs
@@ -49,7 +61,7 @@ memref::SubViewOp iteratedTileView(scf::ParallelOp loop) {
       return;
     auto [memref, indices] = *access;
     auto view = memref.getDefiningOp<memref::SubViewOp>();
-    if (!view || !isTile(view.getSourceType()))
+    if (!view || !isTile(view.getSource()))
       return;
     if ((found && found != view) || !llvm::equal(indices, loop.getInductionVars()))
       ok = false;

@@ -88,7 +88,8 @@ module {
 // A column sum of a 32x64 tile: the loop over rows around the parallel loop over columns is
 // interchanged (each column is one thread's, no barrier per row), and the copy of the tile
 // (2048 elements over 64 threads) runs 4 elements per thread at a time: a main loop of 4
-// bodies stepping 256, then the rest one at a time.
+// bodies stepping 256, then the rest one at a time. The accumulator's zeros (a shared tile of
+// 64 f32) are stored in groups of 4: one 16-byte vector store a thread, 16 threads.
 // CHECK-LABEL: gpu.func @col_sum(
 // CHECK-DAG: %[[TID:.*]] = gpu.thread_id x
 // CHECK-DAG: %[[STEP4:.*]] = arith.constant 256 : index
@@ -99,7 +100,7 @@ module {
 // CHECK: memref.load %{{.*}} : memref<?x64xf32>
 // CHECK: }
 // CHECK: gpu.barrier
-// CHECK: memref.store %{{.*}} : memref<64xf32>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64xf32>, vector<4xf32>
 // CHECK: gpu.barrier
 // CHECK-NEXT: scf.for %[[COL:.*]] = %[[TID]] to %{{.*}} step %{{.*}} {
 // CHECK-NEXT: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {

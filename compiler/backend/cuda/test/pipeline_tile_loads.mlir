@@ -58,7 +58,7 @@
 // regions, none after the copies, commits or wait) and one before the matmul, none after it
 // (it writes no memory).
 // MAP-LABEL: gpu.func @k_loop(
-// MAP-SAME: workgroup(%{{.*}} : memref<3x32x16xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<3x16x32xf16, #gpu.address_space<workgroup>>
+// MAP-SAME: workgroup(%{{.*}} : memref<3x32x16xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<3x16x32xf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
 // MAP: scf.for %{{.*}} iter_args(
 // MAP-NOT: gpu.barrier
 // MAP: gpu.barrier

@@ -89,7 +89,7 @@ module {
 // -----
 
 // CHECK-LABEL: gpu.func @col_sum(
-// CHECK-SAME: workgroup(%[[PARTS:.*]] : memref<2x32xf32, #gpu.address_space<workgroup>>)
+// CHECK-SAME: workgroup(%[[PARTS:.*]] : memref<2x32xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK-DAG: %[[X:.*]] = memref.alloca() : memref<4xf32>
 // CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<1xf32>

@@ -3,7 +3,8 @@
 // a memref.assume_alignment of 16 bytes, the structured lowering's AxisInfo proof), each
 // thread owns groups of 4 consecutive f32 elements (element 4 * tid + lane, then + 256 with
 // 64 threads), and a masked access tests the whole group once: all four in bounds run side
-// by side (LLVM makes them one 128-bit access), otherwise each alone. Without the alignment
+// by side, the four loads and then the four stores (LLVM makes them one 128-bit access),
+// otherwise each alone. Without the alignment
 // proof, or with vector-bytes=4, the elements stay one per thread (tid, tid + 64, ...).
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-whole-tile-loops),tessel-cuda-map-programs{num-warps=2})' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-whole-tile-loops),tessel-cuda-map-programs{num-warps=2 vector-bytes=4})' | FileCheck %s --check-prefix=SCALAR
@@ -22,8 +23,12 @@
 // CHECK: %[[ALL4:.*]] = arith.andi
 // CHECK: scf.if %[[ALL4]] {
 // CHECK-NEXT: memref.load %{{.*}}[%[[E0]]]
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.load %{{.*}}[%[[E3]]]
 // CHECK-NEXT: memref.store %{{.*}}, %[[X]][%c0]
-// CHECK: memref.load %{{.*}}[%[[E3]]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[X]][%c1]
+// CHECK-NEXT: memref.store %{{.*}}, %[[X]][%c2]
 // CHECK-NEXT: memref.store %{{.*}}, %[[X]][%c3]
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.if %[[T0]] {

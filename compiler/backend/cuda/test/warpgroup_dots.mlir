@@ -246,24 +246,26 @@ func.func public @tile_before_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out:
 
 // C converted to bf16 before it goes on (as the structured lowering leaves a matmul's
 // epilogue): the accumulators are converted in registers and stored into the bf16 tile, each
-// lane's two adjacent columns as one vector store; the f32 tile and the conversion are gone,
-// the copy of the tile's in-bounds part stays.
+// lane's two adjacent columns as one 4-byte vector store; the f32 tile and the conversion are
+// gone, the copy of the tile's in-bounds part stays. The tile's rows are 8 elements longer
+// (the first 128 columns of a 64 x 136 buffer): a warp's store then spreads over the banks.
 // CHECK-LABEL: func.func public @converted_epilogue(
 // CHECK-NOT: memref<64x128xf32>
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: } else {
-// CHECK: %[[T:.*]] = memref.alloc() : memref<64x128xbf16>
+// CHECK: %[[WIDE:.*]] = memref.alloc() : memref<64x136xbf16>
+// CHECK-NEXT: %[[T:.*]] = memref.subview %[[WIDE]][0, 0] [64, 128] [1, 1] : memref<64x136xbf16> to memref<64x128xbf16, strided<[136, 1]>>
 // CHECK-NEXT: scf.execute_region
 // CHECK: %[[LO:.*]] = arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NEXT: vector.extract
 // CHECK-NEXT: %[[HI:.*]] = arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NEXT: %[[PAIR:.*]] = vector.from_elements %[[LO]], %[[HI]] : vector<2xbf16>
-// CHECK-NEXT: vector.store %[[PAIR]], %[[T]][%{{.*}}, %{{.*}}] : memref<64x128xbf16>, vector<2xbf16>
+// CHECK-NEXT: vector.store %[[PAIR]], %[[T]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x128xbf16, strided<[136, 1]>>, vector<2xbf16>
 // CHECK-COUNT-31: vector.store %{{.*}}, %[[T]]
 // CHECK-NOT: vector.store
 // CHECK-NOT: linalg.generic
 // CHECK: } {tessel.per_thread}
-// CHECK: linalg.copy
+// CHECK: linalg.copy ins(%{{.*}} : memref<?x?xbf16, strided<[136, 1]>>)
 func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c: memref<?xbf16>,
                                      %n: i32, %h: index, %w: index, %p0: i32, %p1: i32,
                                      %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
