@@ -36,6 +36,10 @@ inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
 /// computed by pure ops): tessel-cuda-pipeline-tile-loads runs a K loop's iterations while
 /// every such condition holds in a copy of the loop where they are true.
 inline constexpr llvm::StringLiteral kCopyFastPathAttr = "tessel.copy_fast_path";
+/// On an async-copy region of a pipelined K loop issued after the iteration's step on
+/// warpgroups: the slots it writes were last read by a wgmma group every warpgroup had
+/// waited for before the barrier ahead of that step, so it needs no barrier of its own.
+inline constexpr llvm::StringLiteral kSlotsReleasedAttr = "tessel.slots_released";
 
 /// Marks a tile buffer (memref.alloc) whose 16-byte chunks are stored swizzled
 /// (TileCopies.h: swizzledPosition); only code that knows it reads or writes it.
@@ -49,7 +53,8 @@ inline constexpr llvm::StringLiteral kTileAlignmentAttr = "tessel.tile_alignment
 /// Marks the per-thread region of a K loop's step on warpgroups (wgmma) whose accumulators the
 /// loop carries: its wgmma group may stay in flight into the next iteration where every tile
 /// it reads has a slot more than the loop's stages (tessel-cuda-pipeline-tile-loads relaxes
-/// its wait), the accumulators being waited for in a region after the loop.
+/// its wait), the accumulators being waited for in a region after the loop. Its value: the
+/// number of warpgroups that run the step.
 inline constexpr llvm::StringLiteral kWarpgroupStepAttr = "tessel.warpgroup_step";
 
 /// Whether `op` writes registers only although it declares no memory effects: mma.sync, and

@@ -651,7 +651,11 @@ private:
         if (op.hasAttr(tessel::cuda::kAsyncCopyAttr)) {
           // What it writes lands later; its readers wait, then pass a barrier of their own.
           // Before it, one barrier for a run of such regions (they write different tiles).
-          if (!followsAsyncCopies(&op))
+          // (Copies a pipelined K loop issues after its step need none: kSlotsReleasedAttr;
+          // not the loop's prologue copies, which follow whatever the kernel did before.)
+          bool released = op.hasAttr(tessel::cuda::kSlotsReleasedAttr) &&
+                          isa<scf::ForOp, scf::WhileOp>(op.getParentOp());
+          if (!followsAsyncCopies(&op) && !released)
             barrierBefore(&op);
           continue;
         }

@@ -425,7 +425,7 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
           return e->multiply(carried);
         });
         if (p.warpgroups)
-          step->setAttr(kWarpgroupStepAttr, b.getUnitAttr());
+          step->setAttr(kWarpgroupStepAttr, b.getI64IntegerAttr(p.warpsM * p.warpsN));
         return SmallVector<Value>(step.getResults());
       });
   if (failed(grown)) {

@@ -15,6 +15,32 @@
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}))' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=2 max-shared-bytes=30000}))' | FileCheck %s --check-prefix=FIT
+// With 8 warps (two warpgroups, 64 columns each) and 3 stages, each iteration issues its
+// copies after its step (while the tensor cores run it) with no barrier of their own: their
+// slot was released by every warpgroup's wait at the end of the previous step, before the one
+// barrier of the iteration; the wait before the step leaves one iteration's groups pending. One
+// warpgroup (4 warps) keeps the copies first.
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=8 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=3}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=8})' | FileCheck %s --check-prefix=AFTER
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4 wgmma=true},tessel-cuda-pipeline-tile-loads{num-stages=3}))' | FileCheck %s --check-prefix=ONEGROUP
+// AFTER-LABEL: gpu.func @k_loop(
+// AFTER: gpu.barrier
+// AFTER: } {tessel.async_copy, tessel.per_thread, tessel.slots_released}
+// AFTER: scf.while
+// AFTER: } do {
+// AFTER: nvvm.cp.async.wait.group 2
+// AFTER: gpu.barrier
+// AFTER-NOT: gpu.barrier
+// AFTER: } {tessel.per_thread, tessel.warpgroup_step = 2 : i64}
+// AFTER-NOT: gpu.barrier
+// AFTER: } {tessel.async_copy, tessel.per_thread, tessel.slots_released}
+// AFTER-NOT: gpu.barrier
+// AFTER: scf.for
+// ONEGROUP-LABEL: func.func public @k_loop(
+// ONEGROUP-NOT: tessel.slots_released
+// ONEGROUP: scf.for
+// ONEGROUP: } {tessel.async_copy, tessel.per_thread}
+// ONEGROUP: nvvm.cp.async.wait.group 4
+// ONEGROUP: } {tessel.per_thread, tessel.warpgroup_step = 1 : i64}
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90a --emit ptx -o - | FileCheck %s --check-prefix=PTX
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=SM90
 
@@ -31,7 +57,7 @@
 // CHECK: } do {
 // CHECK: scf.if %true
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK: } {tessel.per_thread, tessel.warpgroup_step}
+// CHECK: } {tessel.per_thread, tessel.warpgroup_step = 1 : i64}
 // CHECK: scf.for %{{.*}} = %{{.*}}#0 to
 // CHECK: nvvm.cp.async.wait.group 2
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -46,7 +72,7 @@
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
-// CHECK: } {tessel.per_thread, tessel.warpgroup_step}
+// CHECK: } {tessel.per_thread, tessel.warpgroup_step = 1 : i64}
 // CHECK: scf.yield
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.execute_region no_inline {
