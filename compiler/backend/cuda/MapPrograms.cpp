@@ -1011,8 +1011,8 @@ private:
   /// at g * V, groups tid, tid + T, ...), so its accesses of a group become one vector access
   /// (a matmul's epilogue: 16-byte reads of the staged tile, 16-byte stores into C). A
   /// global view's row stride known only at run time is tested there: the groups where it is
-  /// a multiple of V (the view rebuilt with the stride's low bits cleared, so LLVM knows),
-  /// distributeIterations otherwise. Returns the last op made, or null (nothing changed)
+  /// a multiple of V (their vector accesses carry the group's alignment, which the test and
+  /// the view's aligned first element guarantee), distributeIterations otherwise. Returns the last op made, or null (nothing changed)
   /// where the loop does not qualify.
   Operation *distributeGroups(scf::ParallelOp loop) {
     if (loop.getNumResults() != 0)
@@ -1073,7 +1073,7 @@ private:
       Operation *def = value.getDefiningOp();
       return def && loop->isAncestor(def) && llvm::any_of(def->getOperands(), followsInner);
     };
-    SmallVector<Value> runtimeStrides, globalViews;
+    SmallVector<Value> runtimeStrides;
     for (Operation *op : accesses) {
       auto [memref, indices] = *tessel::cuda::memrefAccess(op);
       // The group's elements side by side: the same outer indices for every lane.
@@ -1096,12 +1096,9 @@ private:
       if (!isa<BlockArgument>(viewedBuffer(memref)) ||
           !tessel::cuda::groupsAligned(memref, indices, inner, v, &runtimeStrides))
         return nullptr;
-      if (!llvm::is_contained(globalViews, memref))
-        globalViews.push_back(memref);
     }
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    IRMapping views;
     scf::IfOp version;
     if (!runtimeStrides.empty()) {
       // if (every such stride % V == 0) { the groups } else { one iteration at a time }
@@ -1114,24 +1111,6 @@ private:
       }
       version = scf::IfOp::create(b, loc, all, /*withElseRegion=*/true);
       b.setInsertionPoint(version.thenBlock()->getTerminator());
-      Value highBits = arith::ConstantIndexOp::create(b, loc, -v);
-      for (Value stride : runtimeStrides)
-        views.map(stride, arith::AndIOp::create(b, loc, stride, highBits).getResult());
-      // The views from the reinterpret_cast up, rebuilt on the cleared strides.
-      for (Value view : globalViews) {
-        SmallVector<Operation *> chain;
-        for (Value at = view; Operation *def = at.getDefiningOp();) {
-          if (!isa<memref::SubViewOp, memref::AssumeAlignmentOp, memref::ReinterpretCastOp>(def))
-            break;
-          chain.push_back(def);
-          if (isa<memref::ReinterpretCastOp>(def))
-            break;
-          at = def->getOperand(0);
-        }
-        for (Operation *def : llvm::reverse(chain))
-          if (!views.contains(def->getResult(0)))
-            b.clone(*def, views);
-      }
     }
     int64_t total = 1;
     for (int64_t n : shape)
@@ -1143,7 +1122,7 @@ private:
       Value linear =
           arith::MulIOp::create(at, loc, group, arith::ConstantIndexOp::create(at, loc, v));
       SmallVector<Value> indices = tessel::cuda::delinearize(at, loc, linear, shape);
-      SmallVector<IRMapping> maps(v, views);
+      SmallVector<IRMapping> maps(v);
       for (int64_t lane = 0; lane < v; ++lane) {
         SmallVector<Value> laneIndices = indices;
         if (lane)
