@@ -1097,6 +1097,9 @@ private:
           !tessel::cuda::groupsAligned(memref, indices, inner, v, &runtimeStrides))
         return nullptr;
     }
+    // The run-time test goes before the loop.
+    if (!llvm::all_of(runtimeStrides, [&](Value s) { return loop.isDefinedOutsideOfLoop(s); }))
+      return nullptr;
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     scf::IfOp version;
