@@ -2,13 +2,15 @@
 //
 // sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] [--dtypes=f32,...]
 //       [--strategy=exhaustive|random|evolutionary] [--budget=N] [--out=DIR] [--resume]
-//       [--shard=I/N] [--timeout=SECONDS] [--min-time=SECONDS] [--build-only]
+//       [--shard=I/N] [--where=NAME=V|V,...] [--timeout=SECONDS] [--min-time=SECONDS]
+//       [--build-only]
 // sweep --ingest=DIR   (DIR: a --build-only output whose run.sh ran; see Ingest.h)
 //
 // TESSEL_ZOO_DIR, when set, is read instead of kernels/ for the kernels' sources.
 //
 // For every kernel x dtype x shape: the configurations the strategy picks (constraints prune
-// invalid ones first; --shard keeps every N-th), compiled in parallel (exhaustive / random) or
+// invalid ones first; --where keeps those whose named parameters take the listed values;
+// --shard keeps every N-th), compiled in parallel (exhaustive / random) or
 // one at a time (evolutionary, which needs each result to choose the next), then measured one
 // at a time by tessel-bench in a child process with a timeout, nothing else running. Every
 // candidate becomes a record in DIR/records.jsonl, appended and flushed at once; --resume skips
@@ -67,6 +69,7 @@ struct Options {
   std::string flush = "on"; ///< tessel-bench's cache flush between repetitions
   std::string target = "cpu";
   int shardIndex = 0, shardCount = 1;
+  autotune::Where where; ///< parameters restricted to some of their values
   double timeout = 60, minTime = 0.1;
 };
 
@@ -106,7 +109,7 @@ int usage(const std::string &why) {
                "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
                "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
                "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]|cuda:sm_NN|rocm:gfxNNN] "
-               "[--out=DIR] [--resume] [--shard=I/N] [--timeout=S] "
+               "[--out=DIR] [--resume] [--shard=I/N] [--where=NAME=V|V,...] [--timeout=S] "
                "[--min-time=S] [--flush=on|off]\n",
                why.c_str());
   return 2;
@@ -262,7 +265,12 @@ int main(int argc, char **argv) {
         return usage("--min-time takes seconds between 0 and 3600, not '" + value + "'");
       opt.minTime = number;
     }
-    else if (key == "--shard") {
+    else if (key == "--where") {
+      auto where = autotune::ParseWhere(value);
+      if (!where.ok())
+        return usage(std::string(where.status().message()));
+      opt.where = *where;
+    } else if (key == "--shard") {
       auto shard = autotune::ParseShard(value);
       if (!shard.ok())
         return usage(std::string(shard.status().message()));
@@ -270,6 +278,9 @@ int main(int argc, char **argv) {
     } else
       return usage("unknown argument '" + a + "'");
   }
+  if (!opt.where.empty() && opt.strategy == "evolutionary")
+    return usage("--where restricts exhaustive and random sweeps (the evolutionary search "
+                 "moves over the whole space)");
   if (opt.strategy != "exhaustive" && opt.strategy != "random" && opt.strategy != "evolutionary")
     return usage("unknown --strategy '" + opt.strategy + "'");
   if (opt.budget <= 0 || opt.timeout <= 0 || opt.timeBudget < 0)
@@ -393,8 +404,12 @@ int main(int argc, char **argv) {
           return usage(std::string(shape.status().message()));
         shapes.push_back(*shape);
       }
+    absl::StatusOr<std::vector<autotune::Point>> kept =
+        autotune::Restrict(spec.space, spec.space.Enumerate(), opt.where);
+    if (!kept.ok())
+      return usage(k->name + ": " + std::string(kept.status().message()));
     const std::vector<autotune::Point> space =
-        autotune::Shard(spec.space.Enumerate(), opt.shardIndex, opt.shardCount);
+        autotune::Shard(*kept, opt.shardIndex, opt.shardCount);
     for (const std::string &dtype : spec.dtypes) {
       if (!opt.dtypes.empty() && std::find(opt.dtypes.begin(), opt.dtypes.end(), dtype) == opt.dtypes.end())
         continue;

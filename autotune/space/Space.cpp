@@ -1,11 +1,13 @@
 //===- Space.cpp - configuration spaces and sharding -*- C++ -*-===//
 
 #include "autotune/space/Space.h"
+
 #include "runtime/target/JsonDepth.h"
 
 #include "nlohmann/json.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -101,6 +103,70 @@ std::string PointJson(const Point &p) {
   for (const auto &[k, v] : p)
     j[k] = v;
   return j.dump();
+}
+
+absl::StatusOr<Where> ParseWhere(const std::string &text) {
+  Where where;
+  auto bad = [&](const std::string &why) {
+    return absl::InvalidArgumentError("--where takes NAME=V|V,NAME=V (" + why + "), got '" + text +
+                                      "'");
+  };
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string term = text.substr(start, comma == std::string::npos ? std::string::npos
+                                                                      : comma - start);
+    size_t eq = term.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
+      return bad("'" + term + "' is not NAME=VALUES");
+    std::string name = term.substr(0, eq);
+    if (where.count(name))
+      return bad(name + " is restricted twice");
+    std::set<int64_t> &values = where[name];
+    size_t v = eq + 1;
+    while (true) {
+      size_t bar = term.find('|', v);
+      std::string value = term.substr(v, bar == std::string::npos ? std::string::npos : bar - v);
+      char *end = nullptr;
+      errno = 0;
+      long long x = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != 0 || errno == ERANGE)
+        return bad("'" + value + "' is not an integer");
+      values.insert(int64_t(x));
+      if (bar == std::string::npos)
+        break;
+      v = bar + 1;
+    }
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  return where;
+}
+
+absl::StatusOr<std::vector<Point>> Restrict(const Space &space, const std::vector<Point> &points,
+                                            const Where &where) {
+  for (const auto &[name, values] : where) {
+    auto param = std::find_if(space.params.begin(), space.params.end(),
+                              [&](const auto &p) { return p.first == name; });
+    if (param == space.params.end())
+      return absl::InvalidArgumentError("--where: the space has no parameter '" + name + "'");
+    for (int64_t value : values)
+      if (std::find(param->second.begin(), param->second.end(), value) == param->second.end())
+        return absl::InvalidArgumentError("--where: " + name + " never takes " +
+                                          std::to_string(value) + " in this space");
+  }
+  std::vector<Point> out;
+  for (const Point &p : points) {
+    bool keep = true;
+    for (const auto &[name, values] : where) {
+      auto it = p.find(name);
+      keep &= it != p.end() && values.count(it->second);
+    }
+    if (keep)
+      out.push_back(p);
+  }
+  return out;
 }
 
 std::vector<Point> Shard(const std::vector<Point> &points, int index, int count) {

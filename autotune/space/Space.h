@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,15 @@ absl::StatusOr<Point> ParsePoint(const std::string &json);
 std::string PointJson(const Point &p);
 /// The points of shard `index` of `count`: every count-th point of the fixed order.
 std::vector<Point> Shard(const std::vector<Point> &points, int index, int count);
+
+/// Some parameters restricted to some of their values: "NAME=V|V,NAME=V" (sweep --where).
+using Where = std::map<std::string, std::set<int64_t>>;
+/// Parses "NAME=V|V,NAME=V": names once each, values integers.
+absl::StatusOr<Where> ParseWhere(const std::string &text);
+/// The points (of `space`) whose every restricted parameter has one of its listed values; an
+/// error names a restricted parameter `space` does not have, or a value it never takes.
+absl::StatusOr<std::vector<Point>> Restrict(const Space &space, const std::vector<Point> &points,
+                                            const Where &where);
 
 } // namespace tessel::autotune
 

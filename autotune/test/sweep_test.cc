@@ -469,6 +469,35 @@ def row_sum(x_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
   EXPECT_NE(log.find("(none succeeded)"), std::string::npos) << log;
 }
 
+TEST(Sweep, WhereKeepsTheListedValues) {
+  // row_sum's CPU space (vector width 0 or 64, prefetch 0 or 1) restricted to prefetch = 1:
+  // two records, both with it; the whole space gives four.
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/where";
+  std::string base = "autotune/sweep --kernels=row_sum --strategy=exhaustive --min-time=0.001 "
+                     "--flush=off --out=" + dir;
+  std::string log;
+  ASSERT_EQ(run(base + "/some --where=knob.prefetch=1", log), 0) << log;
+  auto some = tessel::autotune::ReadRecords(dir + "/some/records.jsonl");
+  ASSERT_TRUE(some.ok()) << some.status();
+  EXPECT_EQ(some->size(), 2u);
+  for (const auto &r : *some)
+    EXPECT_NE(r.configJson.find("\"knob.prefetch\":1"), std::string::npos) << r.configJson;
+  ASSERT_EQ(run(base + "/both '--where=knob.prefetch=0|1'", log), 0) << log;
+  auto both = tessel::autotune::ReadRecords(dir + "/both/records.jsonl");
+  ASSERT_TRUE(both.ok()) << both.status();
+  EXPECT_EQ(both->size(), 4u);
+  // Names and values the space does not have, malformed text, and the evolutionary search.
+  for (const char *bad : {"--where=NOPE=1", "--where=knob.prefetch=2", "--where=knob.prefetch=x",
+                          "--where=knob.prefetch", "'--where=knob.prefetch=0,knob.prefetch=1'"}) {
+    log.clear();
+    EXPECT_EQ(run(base + "/bad " + bad, log), 2) << bad;
+    EXPECT_NE(log.find("--where"), std::string::npos) << bad << ": " << log;
+  }
+  log.clear();
+  EXPECT_EQ(run("autotune/sweep --strategy=evolutionary --where=knob.prefetch=1", log), 2);
+  EXPECT_NE(log.find("--where restricts exhaustive and random"), std::string::npos) << log;
+}
+
 TEST(Sweep, BadArgumentsAreRefused) {
   std::string log;
   EXPECT_EQ(run("autotune/sweep --strategy=magic", log), 2);
