@@ -69,7 +69,11 @@ def CudaPipelineTileLoads : Pass<"tessel-cuda-pipeline-tile-loads", "::mlir::fun
     would need an op with effects. num-stages 1: nothing changes (each iteration waits for
     its own copies). A K step on warpgroups (tessel.warpgroup_step) reading only such tiles
     keeps its wgmma group in flight into the next iteration (wait 1), its tiles taking
-    num-stages + 1 slots, where those slots fit in max-shared-bytes (0: no limit).
+    num-stages + 1 slots, where those slots fit in max-shared-bytes (0: no limit); where the
+    step runs on two warpgroups or more and num-stages >= 3, the copies follow the step in
+    the loop body (issued while the tensor cores run it; tessel.slots_released: the slot they
+    fill was released before the barrier ahead of the step, so tessel-cuda-map-programs puts
+    no barrier before them) and the wait leaves num-stages - 2 iterations' groups pending.
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", "2", "pipeline stages (1..8)">,
