@@ -174,19 +174,15 @@ Accesses scan(Operation *barrier, bool backward) {
     Operation *parent = at->getParentOp();
     if (!parent || isa<FunctionOpInterface>(parent))
       return acc;
-    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
-      // The other end of the body: the previous or next iteration, up to a barrier there.
+    auto whileLoop = dyn_cast<scf::WhileOp>(parent);
+    bool whileBody = whileLoop && at->getParentRegion() == &whileLoop.getAfter();
+    if (isa<scf::ForOp>(parent) || whileBody) {
+      // The other end of the body: the previous or next iteration, up to a barrier there (an
+      // scf.while's through its condition region, which runs between them).
       if (wrapped.insert(parent).second) {
-        Block *body = at->getBlock();
-        (void)scanFrom(backward ? body->getTerminator() : &body->front(), backward, acc);
-      }
-    } else if (auto loop = dyn_cast<scf::WhileOp>(parent);
-               loop && at->getParentRegion() == &loop.getAfter()) {
-      // From the end of the body (the start, backward) through the condition's region to
-      // the other end of the body: the next (previous) iteration.
-      if (wrapped.insert(parent).second) {
-        for (Operation &op : loop.getBefore().front().without_terminator())
-          acc.addOp(&op);
+        if (whileBody)
+          for (Operation &op : whileLoop.getBefore().front().without_terminator())
+            acc.addOp(&op);
         Block *body = at->getBlock();
         (void)scanFrom(backward ? body->getTerminator() : &body->front(), backward, acc);
       }

@@ -33,7 +33,6 @@ TRITON_CONFIGS = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 
                   (128, 128, 64, 8, 4), (128, 128, 64, 4, 4)]
 
 
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtypes", default="bf16,f16")

@@ -1041,30 +1041,25 @@ private:
     };
     if (!plain(body) || (guard && !plain(guard.thenBlock())) || accesses.empty())
       return nullptr;
-    int64_t widest = 1;
+    // Every access of elements of one size in whole bytes (one vector width for all; a vector
+    // of i1 is stored as bits, a buffer of i1 one byte each).
+    int64_t bytes = 0;
     for (Operation *op : accesses) {
       Type element = cast<MemRefType>(tessel::cuda::memrefAccess(op)->first.getType())
                          .getElementType();
-      // Whole bytes (a vector of i1 is stored as bits, a buffer of i1 one byte each).
-      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+          (bytes && element.getIntOrFloatBitWidth() / 8 != bytes))
         return nullptr;
-      widest = std::max<int64_t>(widest, llvm::divideCeil(element.getIntOrFloatBitWidth(), 8));
+      bytes = element.getIntOrFloatBitWidth() / 8;
     }
-    if (vectorBytes_ <= widest)
+    if (vectorBytes_ <= bytes)
       return nullptr;
-    int64_t v = int64_t(llvm::bit_floor(uint64_t(std::min<int64_t>(vectorBytes_, 16) / widest)));
+    int64_t v = int64_t(llvm::bit_floor(uint64_t(std::min<int64_t>(vectorBytes_, 16) / bytes)));
     while (v > 1 && shape.back() % v != 0)
       v /= 2;
     if (v <= 1)
       return nullptr;
-    // Every access is of elements of the widest size (one vector width for all).
-    for (Operation *op : accesses)
-      if (llvm::divideCeil(cast<MemRefType>(tessel::cuda::memrefAccess(op)->first.getType())
-                               .getElementType()
-                               .getIntOrFloatBitWidth(),
-                           8) != widest)
-        return nullptr;
-    int64_t groupBytes = v * widest;
+    int64_t groupBytes = v * bytes;
     Value inner = loop.getInductionVars().back();
     // Whether `value` varies with the innermost induction variable (through the body's ops).
     std::function<bool(Value)> followsInner = [&](Value value) {

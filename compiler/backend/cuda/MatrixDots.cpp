@@ -25,17 +25,23 @@ SmallVector<Type> DotPlan::accumulatorTypes() const {
                            VectorType::get({shape.accElements}, Float32Type::get(c.getContext())));
 }
 
+void DotEmitter::forEachPiece(
+    llvm::function_ref<void(int64_t, ArrayRef<std::pair<Value, Value>>)> visit) {
+  int64_t at = 0;
+  for (int64_t i = 0; i < p_.piecesM(); ++i)
+    for (int64_t j = 0; j < p_.piecesN(); ++j)
+      visit(at++, pieceElements(i, j));
+}
+
 SmallVector<Value> DotEmitter::loadAccumulators() {
   SmallVector<Type> types = p_.accumulatorTypes();
   SmallVector<Value> accs;
-  for (int64_t i = 0; i < p_.piecesM(); ++i)
-    for (int64_t j = 0; j < p_.piecesN(); ++j) {
-      SmallVector<Value> values;
-      for (auto [r, c] : pieceElements(i, j))
-        values.push_back(memref::LoadOp::create(b_, loc_, p_.c, ValueRange{r, c}));
-      accs.push_back(
-          vector::FromElementsOp::create(b_, loc_, cast<VectorType>(types[accs.size()]), values));
-    }
+  forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
+    SmallVector<Value> values;
+    for (auto [r, c] : elements)
+      values.push_back(memref::LoadOp::create(b_, loc_, p_.c, ValueRange{r, c}));
+    accs.push_back(vector::FromElementsOp::create(b_, loc_, cast<VectorType>(types[at]), values));
+  });
   return accs;
 }
 
@@ -58,36 +64,30 @@ Value DotEmitter::inSharedMemory(Value buffer) {
 }
 
 void DotEmitter::storeAccumulators(ValueRange accs) {
-  int64_t at = 0;
-  for (int64_t i = 0; i < p_.piecesM(); ++i)
-    for (int64_t j = 0; j < p_.piecesN(); ++j, ++at) {
-      int64_t e = 0;
-      for (auto [r, c] : pieceElements(i, j)) {
-        Value v = vector::ExtractOp::create(b_, loc_, accs[at], e++);
-        memref::StoreOp::create(b_, loc_, v, p_.c, ValueRange{r, c});
-      }
+  forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
+    for (auto [e, rc] : llvm::enumerate(elements)) {
+      Value v = vector::ExtractOp::create(b_, loc_, accs[at], int64_t(e));
+      memref::StoreOp::create(b_, loc_, v, p_.c, ValueRange{rc.first, rc.second});
     }
+  });
 }
 
 void DotEmitter::storeConverted(ValueRange accs, Value tile) {
   Type element = cast<MemRefType>(tile.getType()).getElementType();
   auto pair = VectorType::get({2}, element);
-  int64_t at = 0;
-  for (int64_t i = 0; i < p_.piecesM(); ++i)
-    for (int64_t j = 0; j < p_.piecesN(); ++j, ++at) {
-      // m16n8Elements' order: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
-      SmallVector<std::pair<Value, Value>> elements = pieceElements(i, j);
-      for (size_t e = 0; e + 1 < elements.size(); e += 2) {
-        SmallVector<Value> both;
-        for (size_t k = e; k < e + 2; ++k)
-          both.push_back(arith::TruncFOp::create(
-              b_, loc_, element, vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k))));
-        // Two columns from an even one, in rows of an even number of 16-bit elements.
-        vector::StoreOp::create(b_, loc_, vector::FromElementsOp::create(b_, loc_, pair, both),
-                                tile, ValueRange{elements[e].first, elements[e].second},
-                                /*nontemporal=*/false, llvm::MaybeAlign(4));
-      }
+  forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
+    // m16n8Elements' order: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
+    for (size_t e = 0; e + 1 < elements.size(); e += 2) {
+      SmallVector<Value> both;
+      for (size_t k = e; k < e + 2; ++k)
+        both.push_back(arith::TruncFOp::create(
+            b_, loc_, element, vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k))));
+      // Two columns from an even one, in rows of an even number of 16-bit elements.
+      vector::StoreOp::create(b_, loc_, vector::FromElementsOp::create(b_, loc_, pair, both),
+                              tile, ValueRange{elements[e].first, elements[e].second},
+                              /*nontemporal=*/false, llvm::MaybeAlign(4));
     }
+  });
 }
 
 namespace {

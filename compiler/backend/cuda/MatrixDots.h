@@ -76,7 +76,8 @@ public:
   llvm::SmallVector<mlir::Value> loadAccumulators();
   void storeAccumulators(mlir::ValueRange accs);
   /// The accumulators converted (arith.truncf to `tile`'s 16-bit element type) into `tile`
-  /// (C's shape, row-major), each lane's two adjacent columns as one vector store.
+  /// (C's shape; rows of an even number of elements apart, 4-byte aligned: a view of a tile
+  /// with padded rows), each lane's two adjacent columns as one 4-byte vector store.
   void storeConverted(mlir::ValueRange accs, mlir::Value tile);
   /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
@@ -84,6 +85,11 @@ public:
   virtual void settle() {}
 
 protected:
+  /// `visit(at, elements)` for each piece of C in accumulator order: `at` its index among the
+  /// accumulators, `elements` its thread's elements (pieceElements).
+  void forEachPiece(
+      llvm::function_ref<void(int64_t, llvm::ArrayRef<std::pair<mlir::Value, mlir::Value>>)>
+          visit);
   /// The (row, column) elements of C's piece (i, j) this lane holds, in register order.
   virtual llvm::SmallVector<std::pair<mlir::Value, mlir::Value>> pieceElements(int64_t i,
                                                                               int64_t j) = 0;

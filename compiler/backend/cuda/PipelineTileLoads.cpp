@@ -355,7 +355,8 @@ void runFastIterationsFirst(scf::ForOp loop) {
     return;
   // Each fast path's condition where the ifs around it (inside the loop) lead to it.
   SmallVector<std::pair<Value, bool>> conditions; // (condition, whether it must hold)
-  SmallVector<std::pair<size_t, size_t>> implications; // (first, end) of each fast path's
+  // Each fast path's conditions: conditions[first, end), its own the last.
+  SmallVector<std::pair<size_t, size_t>> implications;
   for (scf::IfOp op : fastIfs) {
     size_t first = conditions.size();
     Operation *at = op;
