@@ -6,12 +6,14 @@ For each shape (M x N x K) and dtype:
   - the zoo's own kernel source (kernels/matmul/matmul.py, beside this script in the pack)
     compiled by Triton at a few block configurations (the best is reported), its output
     checked against torch's.
+f32 is multiplied as tf32 by all three (the zoo's tl.dot allows it: Triton's default; torch
+with allow_tf32, cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32 as tessel-bench's f32 baseline).
 Timing: triton.testing.do_bench (CUDA events, the L2 cleared before each run, the median), as
 tessel-bench times with --flush on. FLOPs: 2 M N K. One JSON object per line on stdout.
 With --dump DIR, the PTX and cubin Triton built for each shape's best configuration go to DIR
 (to read its loop next to tessel's: cuobjdump -sass).
 
-Usage: matmul_baselines.py [--dtypes bf16,f16] [--shapes M,N,K;...] [--dump DIR]
+Usage: matmul_baselines.py [--dtypes bf16,f16,f32] [--shapes M,N,K;...] [--dump DIR]
 """
 
 import argparse
@@ -26,11 +28,15 @@ import triton.testing
 
 from zoo import environment, load_zoo_kernel, parse_dtypes, parse_shapes
 
-# The zoo's large GPU shapes: bf16 at 4096 and f16 at 8192 (issue 14's bars).
-DEFAULT_SHAPES = {"bf16": [(4096, 4096, 4096)], "f16": [(8192, 8192, 8192)]}
-# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) tried for Triton, GROUP_M 8.
+# The zoo's large GPU shapes: bf16 at 4096 and f16 at 8192 (issue 14's bars), tf32 at 4096.
+DEFAULT_SHAPES = {"bf16": [(4096, 4096, 4096)], "f16": [(8192, 8192, 8192)],
+                  "f32": [(4096, 4096, 4096)]}
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) tried for Triton, GROUP_M 8; f32 tiles
+# take twice the shared memory: K steps of 32.
 TRITON_CONFIGS = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 3),
                   (128, 128, 64, 8, 4), (128, 128, 64, 4, 4)]
+TRITON_CONFIGS_F32 = [(128, 256, 32, 8, 3), (256, 128, 32, 8, 3), (128, 128, 32, 8, 4),
+                      (128, 128, 32, 4, 4), (128, 64, 32, 4, 4)]
 
 
 def main():
@@ -44,6 +50,7 @@ def main():
         sys.exit(f"matmul_baselines: shapes must be positive, got '{args.shapes}'")
     kernel = load_zoo_kernel("matmul.py", "matmul")
     dtypes = parse_dtypes(args.dtypes, "matmul_baselines")
+    torch.backends.cuda.matmul.allow_tf32 = True
     host = environment()
     for name, dtype in dtypes:
         for m, n, k in shapes or DEFAULT_SHAPES[name]:
@@ -56,7 +63,8 @@ def main():
             out = {"shape": f"K={k},M={m},N={n}", "dtype": name, **host,
                    "cublas_ms": cublas_ms, "cublas_tflops": flops / cublas_ms / 1e9}
             best = None
-            for bm, bn, bk, warps, stages in TRITON_CONFIGS:
+            configs = TRITON_CONFIGS_F32 if name == "f32" else TRITON_CONFIGS
+            for bm, bn, bk, warps, stages in configs:
                 c = torch.full((m, n), float("nan"), dtype=dtype, device="cuda")
                 grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
 

@@ -29,13 +29,13 @@ def parse_shapes(text, fields, script):
 
 
 def parse_dtypes(text, script):
-    """The torch dtypes named in "bf16,f16" as (name, dtype) pairs (exits on an unknown one)."""
+    """The torch dtypes named in "bf16,f16,f32" as (name, dtype) pairs (exits on an unknown one)."""
     import torch
 
-    known = {"bf16": torch.bfloat16, "f16": torch.float16}
+    known = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
     for name in text.split(","):
         if name not in known:
-            sys.exit(f"{script}: unknown dtype '{name}' (bf16, f16)")
+            sys.exit(f"{script}: unknown dtype '{name}' (bf16, f16, f32)")
     return [(name, known[name]) for name in text.split(",")]
 
 

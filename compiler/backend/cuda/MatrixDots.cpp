@@ -7,6 +7,7 @@
 #include "compiler/backend/cuda/MatrixDots.h"
 #include "compiler/backend/cuda/BlockMapping.h"
 #include "compiler/backend/cuda/TileCopies.h"
+#include "compiler/conversion/triton_arith_to_linalg/TritonArithToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -173,7 +174,7 @@ Operation *constantInitBefore(scf::ForOp loop, Value c, FloatAttr &value) {
 } // namespace
 
 std::optional<DotPlan> tessel::cuda::planDot(linalg::MatmulOp op, int64_t warps,
-                                            DotShape shape) {
+                                            DotShapeFor shapeFor) {
   if (!op.hasPureBufferSemantics() || op.getInputs().size() != 2 || op.getOutputs().size() != 1)
     return std::nullopt;
   // The default indexing maps only (no transposed or broadcast variants).
@@ -182,7 +183,6 @@ std::optional<DotPlan> tessel::cuda::planDot(linalg::MatmulOp op, int64_t warps,
   if (!reachedByEveryThread(op))
     return std::nullopt;
   DotPlan p;
-  p.shape = shape;
   p.op = op;
   p.a = op.getInputs()[0];
   p.b = op.getInputs()[1];
@@ -192,20 +192,25 @@ std::optional<DotPlan> tessel::cuda::planDot(linalg::MatmulOp op, int64_t warps,
   auto at = cast<MemRefType>(p.a.getType()), bt = cast<MemRefType>(p.b.getType()),
        ct = cast<MemRefType>(p.c.getType());
   p.input = at.getElementType();
-  if (!(p.input.isF16() || p.input.isBF16()) || bt.getElementType() != p.input ||
+  bool tf32 = p.input.isF32() && op->hasAttr(kTf32Attr);
+  if (!(p.input.isF16() || p.input.isBF16() || tf32) || bt.getElementType() != p.input ||
       !ct.getElementType().isF32())
     return std::nullopt;
+  std::optional<DotShape> shape = shapeFor(p.input);
+  if (!shape)
+    return std::nullopt;
+  p.shape = *shape;
   p.m = at.getDimSize(0);
   p.k = at.getDimSize(1);
   p.n = bt.getDimSize(1);
   if (bt.getDimSize(0) != p.k || ct.getDimSize(0) != p.m || ct.getDimSize(1) != p.n ||
-      p.k % shape.pieceK)
+      p.k % shape->pieceK)
     return std::nullopt;
   // All warps where C has pieces for them, else the most that have (the others repeat
   // their work: the same values stored twice).
   std::optional<std::pair<int64_t, int64_t>> grid;
   for (int64_t w = warps; w >= 1 && !grid; w /= 2)
-    grid = warpGrid(p.m, p.n, w, shape);
+    grid = warpGrid(p.m, p.n, w, *shape);
   if (!grid)
     return std::nullopt;
   p.activeWarps = grid->first * grid->second;
@@ -498,7 +503,7 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
 }
 
 void tessel::cuda::rewriteDots(
-    func::FuncOp func, int64_t warps, DotShape shape,
+    func::FuncOp func, int64_t warps, DotShapeFor shapeFor,
     llvm::function_ref<void(Value tile, llvm::function_ref<bool(Operation *)> isDot)> stage,
     DotEmitterFactory make, llvm::function_ref<void(DotPlan &)> regrid) {
   // Kernels only: a device function runs on one thread.
@@ -506,7 +511,7 @@ void tessel::cuda::rewriteDots(
     return;
   SmallVector<DotPlan> plans;
   func.walk([&](linalg::MatmulOp op) {
-    if (std::optional<DotPlan> p = planDot(op, warps, shape))
+    if (std::optional<DotPlan> p = planDot(op, warps, shapeFor))
       plans.push_back(*p);
   });
   // B loaded transposed (column-contiguous): an N x K tile.

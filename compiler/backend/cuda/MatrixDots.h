@@ -1,7 +1,8 @@
 //===- MatrixDots.h - tile matmuls on matrix instructions, for any GPU -*- C++ -*-===//
 //
 // After bufferization a tt.dot is a linalg.matmul of tile buffers: A (M x K) and B (K x N) of
-// f16 or bf16, accumulating into C (M x N) of f32. A GPU's matrix instructions compute a
+// f16 or bf16 (or f32 the tt.dot allowed as tf32: kTf32Attr), accumulating into C (M x N) of
+// f32. A GPU's matrix instructions compute a
 // piece of C (pieceM x pieceN, pieceK deep) per warp, each lane holding a few elements of the
 // operands and of the accumulator. What is the same for every such instruction is here: which
 // matmuls qualify and how the block's warps split C (planDot), B loaded transposed as an N x K
@@ -33,13 +34,14 @@ struct DotShape {
   int64_t bColumnsPerLoad;
 };
 
-/// A matmul a warp's matrix instructions can run: static tile buffers, 16-bit float inputs, f32
-/// accumulator, and a split of C over the warps into warp tiles of whole pieces.
+/// A matmul a warp's matrix instructions can run: static tile buffers, 16-bit float inputs (or
+/// f32 ones allowed as tf32), f32 accumulator, and a split of C over the warps into warp tiles
+/// of whole pieces.
 struct DotPlan {
   mlir::linalg::MatmulOp op;
   mlir::Value a, b, c;
   int64_t m, n, k;
-  mlir::Type input;       ///< f16 or bf16
+  mlir::Type input;       ///< f16, bf16, or f32 (multiplied as tf32)
   DotShape shape;
   int64_t activeWarps;    ///< warps with a part of C of their own (warp w works as w mod it)
   int64_t warpsM, warpsN; ///< the warps' grid over C (warpgroups: the warpgroups' grid)
@@ -54,8 +56,13 @@ struct DotPlan {
   llvm::SmallVector<mlir::Type> accumulatorTypes() const;
 };
 
-/// The plan for `op` with `warps` warps and instruction `shape`, if it qualifies.
-std::optional<DotPlan> planDot(mlir::linalg::MatmulOp op, int64_t warps, DotShape shape);
+/// The instruction shape a GPU multiplies operands of element type `input` with, if it has one
+/// (f32 means tf32).
+using DotShapeFor = llvm::function_ref<std::optional<DotShape>(mlir::Type input)>;
+
+/// The plan for `op` with `warps` warps and the instruction `shapeFor` its operands, if it
+/// qualifies: f16 or bf16 operands, or f32 ones where the matmul carries kTf32Attr.
+std::optional<DotPlan> planDot(mlir::linalg::MatmulOp op, int64_t warps, DotShapeFor shapeFor);
 
 /// Where B (K x N) is written only by zero fills and copies from column-contiguous memory (a
 /// transposed load, Triton's `K` of attention), its copies are rewritten to fill an N x K tile
@@ -115,12 +122,12 @@ using DotEmitterFactory = llvm::function_ref<std::unique_ptr<DotEmitter>(
 /// where only it touches C there (loaded before the loop, stored after it).
 void rewriteDot(const DotPlan &p, DotEmitterFactory make);
 
-/// The whole rewrite of a function's matmuls: plan each (`warps`, `shape`), read B transposed
+/// The whole rewrite of a function's matmuls: plan each (`warps`, `shapeFor`), read B transposed
 /// where it is loaded column-contiguous, stage each operand tile once (`stage`: its writes,
 /// given whether an op is one of the planned matmuls), then rewriteDot.
 /// `regrid`, where given, may change a plan once its tiles are staged (for an instruction that
 /// reads the tiles as they are stored).
-void rewriteDots(mlir::func::FuncOp func, int64_t warps, DotShape shape,
+void rewriteDots(mlir::func::FuncOp func, int64_t warps, DotShapeFor shapeFor,
                  llvm::function_ref<void(mlir::Value tile,
                                          llvm::function_ref<bool(mlir::Operation *)> isDot)>
                      stage,

@@ -8,6 +8,12 @@
 //   lane l, g = l / 4, t = l % 4 holds of a 16 x 8 piece at (r, c) the elements
 //   (r + g, c + 2t), (r + g, c + 2t + 1), (r + g + 8, c + 2t), (r + g + 8, c + 2t + 1);
 //   ldmatrix.x4 takes row r + l % 16 at column k + (l / 16) * 8 from each lane.
+// f32 operands whose tt.dot allowed tf32 (kTf32Attr) run mma.sync.m16n8k8 on tf32 (each
+// operand rounded to nearest, ties away, as it leaves shared memory): the same accumulator
+// pieces, k steps of 8; A's 16 x 8 fragment is ldmatrix.x4 of 16-byte rows (4 elements: lane l
+// gets A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4]), B's B[t][g] and B[t + 4][g] come
+// from an N x K tile by ldmatrix and from a K x N one element by element (ldmatrix transposes
+// 16-bit elements only).
 // The planning, the transposed B and the carried accumulators are MatrixDots.h's (shared with
 // the rocm backend's mfma / wmma); this file is the mma.sync instruction.
 // The code is emitted already spread over the threads (no_inline scf.execute_region marked
@@ -55,6 +61,8 @@ public:
     Value lane = arith::RemUIOp::create(b_, loc_, tid, cst(32));
     Value g = arith::DivUIOp::create(b_, loc_, lane, cst(4));
     Value t = arith::RemUIOp::create(b_, loc_, lane, cst(4));
+    // The elements of a 16-byte row of ldmatrix: 8, or 4 for tf32.
+    int64_t chunk = 128 / p_.input.getIntOrFloatBitWidth();
     warpRowBase_ = arith::MulIOp::create(
         b_, loc_, arith::DivUIOp::create(b_, loc_, warp, cst(p_.warpsN)), cst(p_.tileM));
     warpColBase_ = arith::MulIOp::create(
@@ -64,32 +72,42 @@ public:
     // ldmatrix: this lane's row within a 16-row fragment, and its 8-column half.
     fragRow_ = arith::RemUIOp::create(b_, loc_, lane, cst(16));
     fragCol_ = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, lane, cst(16)),
-                                     cst(8));
-    // Non-transposing ldmatrix of an N x K B: row l % 8, column ((l / 8) % 2) * 8, and 8 more
-    // rows for lanes 16-31.
+                                     cst(chunk));
+    // Non-transposing ldmatrix of an N x K B: row l % 8, column ((l / 8) % 2) * chunk, and 8
+    // more rows for lanes 16-31.
     eighth_ = arith::RemUIOp::create(b_, loc_, lane, cst(8));
     half_ = arith::MulIOp::create(
         b_, loc_,
         arith::RemUIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, lane, cst(8)), cst(2)),
-        cst(8));
+        cst(chunk));
+    // tf32's K x N B, element by element: row t, column g as its 4-element chunk and the
+    // offset in it (the swizzle moves whole chunks).
+    if (tf32()) {
+      t_ = t;
+      gChunk_ = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, g, cst(4)),
+                                      cst(4));
+      gOffset_ = arith::RemUIOp::create(b_, loc_, g, cst(4));
+    }
   }
 
 
-  /// The K dimension in steps of 16, unrolled (at most 4 for the zoo's matmuls, 8 for a head
-  /// dimension of 128): each step loads the warp's A and B fragments and runs one mma per piece,
-  /// so that ptxas may issue a step's ldmatrix while the previous step's mma run. Returns the new
-  /// accumulators.
+  /// The K dimension in steps of 16 (8 for tf32), unrolled (at most 4 for the zoo's matmuls, 8
+  /// for a head dimension of 128): each step loads the warp's A and B fragments and runs one mma
+  /// per piece, so that ptxas may issue a step's ldmatrix while the previous step's mma run.
+  /// Returns the new accumulators.
   SmallVector<Value> multiply(ValueRange accs) override {
     SmallVector<Value> carried(accs.begin(), accs.end());
     Value a = inSharedMemory(p_.a), b = inSharedMemory(p_.b);
-    for (int64_t k = 0; k < p_.k; k += 16)
+    for (int64_t k = 0; k < p_.k; k += p_.shape.pieceK)
       carried = step(a, b, cst(k), carried);
     return carried;
   }
 
 private:
-  /// One k step of 16 at `kk` of the tiles `a` and `b` (in shared memory): fragments, then the
-  /// mma of every piece on `carried`.
+  bool tf32() const { return p_.input.isF32(); }
+
+  /// One k step at `kk` of the tiles `a` and `b` (in shared memory): fragments, then the mma of
+  /// every piece on `carried`.
   SmallVector<Value> step(Value a, Value b, Value kk, ArrayRef<Value> carried) {
     Value aCol = add(kk, fragCol_);
     SmallVector<SmallVector<Value>> aFrags;
@@ -117,10 +135,21 @@ private:
         }
       }
     }
+    // tf32's B (K x N): each lane's two elements of a piece, rows kk + t and kk + t + 4 of its
+    // column g.
+    for (int64_t j = 0; j < p_.piecesN() && !p_.bTransposed && tf32(); ++j) {
+      Value col = add(add(warpColBase_, cst(8 * j)), gChunk_);
+      SmallVector<Value> regs;
+      for (int64_t h : {0, 4}) {
+        auto [row, at] = stored(p_.b, add(add(kk, t_), cst(h)), col);
+        regs.push_back(toTf32(memref::LoadOp::create(b_, loc_, b, ValueRange{row, add(at, gOffset_)})));
+      }
+      bFrags.push_back(regs);
+    }
     // B (K x N, row-major) transposed by ldmatrix: lane l names row kk + l % 16; x4 covers
     // two 8-column pieces, the columns at + (l / 16) * 8.
     Value bRow = add(kk, fragRow_);
-    for (int64_t j = 0; j < p_.piecesN() && !p_.bTransposed; j += 2) {
+    for (int64_t j = 0; j < p_.piecesN() && !p_.bTransposed && !tf32(); j += 2) {
       Value c = add(warpColBase_, cst(8 * j));
       if (j + 1 < p_.piecesN()) {
         SmallVector<Value> regs =
@@ -139,13 +168,11 @@ private:
   }
 
   Value cst(int64_t v) { return arith::ConstantIndexOp::create(b_, loc_, v); }
-  /// Where the 8 elements of `tile` at (row, col) are stored: swizzled where its writer did.
+  /// Where the 16 bytes of `tile` at (row, col) are stored: swizzled where its writer did.
   std::pair<Value, Value> stored(Value tile, Value row, Value col) {
     if (!tile.getDefiningOp()->hasAttr(tessel::cuda::kSwizzledAttr))
       return {row, col};
-    auto type = cast<MemRefType>(tile.getType());
-    return tessel::cuda::swizzledPosition(b_, loc_, row, col, type.getDimSize(0),
-                                          type.getDimSize(1));
+    return tessel::cuda::swizzledPosition(b_, loc_, row, col, cast<MemRefType>(tile.getType()));
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b_, loc_, x, y); }
 
@@ -155,18 +182,29 @@ private:
   }
 
   Value ldmatrix(Value shared, std::pair<Value, Value> at, int32_t tiles, bool transpose) {
-    auto type = VectorType::get({tiles, 2}, p_.input);
+    // Each lane's 32 bits of each 8 x 8 matrix of 16-bit elements: 2 elements, or 1 of tf32.
+    auto type = VectorType::get({tiles, 32 / p_.input.getIntOrFloatBitWidth()}, p_.input);
     return nvgpu::LdMatrixOp::create(b_, loc_, type, shared, ValueRange{at.first, at.second},
                                      transpose, tiles);
   }
 
-  /// A fragment's registers as mma.sync takes them: vector<2xf16> for f16, i32 for bf16
-  /// (one-dimensional vector ops only: the GPU-to-NVVM lowering converts those).
+  /// An f32 as mma.sync's tf32 operand: an i32, rounded to nearest (ties away from zero).
+  Value toTf32(Value x) {
+    return NVVM::ConvertFloatToTF32Op::create(b_, loc_, b_.getI32Type(), x,
+                                              NVVM::FPRoundingMode::RNA);
+  }
+
+  /// A fragment's registers as mma.sync takes them: vector<2xf16> for f16, i32 for bf16 and
+  /// tf32 (one-dimensional vector ops only: the GPU-to-NVVM lowering converts those).
   SmallVector<Value> registers(Value fragment) {
     int64_t n = cast<VectorType>(fragment.getType()).getDimSize(0);
     SmallVector<Value> regs;
     for (int64_t i = 0; i < n; ++i) {
       Value pair = vector::ExtractOp::create(b_, loc_, fragment, i);
+      if (tf32()) {
+        regs.push_back(toTf32(vector::ExtractOp::create(b_, loc_, pair, 0)));
+        continue;
+      }
       if (p_.input.isBF16()) {
         Value word = vector::BitCastOp::create(
             b_, loc_, VectorType::get({1}, b_.getI32Type()), pair);
@@ -184,9 +222,12 @@ private:
     Type f32 = b_.getF32Type();
     auto resultType =
         LLVM::LLVMStructType::getLiteral(b_.getContext(), {f32, f32, f32, f32});
-    NVVM::MMATypes ptx = p_.input.isBF16() ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    NVVM::MMATypes ptx = tf32()               ? NVVM::MMATypes::tf32
+                         : p_.input.isBF16() ? NVVM::MMATypes::bf16
+                                             : NVVM::MMATypes::f16;
     auto op = NVVM::MmaOp::create(
-        b_, loc_, resultType, a, b, c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+        b_, loc_, resultType, a, b, c, ArrayRef<int64_t>{16, 8, p_.shape.pieceK}, std::nullopt,
+        std::nullopt,
         std::array<NVVM::MMATypes, 2>{ptx, ptx},
         std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
     SmallVector<Value> d;
@@ -196,14 +237,17 @@ private:
   }
 
   Value row0_, col0_, fragRow_, fragCol_, warpRowBase_, warpColBase_, eighth_, half_;
+  Value t_, gChunk_, gOffset_; ///< tf32's K x N B only
 };
 
 struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreDots> {
   using Base::Base;
   void runOnOperation() override {
-    // mma.sync.m16n8k16: 16 x 8 pieces, 4 accumulators a lane; ldmatrix.x4 reads 16 columns
-    // of B.
-    tessel::cuda::DotShape shape{16, 8, 16, 4, 16};
+    // mma.sync.m16n8k16 (m16n8k8 for tf32): 16 x 8 pieces, 4 accumulators a lane; ldmatrix.x4
+    // reads 16 columns of B.
+    auto shape = [](Type input) -> std::optional<tessel::cuda::DotShape> {
+      return tessel::cuda::DotShape{16, 8, input.isF32() ? 8 : 16, 4, 16};
+    };
     int64_t threads = numWarps * 32;
     // The operands' tiles written in 16-byte chunks: asynchronously where a loop writes them
     // for its matmuls only, else synchronously.

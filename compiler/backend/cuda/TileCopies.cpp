@@ -49,8 +49,10 @@ bool reachedByEveryThread(Operation *op) {
 
 namespace {
 
-constexpr int64_t kElementBytes = 2;
-constexpr int64_t kChunk = 16 / kElementBytes; // elements in a 16-byte chunk
+/// The bytes of one element of `tile` (2 or 4: the tiles this file writes).
+int64_t elementBytes(MemRefType tile) { return tile.getElementTypeBitWidth() / 8; }
+/// The elements of `tile` in one 16-byte chunk.
+int64_t chunkOf(MemRefType tile) { return 16 / elementBytes(tile); }
 
 Value cst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -59,6 +61,17 @@ Value cst(OpBuilder &b, Location loc, int64_t v) {
 /// The most chunks a thread moves in one write: its loads are all issued before its stores,
 /// so each is a vector of registers.
 constexpr int64_t kMaxRounds = 16;
+
+/// Whether the writes of `type` (a tile) may become chunks: a static 2-D tile of 16- or 32-bit
+/// elements (tf32 operands) whose rows are whole chunks, at most kMaxRounds chunks a thread.
+bool chunkable(MemRefType type, int64_t threads) {
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !(type.getElementTypeBitWidth() == 16 || type.getElementTypeBitWidth() == 32))
+    return false;
+  int64_t chunk = chunkOf(type);
+  return type.getDimSize(1) % chunk == 0 &&
+         type.getNumElements() / chunk <= kMaxRounds * threads;
+}
 
 /// One chunk of a thread: its row and column in the tile, and whether it exists (the last
 /// round of a tile whose chunks are not a multiple of the threads).
@@ -70,7 +83,8 @@ struct Chunk {
 /// The chunks of `tile` this thread owns (inside a per-thread region), unrolled.
 SmallVector<Chunk> chunksOfThread(OpBuilder &b, Location loc, MemRefType tile, int64_t threads,
                                   bool swizzle = false) {
-  int64_t perRow = tile.getDimSize(1) / kChunk, chunks = tile.getDimSize(0) * perRow;
+  int64_t chunk = chunkOf(tile);
+  int64_t perRow = tile.getDimSize(1) / chunk, chunks = tile.getDimSize(0) * perRow;
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   SmallVector<Chunk> out;
   for (int64_t k = 0; k * threads < chunks; ++k) {
@@ -82,10 +96,9 @@ SmallVector<Chunk> chunksOfThread(OpBuilder &b, Location loc, MemRefType tile, i
                                                  cst(b, loc, chunks)));
     c.row = arith::DivUIOp::create(b, loc, q, cst(b, loc, perRow));
     c.col = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, q, cst(b, loc, perRow)), cst(b, loc, kChunk));
+        b, loc, arith::RemUIOp::create(b, loc, q, cst(b, loc, perRow)), cst(b, loc, chunk));
     std::tie(c.dstRow, c.dst) =
-        swizzle ? swizzledPosition(b, loc, c.row, c.col, tile.getDimSize(0), tile.getDimSize(1))
-                : std::make_pair(c.row, c.col);
+        swizzle ? swizzledPosition(b, loc, c.row, c.col, tile) : std::make_pair(c.row, c.col);
     out.push_back(c);
   }
   return out;
@@ -104,9 +117,10 @@ void when(OpBuilder &b, Location loc, Value cond, llvm::function_ref<void(OpBuil
 void asyncChunk(OpBuilder &b, Location loc, Value cond, Value shared, const Chunk &c, Value src,
                 ValueRange indices, Value count) {
   when(b, loc, cond, [&](OpBuilder &put) {
-    nvgpu::DeviceAsyncCopyOp::create(put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()),
-                                     shared, ValueRange{c.dstRow, c.dst}, src, indices,
-                                     put.getIndexAttr(kChunk), count, put.getUnitAttr());
+    nvgpu::DeviceAsyncCopyOp::create(
+        put, loc, nvgpu::DeviceAsyncTokenType::get(put.getContext()), shared,
+        ValueRange{c.dstRow, c.dst}, src, indices,
+        put.getIndexAttr(chunkOf(cast<MemRefType>(shared.getType()))), count, put.getUnitAttr());
   });
 }
 
@@ -141,7 +155,7 @@ void emitFillChunks(OpBuilder &in, Location loc, Value tile, Value value, int64_
                     bool swizzle = false,
                     std::optional<std::pair<Value, Value>> rows = std::nullopt) {
   auto type = cast<MemRefType>(tile.getType());
-  auto vec = VectorType::get({kChunk}, type.getElementType());
+  auto vec = VectorType::get({chunkOf(type)}, type.getElementType());
   Value splat = vector::BroadcastOp::create(in, loc, vec, value);
   for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle)) {
     Value exists = c.exists;
@@ -186,12 +200,14 @@ Value baseOf(Value v) {
 }
 
 /// Whether the copy source `src` (2-D, contiguous rows) moves as whole 16-byte chunks into a
-/// tile at column `o1`: its start and row stride 16-byte aligned, `o1` a multiple of a chunk.
-Value chunksAligned(OpBuilder &in, Location loc, Value src, Value o1) {
+/// tile of `tile`'s type at column `o1`: its start and row stride 16-byte aligned, `o1` a
+/// multiple of a chunk.
+Value chunksAligned(OpBuilder &in, Location loc, Value src, MemRefType tile, Value o1) {
+  int64_t chunk = chunkOf(tile);
   auto meta = memref::ExtractStridedMetadataOp::create(in, loc, src);
   Value start = arith::AddIOp::create(
       in, loc, memref::ExtractAlignedPointerAsIndexOp::create(in, loc, src),
-      arith::MulIOp::create(in, loc, meta.getOffset(), cst(in, loc, kElementBytes)));
+      arith::MulIOp::create(in, loc, meta.getOffset(), cst(in, loc, elementBytes(tile))));
   auto multipleOf = [&](Value v, int64_t n) {
     return arith::CmpIOp::create(in, loc, arith::CmpIPredicate::eq,
                                  arith::RemUIOp::create(in, loc, v, cst(in, loc, n)),
@@ -199,8 +215,8 @@ Value chunksAligned(OpBuilder &in, Location loc, Value src, Value o1) {
   };
   return arith::AndIOp::create(
       in, loc, arith::AndIOp::create(in, loc, multipleOf(start, 16),
-                                     multipleOf(meta.getStrides()[0], kChunk)),
-      multipleOf(o1, kChunk));
+                                     multipleOf(meta.getStrides()[0], chunk)),
+      multipleOf(o1, chunk));
 }
 
 /// The thread's chunks of the copy of `src` into `tile` at `offsets` (inside a per-thread
@@ -215,7 +231,8 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
   Value h = memref::DimOp::create(in, loc, src, 0);
   Value w = memref::DimOp::create(in, loc, src, 1);
   // 16-byte moves need the chunk's source address 16-byte aligned.
-  Value aligned = chunksAligned(in, loc, src, o1);
+  Value aligned = chunksAligned(in, loc, src, type, o1);
+  int64_t chunk = chunkOf(type);
   auto sge = [&](OpBuilder &at, Value x, Value y) {
     return arith::CmpIOp::create(at, loc, arith::CmpIPredicate::sge, x, y);
   };
@@ -227,7 +244,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
   };
   // All of the thread's loads first (each chunk's 16 bytes, or nothing), then its stores:
   // the loads are in flight together.
-  auto vec = VectorType::get({kChunk}, type.getElementType());
+  auto vec = VectorType::get({chunk}, type.getElementType());
   Value zero = cst(in, loc, 0);
   struct Move {
     Chunk chunk;
@@ -242,7 +259,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
     OpBuilder other = ifWhole.getElseBodyBuilder();
     when(other, loc, m.rowIn, [&](OpBuilder &inRow) {
       auto elements = scf::ForOp::create(inRow, loc, cst(inRow, loc, 0),
-                                         cst(inRow, loc, kChunk), cst(inRow, loc, 1));
+                                         cst(inRow, loc, chunk), cst(inRow, loc, 1));
       OpBuilder each(elements.getBody()->getTerminator());
       Value e = elements.getInductionVar();
       Value jj = arith::AddIOp::create(each, loc, m.j, e);
@@ -260,7 +277,7 @@ void emitCopyChunks(OpBuilder &in, Location loc, Value src, Value tile,
     Move m{c, arith::SubIOp::create(in, loc, c.row, o0), arith::SubIOp::create(in, loc, c.col, o1),
            {}, {}, {}};
     m.rowIn = both(in, c.exists, both(in, sge(in, m.i, zero), slt(in, m.i, h)));
-    Value jEnd = arith::AddIOp::create(in, loc, m.j, cst(in, loc, kChunk));
+    Value jEnd = arith::AddIOp::create(in, loc, m.j, cst(in, loc, chunk));
     m.whole = both(in, both(in, m.rowIn, aligned),
                    both(in, sge(in, m.j, zero),
                         arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sle, jEnd, w)));
@@ -296,22 +313,23 @@ void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets
 
 } // namespace
 
-bool swizzles(int64_t cols) {
-  int64_t perRow = cols / kChunk;
-  return cols % kChunk == 0 && perRow >= 2 && llvm::isPowerOf2_64(perRow);
+bool swizzles(MemRefType tile) {
+  int64_t chunk = chunkOf(tile), cols = tile.getDimSize(1), perRow = cols / chunk;
+  return cols % chunk == 0 && perRow >= 2 && llvm::isPowerOf2_64(perRow);
 }
 
 std::pair<Value, Value> swizzledPosition(OpBuilder &b, Location loc, Value row, Value col,
-                                         int64_t rows, int64_t cols) {
+                                         MemRefType tile) {
   // Eight 16-byte chunks span the 32 banks: the chunks of rows that share banks (rows 128
   // bytes apart or closer) are XOR-permuted by the row, so the 8 rows ldmatrix reads at one
   // logical column fall in 8 different groups of banks. These are the 32-, 64- and 128-byte
   // swizzles of the tensor cores' shared-memory layouts (wgmma), with the tile at a 1024-byte
-  // boundary; wider rows are stored as column blocks of 64 elements (128 bytes) one after
-  // another, each a rows x 64 tile in the 128-byte swizzle.
-  int64_t perRow = cols / kChunk;
+  // boundary; wider rows are stored as column blocks of 128 bytes one after another, each a
+  // tile of 128-byte rows in the 128-byte swizzle.
+  int64_t width = chunkOf(tile), rows = tile.getDimSize(0), cols = tile.getDimSize(1);
+  int64_t perRow = cols / width;
   auto c = [&](int64_t v) { return cst(b, loc, v); };
-  Value chunk = arith::DivUIOp::create(b, loc, col, c(kChunk));
+  Value chunk = arith::DivUIOp::create(b, loc, col, c(width));
   if (perRow <= 8) {
     Value group =
         perRow == 8
@@ -320,7 +338,7 @@ std::pair<Value, Value> swizzledPosition(OpBuilder &b, Location loc, Value row, 
                                      c(perRow))
                   .getResult();
     return {row, arith::MulIOp::create(b, loc, arith::XOrIOp::create(b, loc, chunk, group),
-                                       c(kChunk))};
+                                       c(width))};
   }
   Value block = arith::DivUIOp::create(b, loc, chunk, c(8));
   Value within = arith::XOrIOp::create(b, loc, arith::RemUIOp::create(b, loc, chunk, c(8)),
@@ -328,9 +346,9 @@ std::pair<Value, Value> swizzledPosition(OpBuilder &b, Location loc, Value row, 
   // The element offset of the chunk in the buffer, then as its (row, column).
   Value linear = arith::AddIOp::create(
       b, loc,
-      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, block, c(rows * 64)),
-                            arith::MulIOp::create(b, loc, row, c(64))),
-      arith::MulIOp::create(b, loc, within, c(kChunk)));
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, block, c(rows * 8 * width)),
+                            arith::MulIOp::create(b, loc, row, c(8 * width))),
+      arith::MulIOp::create(b, loc, within, c(width)));
   return {arith::DivUIOp::create(b, loc, linear, c(cols)),
           arith::RemUIOp::create(b, loc, linear, c(cols))};
 }
@@ -338,9 +356,7 @@ std::pair<Value, Value> swizzledPosition(OpBuilder &b, Location loc, Value row, 
 void writeTileInChunks(Value tile, int64_t threads,
                        llvm::function_ref<bool(Operation *)> isReader) {
   auto type = dyn_cast<MemRefType>(tile.getType());
-  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-      type.getElementTypeBitWidth() != 8 * kElementBytes || type.getDimSize(1) % kChunk ||
-      type.getNumElements() / kChunk > kMaxRounds * threads)
+  if (!chunkable(type, threads))
     return;
   SmallVector<linalg::FillOp> fills;
   SmallVector<std::pair<linalg::CopyOp, SmallVector<OpFoldResult>>> copies;
@@ -379,7 +395,7 @@ void writeTileInChunks(Value tile, int64_t threads,
            (llvm::is_contained(fills, op) || llvm::is_contained(rowFills, op) ||
             llvm::any_of(copies, [&](auto &c) { return c.first.getOperation() == op; }));
   };
-  bool swizzle = isReader && swizzles(type.getDimSize(1));
+  bool swizzle = isReader && swizzles(type);
   for (Operation *user : tile.getUsers()) {
     if (!swizzle)
       break;
@@ -440,9 +456,7 @@ Value wholePartition(OpBuilder &b, Location loc, int dim, MemRefType tile, Array
 bool writeTileAsync(Value tile, int64_t threads,
                     llvm::function_ref<bool(Operation *)> isReader) {
   auto type = dyn_cast<MemRefType>(tile.getType());
-  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-      type.getElementTypeBitWidth() != 8 * kElementBytes || type.getDimSize(1) % kChunk ||
-      type.getNumElements() / kChunk > kMaxRounds * threads)
+  if (!chunkable(type, threads))
     return false;
   // Zero fills of the tile or of parts of it (a masked load's `other`): the async copies fill
   // what they do not read with zeros.
@@ -516,7 +530,7 @@ bool writeTileAsync(Value tile, int64_t threads,
   Location loc = last->getLoc();
   // Only these regions write the tile and only the matmuls read it: its chunks may be stored
   // swizzled, which the matmul's ldmatrix reads follow (kSwizzledAttr on the buffer).
-  bool swizzle = swizzles(type.getDimSize(1));
+  bool swizzle = swizzles(type);
   if (swizzle)
     tile.getDefiningOp()->setAttr(kSwizzledAttr, UnitAttr::get(tile.getContext()));
   OpBuilder b(last);
@@ -529,7 +543,8 @@ bool writeTileAsync(Value tile, int64_t threads,
       o1.push_back(getValueOrCreateConstantIndexOp(in, loc, c.offsets[1]));
       h.push_back(memref::DimOp::create(in, loc, src, 0));
       w.push_back(memref::DimOp::create(in, loc, src, 1));
-      aligned = arith::AndIOp::create(in, loc, aligned, chunksAligned(in, loc, src, o1.back()));
+      aligned =
+          arith::AndIOp::create(in, loc, aligned, chunksAligned(in, loc, src, type, o1.back()));
     }
     auto ifAligned = scf::IfOp::create(in, loc, aligned, /*withElseRegion=*/true);
     ifAligned->setAttr(kCopyFastPathAttr, in.getUnitAttr());
@@ -541,10 +556,10 @@ bool writeTileAsync(Value tile, int64_t threads,
       Value shared = memref::MemorySpaceCastOp::create(
           at, loc, MemRefType::get(type.getShape(), type.getElementType(), type.getLayout(), space),
           tile);
-      auto vec = VectorType::get({kChunk}, type.getElementType());
+      auto vec = VectorType::get({chunkOf(type)}, type.getElementType());
       Value zeros = arith::ConstantOp::create(at, loc, vec, at.getZeroAttr(vec));
       Value falseValue = arith::ConstantIntOp::create(at, loc, 0, 1);
-      Value zero = cst(at, loc, 0), chunk = cst(at, loc, kChunk);
+      Value zero = cst(at, loc, 0), chunk = cst(at, loc, chunkOf(type));
       // Where every copy reads the same buffer (the two parts of a tile whose rows or columns
       // wrap around, `% M`), each chunk is one cp.async from that buffer at the element its
       // copy starts at, copying what that copy covers and zero-filling the rest (or all of it

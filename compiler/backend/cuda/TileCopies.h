@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 namespace tessel::cuda {
 
@@ -27,9 +28,10 @@ perThreadRegion(mlir::OpBuilder &b, mlir::Location loc, mlir::TypeRange types,
 /// flow tessel-cuda-map-programs keeps uniform), not a parallel loop or a while loop.
 bool reachedByEveryThread(mlir::Operation *op);
 
-/// The writes of `tile` (a 2-D static tile buffer of 16-bit elements whose rows are whole
-/// 16-byte chunks) by linalg.fill, and by linalg.copy into it or a subview of it from a 2-D
-/// memref whose rows are contiguous, become per-thread regions: chunk q (8 elements, row-major)
+/// The writes of `tile` (a 2-D static tile buffer of 16- or 32-bit elements whose rows are
+/// whole 16-byte chunks) by linalg.fill, and by linalg.copy into it or a subview of it from a
+/// 2-D memref whose rows are contiguous, become per-thread regions: chunk q (8 or 4 elements,
+/// row-major)
 /// goes to thread q mod `threads` (at most 16 chunks a thread, else nothing is rewritten); a
 /// chunk the copy covers whole, from a 16-byte aligned address (checked at run time), moves as
 /// one 16-byte load and store, the others element by element; a thread issues all of its
@@ -58,21 +60,21 @@ void writeTileInChunks(mlir::Value tile, int64_t threads,
 bool writeTileAsync(mlir::Value tile, int64_t threads,
                     llvm::function_ref<bool(mlir::Operation *)> isReader);
 
-/// Whether a tile of 16-bit elements with `cols` columns is stored swizzled when
-/// writeTileAsync writes it: its rows are a power of two (at least 2) of 16-byte chunks.
-bool swizzles(int64_t cols);
+/// Whether `tile` (2-D, static) is stored swizzled when writeTileAsync writes it: its rows are
+/// a power of two (at least 2) of 16-byte chunks.
+bool swizzles(mlir::MemRefType tile);
 
-/// Where chunk `col` (a multiple of 8) of row `row` of a swizzled `rows` x `cols` tile is
-/// stored, as a (row, column) of its buffer: for rows of at most 8 chunks, the same row and the
-/// chunk index XOR the row's group (row mod 8 for rows of 8 chunks, else row / (8 / chunks a
-/// row) mod chunks a row), so the 8 rows an ldmatrix reads at one logical column lie in 8
-/// different groups of banks; wider rows are stored as column blocks of 64 elements, one
-/// after another, each swizzled as a tile of 8-chunk rows. These are the tensor cores' 32-,
-/// 64- and 128-byte swizzled layouts (wgmma's shared-memory operands) where the tile starts at
-/// a 1024-byte boundary.
+/// Where the chunk at column `col` (a multiple of a chunk: 8 16-bit or 4 32-bit elements) of
+/// row `row` of the swizzled `tile` is stored, as a (row, column) of its buffer: for rows of
+/// at most 8 chunks, the same row and the chunk index XOR the row's group (row mod 8 for rows
+/// of 8 chunks, else row / (8 / chunks a row) mod chunks a row), so the 8 rows an ldmatrix
+/// reads at one logical column lie in 8 different groups of banks; wider rows are stored as
+/// column blocks of 128 bytes, one after another, each swizzled as a tile of 8-chunk rows.
+/// These are the tensor cores' 32-, 64- and 128-byte swizzled layouts (wgmma's shared-memory
+/// operands) where the tile starts at a 1024-byte boundary.
 std::pair<mlir::Value, mlir::Value> swizzledPosition(mlir::OpBuilder &b, mlir::Location loc,
                                                      mlir::Value row, mlir::Value col,
-                                                     int64_t rows, int64_t cols);
+                                                     mlir::MemRefType tile);
 
 /// A per-thread region marked kAsyncWaitAttr at `b`: cp.async.wait_group `pendingGroups`.
 mlir::scf::ExecuteRegionOp waitForAsyncCopies(mlir::OpBuilder &b, mlir::Location loc,

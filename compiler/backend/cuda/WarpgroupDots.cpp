@@ -193,7 +193,8 @@ private:
 } // namespace
 
 bool tessel::cuda::planWarpgroupDot(DotPlan &p, int64_t warps) {
-  if (warps % 4 || p.m % 64)
+  // 16-bit operands (tf32 stays on mma.sync: wgmma reads tf32 K-major only).
+  if (warps % 4 || p.m % 64 || !(p.input.isF16() || p.input.isBF16()))
     return false;
   std::optional<StoredLayout> a = storedLayout(p.a), b = storedLayout(p.b);
   if (!a || !b)

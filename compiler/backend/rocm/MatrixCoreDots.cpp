@@ -138,7 +138,12 @@ struct RocmMatrixCoreDots : tessel::impl::RocmMatrixCoreDotsBase<RocmMatrixCoreD
       return signalPassFailure();
     }
     int64_t threads = numWarps * chip->waveSize;
-    tessel::cuda::DotShape shape{16, 16, 16, layout.accElements, 16};
+    // 16-bit operands only (no xf32 matrix instructions here: f32 matmuls stay loops).
+    auto shape = [&](Type input) -> std::optional<tessel::cuda::DotShape> {
+      if (input.isF32())
+        return std::nullopt;
+      return tessel::cuda::DotShape{16, 16, 16, layout.accElements, 16};
+    };
     auto stage = [&](Value tile, llvm::function_ref<bool(Operation *)>) {
       tessel::cuda::writeTileInChunks(tile, threads);
     };

@@ -46,7 +46,8 @@ SmallVector<Value> inlineCombine(OpBuilder &b, Region &combine, ValueRange args,
 }
 
 /// tt.dot -> linalg.matmul / linalg.batch_matmul accumulating into c; a constant splat
-/// accumulator becomes a linalg.fill of a fresh tensor.
+/// accumulator becomes a linalg.fill of a fresh tensor. A 2-D dot of f32 operands that allows
+/// tf32 marks its matmul kTf32Attr (tf32x3 and ieee ask for f32 accuracy: no mark).
 struct DotToMatmul : public OpRewritePattern<tt::DotOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(tt::DotOp op, PatternRewriter &rewriter) const override {
@@ -62,11 +63,14 @@ struct DotToMatmul : public OpRewritePattern<tt::DotOp> {
                   .getResult(0);
       }
     Value result;
-    if (type.getRank() == 2)
-      result = linalg::MatmulOp::create(rewriter, loc, TypeRange{type},
-                                        ValueRange{op.getA(), op.getB()}, ValueRange{acc})
-                   .getResult(0);
-    else
+    if (type.getRank() == 2) {
+      auto matmul = linalg::MatmulOp::create(rewriter, loc, TypeRange{type},
+                                             ValueRange{op.getA(), op.getB()}, ValueRange{acc});
+      if (cast<RankedTensorType>(op.getA().getType()).getElementType().isF32() &&
+          op.getInputPrecision() == tt::InputPrecision::TF32)
+        matmul->setAttr(tessel::kTf32Attr, rewriter.getUnitAttr());
+      result = matmul.getResult(0);
+    } else
       result = linalg::BatchMatmulOp::create(rewriter, loc, TypeRange{type},
                                              ValueRange{op.getA(), op.getB()}, ValueRange{acc})
                    .getResult(0);

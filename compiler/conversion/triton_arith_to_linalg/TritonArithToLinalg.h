@@ -16,6 +16,11 @@ namespace tessel {
 /// number of programs along x, y, z.
 inline constexpr unsigned kNumGridArguments = 6;
 
+/// On a linalg.matmul of f32 operands: its tt.dot allowed tf32 (`input_precision="tf32"`,
+/// Triton's default), so a GPU may multiply the operands rounded to tf32 on tensor cores. A
+/// matmul without it is computed in full f32.
+inline constexpr llvm::StringLiteral kTf32Attr = "tessel.tf32";
+
 /// Rewrites every tt.func in `module` as a func.func with the grid arguments appended,
 /// tt.return as func.return, tt.call as func.call forwarding the caller's grid arguments, and
 /// tt.get_program_id/tt.get_num_programs as uses of those arguments.

@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #ifndef TESSEL_E2E_DEVICE
@@ -44,6 +45,27 @@ std::vector<float> randomFloats(size_t n) {
   for (float &x : v)
     x = d(rng());
   return v;
+}
+
+/// How many entries of C (m x n, `out(i, j)`) lie farther from A (m x k, row-major) times B
+/// (column j at j * k) in double than `bound(ref, mag)` allows, `mag` the sum of the products'
+/// magnitudes (NaN never lies within).
+int wrongProducts(int m, int n, int k, const std::vector<float> &a, const std::vector<float> &bt,
+                  const std::function<double(int, int)> &out,
+                  const std::function<double(double, double)> &bound) {
+  int wrong = 0;
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const float *x = &a[size_t(i) * k], *y = &bt[size_t(j) * k];
+      double ref = 0, mag = 0;
+      for (int p = 0; p < k; ++p) {
+        double xy = double(x[p]) * y[p];
+        ref += xy;
+        mag += std::fabs(xy);
+      }
+      wrong += !(std::fabs(out(i, j) - ref) <= bound(ref, mag));
+    }
+  return wrong;
 }
 
 class GpuEndToEnd : public ::testing::Test {
@@ -335,21 +357,60 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
           {ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
            bStride, int32_t(n)});
       std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
-      int wrong = 0;
-      for (int i = 0; i < m; ++i)
-        for (int j = 0; j < n; ++j) {
-          const float *x = &ar[size_t(i) * k], *y = &bt[size_t(j) * k];
-          double ref = 0, mag = 0;
-          for (int p = 0; p < k; ++p) {
-            double xy = double(x[p]) * y[p];
-            ref += xy;
-            mag += std::fabs(xy);
-          }
-          // f32 accumulation, then one rounding to the 16-bit output (8 or 11 significant
-          // bits); a misplaced fragment or operand is off by the size of the sum itself.
-          double out = from16(c[size_t(i) * n + j]);
-          wrong += !(std::fabs(out - ref) <= (v.bf16 ? 8e-3 : 1e-3) * std::fabs(ref) + 1e-4 * mag);
-        }
+      // f32 accumulation, then one rounding to the 16-bit output (8 or 11 significant bits); a
+      // misplaced fragment or operand is off by the size of the sum itself.
+      int wrong = wrongProducts(
+          m, n, k, ar, bt, [&](int i, int j) { return from16(c[size_t(i) * n + j]); },
+          [&](double ref, double mag) {
+            return (v.bf16 ? 8e-3 : 1e-3) * std::fabs(ref) + 1e-4 * mag;
+          });
+      EXPECT_EQ(wrong, 0) << v.artifact << " " << m << "x" << n << "x" << k;
+    }
+}
+
+// The zoo's matmul on f32 inputs built for sm_90a: its tl.dot allows tf32 (Triton's default),
+// so it runs mma.sync.m16n8k8 on tf32 (wgmma keeps 16-bit operands), B row-major (its fragments
+// element by element) and column-contiguous (ldmatrix of an N x K tile), operand tiles over 3
+// and 2 stages. Sizes not multiples of the blocks (the second round's rows 16-byte aligned,
+// the first's not: the synchronous copies), C poisoned; against a double reference of the f32
+// inputs with tf32's bound (each operand rounded to 11 significant bits: a product off by at
+// most 2^-10 of itself), where a misplaced fragment is off by the size of the sum.
+TEST_F(GpuEndToEnd, Tf32MatmulOnTensorCores) {
+  if (device_->kind() != "cuda")
+    GTEST_SKIP() << "mma.sync is an NVIDIA instruction";
+  if (device_->Environment()["arch"] != "sm_90")
+    GTEST_SKIP() << "the artifacts are built for sm_90a (this GPU is "
+                 << device_->Environment()["arch"] << ")";
+  struct Variant {
+    const char *artifact;
+    bool bColumnContiguous;
+    int bm, bn;
+  };
+  for (const Variant &v : {Variant{"tf32_mma", false, 64, 128}, Variant{"tf32_mma_bt", true, 128, 64}})
+    for (int round = 0; round < 2; ++round) {
+      int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600), k = 16 + int(rng()() % 300);
+      if (round == 1) {
+        n = n / 4 * 4;
+        k = k / 4 * 4;
+      }
+      // A row-major; B by columns (column j at j * k) for the reference, the device's B at
+      // p * n + j (row-major) or j * k + p (column-contiguous).
+      std::vector<float> a = randomFloats(size_t(m) * k), bt = randomFloats(size_t(k) * n);
+      std::vector<float> b(bt.size());
+      for (int j = 0; j < n; ++j)
+        for (int p = 0; p < k; ++p)
+          b[v.bColumnContiguous ? size_t(j) * k + p : size_t(p) * n + j] = bt[size_t(j) * k + p];
+      auto ba = upload(a), bb = upload(b);
+      auto bc = upload(std::vector<float>(size_t(m) * n, std::nanf("")));
+      ASSERT_TRUE(ba && bb && bc);
+      int programs = ((m + v.bm - 1) / v.bm) * ((n + v.bn - 1) / v.bn);
+      run(v.artifact, "matmul", Grid{programs, 1, 1},
+          {ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
+           int32_t(v.bColumnContiguous ? k : n), int32_t(n)});
+      std::vector<float> c = download<float>(*bc, size_t(m) * n);
+      int wrong = wrongProducts(
+          m, n, k, a, bt, [&](int i, int j) { return c[size_t(i) * n + j]; },
+          [](double, double mag) { return 2e-3 * mag + 1e-6; });
       EXPECT_EQ(wrong, 0) << v.artifact << " " << m << "x" << n << "x" << k;
     }
 }

@@ -7,8 +7,10 @@
 // thread 0 alone) and puts barriers around them (they read shared memory), and the whole
 // pipeline gives PTX with mma.sync and ldmatrix.
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4}))' | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4}))' | FileCheck %s --check-prefix=TF32
 // RUN: tessel-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(tessel-cuda-tensor-core-dots{num-warps=4}),convert-linalg-to-parallel-loops,canonicalize,cse,tessel-cuda-map-programs{num-warps=4})' | FileCheck %s --check-prefix=MAP
 // RUN: tessel-compile %s --entry k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=PTX
+// RUN: tessel-compile %s --entry tf32_k_loop --target cuda:sm_90 --emit ptx -o - | FileCheck %s --check-prefix=TF32PTX
 
 // C is all zeros before the loop (a fill): the accumulators start from that constant, and the
 // fill goes (C's lifetime then begins after the loop, where its bytes can be the operand
@@ -178,8 +180,9 @@ func.func public @c_read_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
 
 // -----
 
-// Left to the scalar lowering: f32 inputs, K not a multiple of 16, a device function (one
-// thread runs it), a matmul inside a parallel loop.
+// Left to the scalar lowering: f32 inputs its tt.dot did not allow as tf32 (no
+// tessel.tf32), K not a multiple of 16, a device function (one thread runs it), a matmul
+// inside a parallel loop.
 // CHECK-LABEL: func.func public @not_on_tensor_cores(
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-COUNT-2: linalg.matmul
@@ -203,5 +206,69 @@ func.func private @device_function() {
   %b = memref.alloc() : memref<16x8xf16>
   %c = memref.alloc() : memref<16x8xf32>
   linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x8xf16>) outs(%c : memref<16x8xf32>)
+  return
+}
+
+// -----
+
+// f32 operands a tt.dot allowed as tf32 (tessel.tf32): mma.sync.m16n8k8 on tf32. The same
+// 2 x 2 grid of 32 x 16 warp tiles over 64 x 32, 2 x 2 pieces; the tiles filled in 16-byte
+// chunks of 4 elements (64 x 32 / 4 = 512 chunks, 4 a thread); K = 32 in 4 steps of 8, each
+// A by two ldmatrix.x4 of 32-bit elements (one f32 a lane and matrix), B (K x N) element by
+// element (two a piece: rows t and t + 4), every operand rounded to tf32 (cvt.rna), then 4 mma.
+// CHECK-LABEL: func.func public @tf32_k_loop(
+// CHECK: scf.for
+// CHECK: scf.execute_region no_inline {
+// CHECK: vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// CHECK-COUNT-4: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x32xf32>, vector<4xf32>
+// CHECK-NOT: vector.store
+// CHECK: } {tessel.per_thread}
+// CHECK: scf.execute_region
+// CHECK-COUNT-16: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
+// CHECK-NOT: nvvm.mma.sync
+// CHECK: } {tessel.per_thread}
+// CHECK-NOT: linalg.matmul
+// One k step's operands: A's two ldmatrix.x4, each lane's 4 registers of each rounded; B's
+// 2 pieces x 2 elements loaded and rounded.
+// TF32-LABEL: func.func public @tf32_k_loop(
+// TF32: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x32xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// TF32-COUNT-4: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// TF32: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x32xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// TF32-COUNT-4: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
+// TF32-NOT: nvgpu.ldmatrix
+// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32-NEXT: nvvm.convert.float.to.tf32
+// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32-NEXT: nvvm.convert.float.to.tf32
+// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32-NEXT: nvvm.convert.float.to.tf32
+// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32-NEXT: nvvm.convert.float.to.tf32
+// TF32-NOT: nvgpu.ldmatrix
+// TF32: nvvm.mma.sync
+// TF32PTX-LABEL: .entry tf32_k_loop(
+// TF32PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// TF32PTX: cvt.rna.tf32.f32
+// TF32PTX: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
+func.func public @tf32_k_loop(%out: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                              %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %ta = memref.alloc() : memref<64x32xf32>
+  %tb = memref.alloc() : memref<32x32xf32>
+  %acc = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x32xf32>)
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.fill ins(%one : f32) outs(%ta : memref<64x32xf32>)
+    linalg.fill ins(%one : f32) outs(%tb : memref<32x32xf32>)
+    linalg.matmul {tessel.tf32} ins(%ta, %tb : memref<64x32xf32>, memref<32x32xf32>)
+                  outs(%acc : memref<64x32xf32>)
+  }
+  %flat = memref.collapse_shape %acc [[0, 1]] : memref<64x32xf32> into memref<2048xf32>
+  %view = memref.subview %out[0] [2048] [1] : memref<?xf32> to memref<2048xf32, strided<[1]>>
+  linalg.copy ins(%flat : memref<2048xf32>) outs(%view : memref<2048xf32, strided<[1]>>)
   return
 }

@@ -6,19 +6,34 @@ tt.func @dot_zero_acc(%a: tensor<32x16xf16>, %b: tensor<16x64xf16>) -> tensor<32
   %zero = arith.constant dense<0.000000e+00> : tensor<32x64xf32>
   // CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<32x64xf32>)
   // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x16xf16>, tensor<16x64xf16>) outs(%[[F]] : tensor<32x64xf32>)
+  // CHECK-NOT: tessel.tf32
   %d = tt.dot %a, %b, %zero, inputPrecision = tf32 : tensor<32x16xf16> * tensor<16x64xf16> -> tensor<32x64xf32>
   tt.return %d : tensor<32x64xf32>
 }
 
 // -----
 
-// An accumulator from a loop is accumulated into directly.
+// An accumulator from a loop is accumulated into directly. f32 operands with the default
+// (ieee) precision: full f32, no tf32 mark.
 // CHECK-LABEL: func.func @dot_acc
 // CHECK-SAME: %[[C:[^:]*]]: tensor<32x64xf32>
 tt.func @dot_acc(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
   // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<16x64xf32>) outs(%[[C]] : tensor<32x64xf32>)
   %d = tt.dot %a, %b, %c : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
   tt.return %d : tensor<32x64xf32>
+}
+
+// -----
+
+// f32 operands a dot allows as tf32 mark their matmul; tf32x3 (f32 accuracy) does not.
+// CHECK-LABEL: func.func @dot_tf32
+// CHECK: linalg.matmul {tessel.tf32} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<16x64xf32>)
+// CHECK-NOT: tessel.tf32
+// CHECK: return
+tt.func @dot_tf32(%a: tensor<32x16xf32>, %b: tensor<16x64xf32>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  %d = tt.dot %a, %b, %c, inputPrecision = tf32 : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
+  %e = tt.dot %a, %b, %d, inputPrecision = tf32x3 : tensor<32x16xf32> * tensor<16x64xf32> -> tensor<32x64xf32>
+  tt.return %e : tensor<32x64xf32>
 }
 
 // -----
