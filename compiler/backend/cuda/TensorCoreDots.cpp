@@ -74,7 +74,9 @@ public:
     fragCol_ = arith::MulIOp::create(b_, loc_, arith::DivUIOp::create(b_, loc_, lane, cst(16)),
                                      cst(chunk));
     // Non-transposing ldmatrix of an N x K B: row l % 8, column ((l / 8) % 2) * chunk, and 8
-    // more rows for lanes 16-31.
+    // more rows (the next piece) for lanes 16-31.
+    nextPiece_ = arith::MulIOp::create(
+        b_, loc_, arith::DivUIOp::create(b_, loc_, lane, cst(16)), cst(8));
     eighth_ = arith::RemUIOp::create(b_, loc_, lane, cst(8));
     half_ = arith::MulIOp::create(
         b_, loc_,
@@ -98,17 +100,41 @@ public:
   SmallVector<Value> multiply(ValueRange accs) override {
     SmallVector<Value> carried(accs.begin(), accs.end());
     Value a = inSharedMemory(p_.a), b = inSharedMemory(p_.b);
+    if (tf32() && !p_.bTransposed)
+      flattenB(b);
     for (int64_t k = 0; k < p_.k; k += p_.shape.pieceK)
-      carried = step(a, b, cst(k), carried);
+      carried = step(a, b, k, carried);
     return carried;
   }
 
 private:
   bool tf32() const { return p_.input.isF32(); }
 
-  /// One k step at `kk` of the tiles `a` and `b` (in shared memory): fragments, then the mma of
+  /// tf32's K x N B (`b`, in shared memory) element by element: the tile as one dimension and,
+  /// for each piece and each of the lane's rows t and t + 4 of the first k step, where its
+  /// element lies. k steps are 8 rows apart, which keep the swizzle's permutation of chunks (it
+  /// depends on the row mod 8): step k's element is k * bRowAdvance_ further.
+  void flattenB(Value b) {
+    auto type = cast<MemRefType>(b.getType());
+    int64_t cols = type.getDimSize(1), chunk = 4;
+    bFlat_ = memref::CollapseShapeOp::create(b_, loc_, b,
+                                             ArrayRef<ReassociationIndices>{{0, 1}});
+    // Rows of more than 8 chunks are stored as column blocks of 8 chunks a row.
+    bool swizzled = p_.b.getDefiningOp()->hasAttr(tessel::cuda::kSwizzledAttr);
+    bRowAdvance_ = swizzled && cols / chunk > 8 ? 8 * chunk : cols;
+    for (int64_t j = 0; j < p_.piecesN(); ++j)
+      for (int64_t h : {0, 4}) {
+        Value column = add(add(warpColBase_, cst(8 * j)), gChunk_);
+        auto [row, col] = stored(p_.b, add(t_, cst(h)), column);
+        bElement_.push_back(
+            add(add(arith::MulIOp::create(b_, loc_, row, cst(cols)), col), gOffset_));
+      }
+  }
+
+  /// One k step at `k` of the tiles `a` and `b` (in shared memory): fragments, then the mma of
   /// every piece on `carried`.
-  SmallVector<Value> step(Value a, Value b, Value kk, ArrayRef<Value> carried) {
+  SmallVector<Value> step(Value a, Value b, int64_t k, ArrayRef<Value> carried) {
+    Value kk = cst(k);
     Value aCol = add(kk, fragCol_);
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t i = 0; i < p_.piecesM(); ++i) {
@@ -124,7 +150,7 @@ private:
         Value n = add(add(warpColBase_, cst(8 * j)), eighth_);
         Value col = add(kk, half_);
         if (j + 1 < p_.piecesN()) {
-          Value row = add(n, fragCol_); // (l / 16) * 8 more rows
+          Value row = add(n, nextPiece_);
           SmallVector<Value> regs =
               registers(ldmatrix(b, stored(p_.b, row, col), 4, /*transpose=*/false));
           bFrags.push_back({regs[0], regs[1]});
@@ -136,14 +162,12 @@ private:
       }
     }
     // tf32's B (K x N): each lane's two elements of a piece, rows kk + t and kk + t + 4 of its
-    // column g.
+    // column g (flattenB).
     for (int64_t j = 0; j < p_.piecesN() && !p_.bTransposed && tf32(); ++j) {
-      Value col = add(add(warpColBase_, cst(8 * j)), gChunk_);
       SmallVector<Value> regs;
-      for (int64_t h : {0, 4}) {
-        auto [row, at] = stored(p_.b, add(add(kk, t_), cst(h)), col);
-        regs.push_back(toTf32(memref::LoadOp::create(b_, loc_, b, ValueRange{row, add(at, gOffset_)})));
-      }
+      for (int64_t h = 0; h < 2; ++h)
+        regs.push_back(toTf32(memref::LoadOp::create(
+            b_, loc_, bFlat_, ValueRange{add(bElement_[2 * j + h], cst(k * bRowAdvance_))})));
       bFrags.push_back(regs);
     }
     // B (K x N, row-major) transposed by ldmatrix: lane l names row kk + l % 16; x4 covers
@@ -237,7 +261,11 @@ private:
   }
 
   Value row0_, col0_, fragRow_, fragCol_, warpRowBase_, warpColBase_, eighth_, half_;
-  Value t_, gChunk_, gOffset_; ///< tf32's K x N B only
+  Value nextPiece_;
+  // tf32's K x N B only (flattenB).
+  Value t_, gChunk_, gOffset_, bFlat_;
+  int64_t bRowAdvance_ = 0;
+  SmallVector<Value> bElement_;
 };
 
 struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreDots> {

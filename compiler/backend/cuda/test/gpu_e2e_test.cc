@@ -386,7 +386,8 @@ TEST_F(GpuEndToEnd, Tf32MatmulOnTensorCores) {
     bool bColumnContiguous;
     int bm, bn;
   };
-  for (const Variant &v : {Variant{"tf32_mma", false, 64, 128}, Variant{"tf32_mma_bt", true, 128, 64}})
+  for (const Variant &v :
+       {Variant{"tf32_mma", false, 64, 128}, Variant{"tf32_mma_bt", true, 128, 64}})
     for (int round = 0; round < 2; ++round) {
       int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600), k = 16 + int(rng()() % 300);
       if (round == 1) {

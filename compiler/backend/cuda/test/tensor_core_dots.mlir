@@ -215,7 +215,9 @@ func.func private @device_function() {
 // 2 x 2 grid of 32 x 16 warp tiles over 64 x 32, 2 x 2 pieces; the tiles filled in 16-byte
 // chunks of 4 elements (64 x 32 / 4 = 512 chunks, 4 a thread); K = 32 in 4 steps of 8, each
 // A by two ldmatrix.x4 of 32-bit elements (one f32 a lane and matrix), B (K x N) element by
-// element (two a piece: rows t and t + 4), every operand rounded to tf32 (cvt.rna), then 4 mma.
+// element (two a piece: rows t and t + 4) from the tile seen as one dimension (each lane's
+// elements computed once, a k step a constant further on), every operand rounded to tf32
+// (cvt.rna), then 4 mma.
 // CHECK-LABEL: func.func public @tf32_k_loop(
 // CHECK: scf.for
 // CHECK: scf.execute_region no_inline {
@@ -231,18 +233,19 @@ func.func private @device_function() {
 // One k step's operands: A's two ldmatrix.x4, each lane's 4 registers of each rounded; B's
 // 2 pieces x 2 elements loaded and rounded.
 // TF32-LABEL: func.func public @tf32_k_loop(
+// TF32: %[[FLAT:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1]] : memref<32x32xf32, #gpu.address_space<workgroup>> into memref<1024xf32, #gpu.address_space<workgroup>>
 // TF32: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x32xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
 // TF32-COUNT-4: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // TF32: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x32xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
 // TF32-COUNT-4: nvvm.convert.float.to.tf32 %{{.*}} {rnd = #nvvm.fp_rnd_mode<rna>}
 // TF32-NOT: nvgpu.ldmatrix
-// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32: memref.load %[[FLAT]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
 // TF32-NEXT: nvvm.convert.float.to.tf32
-// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32: memref.load %[[FLAT]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
 // TF32-NEXT: nvvm.convert.float.to.tf32
-// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32: memref.load %[[FLAT]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
 // TF32-NEXT: nvvm.convert.float.to.tf32
-// TF32: memref.load %{{.*}} : memref<32x32xf32, #gpu.address_space<workgroup>>
+// TF32: memref.load %[[FLAT]][%{{.*}}] : memref<1024xf32, #gpu.address_space<workgroup>>
 // TF32-NEXT: nvvm.convert.float.to.tf32
 // TF32-NOT: nvgpu.ldmatrix
 // TF32: nvvm.mma.sync
