@@ -37,10 +37,20 @@ void DotEmitter::forEachPiece(
 SmallVector<Value> DotEmitter::loadAccumulators() {
   SmallVector<Type> types = p_.accumulatorTypes();
   SmallVector<Value> accs;
+  auto pair = VectorType::get({2}, b_.getF32Type());
   forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
     SmallVector<Value> values;
-    for (auto [r, c] : elements)
-      values.push_back(memref::LoadOp::create(b_, loc_, p_.c, ValueRange{r, c}));
+    for (size_t e = 0; e < elements.size(); e += columnPairs() ? 2 : 1) {
+      auto [r, c] = elements[e];
+      if (!columnPairs()) {
+        values.push_back(memref::LoadOp::create(b_, loc_, p_.c, ValueRange{r, c}));
+        continue;
+      }
+      Value two = vector::LoadOp::create(b_, loc_, pair, p_.c, ValueRange{r, c},
+                                         /*nontemporal=*/false, llvm::MaybeAlign(8));
+      for (int64_t k : {0, 1})
+        values.push_back(vector::ExtractOp::create(b_, loc_, two, k));
+    }
     accs.push_back(vector::FromElementsOp::create(b_, loc_, cast<VectorType>(types[at]), values));
   });
   return accs;
@@ -64,31 +74,38 @@ Value DotEmitter::inSharedMemory(Value buffer) {
       buffer);
 }
 
-void DotEmitter::storeAccumulators(ValueRange accs) {
+void DotEmitter::storeInto(ValueRange accs, Value tile,
+                           llvm::function_ref<Value(Value)> convert, int64_t pairAlignment) {
+  Type element = cast<MemRefType>(tile.getType()).getElementType();
+  auto pair = VectorType::get({2}, element);
   forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
-    for (auto [e, rc] : llvm::enumerate(elements)) {
-      Value v = vector::ExtractOp::create(b_, loc_, accs[at], int64_t(e));
-      memref::StoreOp::create(b_, loc_, v, p_.c, ValueRange{rc.first, rc.second});
+    auto value = [&](size_t k) {
+      return convert(vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k)));
+    };
+    if (!columnPairs()) {
+      for (auto [e, rc] : llvm::enumerate(elements))
+        memref::StoreOp::create(b_, loc_, value(e), tile, ValueRange{rc.first, rc.second});
+      return;
     }
+    // m16n8Elements' order: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1); two columns from
+    // an even one, in rows of an even number of elements.
+    for (size_t e = 0; e + 1 < elements.size(); e += 2)
+      vector::StoreOp::create(b_, loc_,
+                              vector::FromElementsOp::create(b_, loc_, pair,
+                                                             ValueRange{value(e), value(e + 1)}),
+                              tile, ValueRange{elements[e].first, elements[e].second},
+                              /*nontemporal=*/false, llvm::MaybeAlign(pairAlignment));
   });
+}
+
+void DotEmitter::storeAccumulators(ValueRange accs) {
+  storeInto(accs, p_.c, [](Value v) { return v; }, 8);
 }
 
 void DotEmitter::storeConverted(ValueRange accs, Value tile) {
   Type element = cast<MemRefType>(tile.getType()).getElementType();
-  auto pair = VectorType::get({2}, element);
-  forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
-    // m16n8Elements' order: (r, c), (r, c + 1), (r + 8, c), (r + 8, c + 1).
-    for (size_t e = 0; e + 1 < elements.size(); e += 2) {
-      SmallVector<Value> both;
-      for (size_t k = e; k < e + 2; ++k)
-        both.push_back(arith::TruncFOp::create(
-            b_, loc_, element, vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k))));
-      // Two columns from an even one, in rows of an even number of 16-bit elements.
-      vector::StoreOp::create(b_, loc_, vector::FromElementsOp::create(b_, loc_, pair, both),
-                              tile, ValueRange{elements[e].first, elements[e].second},
-                              /*nontemporal=*/false, llvm::MaybeAlign(4));
-    }
-  });
+  storeInto(
+      accs, tile, [&](Value v) { return arith::TruncFOp::create(b_, loc_, element, v); }, 4);
 }
 
 namespace {
@@ -136,18 +153,39 @@ bool touches(Operation *op, Value buffer, Operation *skip = nullptr) {
       .wasInterrupted();
 }
 
+/// The accumulators of `p` all `value` (f32), at `b`.
+SmallVector<Value> constantAccumulators(OpBuilder &b, Location loc, const DotPlan &p,
+                                        FloatAttr value) {
+  SmallVector<Value> accs;
+  for (Type t : p.accumulatorTypes()) {
+    auto vector = cast<VectorType>(t);
+    accs.push_back(arith::ConstantOp::create(
+        b, loc, vector, DenseElementsAttr::get(vector, ArrayRef<Attribute>{value})));
+  }
+  return accs;
+}
+
+/// Erases constantInitBefore's op (and the constant global it copied, where nothing else uses
+/// it): the accumulators start from its constant and cover all of C.
+void eraseInit(Operation *fill) {
+  Operation *source = fill->getNumOperands() ? fill->getOperand(0).getDefiningOp() : nullptr;
+  fill->erase();
+  if (isa_and_nonnull<memref::GetGlobalOp>(source) && source->use_empty())
+    source->erase();
+}
+
 /// Whether anything in `loop` but `op` reads or writes `buffer` (through views).
 bool othersTouch(scf::ForOp loop, Operation *op, Value buffer) {
   return llvm::any_of(loop.getBody()->without_terminator(),
                       [&](Operation &inner) { return touches(&inner, buffer, op); });
 }
 
-/// The op that sets all of C to one constant, where it is the last op before `loop` (in its
-/// block) touching C: a linalg.fill of a constant, or a linalg.copy of a constant global with
-/// one value (what bufferization makes of a splat constant tensor). The accumulators can start
-/// from that constant, and the op goes.
-Operation *constantInitBefore(scf::ForOp loop, Value c, FloatAttr &value) {
-  for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode()) {
+/// The op that sets all of C to one constant, where it is the last op before `at` (a loop or
+/// the matmul itself, in its block) touching C: a linalg.fill of a constant, or a linalg.copy
+/// of a constant global with one value (what bufferization makes of a splat constant tensor).
+/// The accumulators can start from that constant, and the op goes.
+Operation *constantInitBefore(Operation *at, Value c, FloatAttr &value) {
+  for (Operation *op = at->getPrevNode(); op; op = op->getPrevNode()) {
     if (!touches(op, c))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(op))
@@ -381,14 +419,22 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   bool carried =
       loop && loop.isDefinedOutsideOfLoop(p.c) && !othersTouch(loop, p.op, p.c);
   if (!carried) {
+    // From C's constant where a fill sets it just before (Q.K^T's scores): no fill, no loads.
+    FloatAttr fillValue;
+    Operation *fill = constantInitBefore(p.op, p.c, fillValue);
+    if (fill && !fillValue.getType().isF32())
+      fill = nullptr;
     OpBuilder b(p.op);
     perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
       std::unique_ptr<DotEmitter> e = make(in, loc, p);
       e->locate();
-      e->storeAccumulators(e->multiply(e->loadAccumulators()));
+      e->storeAccumulators(
+          e->multiply(fill ? constantAccumulators(in, loc, p, fillValue) : e->loadAccumulators()));
       return SmallVector<Value>{};
     });
     p.op->erase();
+    if (fill)
+      eraseInit(fill);
     return;
   }
   OpBuilder before(loop);
@@ -401,12 +447,7 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   Operation *init = nullptr;
   SmallVector<Value> initial;
   if (fill && fillValue.getType().isF32()) {
-    for (Type t : types) {
-      auto vector = cast<VectorType>(t);
-      Value splat = arith::ConstantOp::create(
-          before, loc, vector, DenseElementsAttr::get(vector, ArrayRef<Attribute>{fillValue}));
-      initial.push_back(splat);
-    }
+    initial = constantAccumulators(before, loc, p, fillValue);
   } else {
     fill = nullptr;
     auto region = perThreadRegion(before, loc, types, [&](OpBuilder &in) {
@@ -443,12 +484,8 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     return;
   }
   matmul->erase();
-  if (fill) {
-    Operation *source = fill->getNumOperands() ? fill->getOperand(0).getDefiningOp() : nullptr;
-    fill->erase();
-    if (isa_and_nonnull<memref::GetGlobalOp>(source) && source->use_empty())
-      source->erase();
-  }
+  if (fill)
+    eraseInit(fill);
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());

@@ -79,12 +79,14 @@ public:
   virtual void locate() = 0;
   /// The K dimension in steps of pieceK; returns the new accumulators.
   virtual llvm::SmallVector<mlir::Value> multiply(mlir::ValueRange accs) = 0;
-  /// The thread's accumulator elements of C, as accumulatorTypes() (pieceElements).
+  /// The thread's accumulator elements of C, as accumulatorTypes() (pieceElements); where they
+  /// come in pairs of adjacent columns (columnPairs), each pair one 8-byte access.
   llvm::SmallVector<mlir::Value> loadAccumulators();
   void storeAccumulators(mlir::ValueRange accs);
   /// The accumulators converted (arith.truncf to `tile`'s 16-bit element type) into `tile`
   /// (C's shape; rows of an even number of elements apart, 4-byte aligned: a view of a tile
-  /// with padded rows), each lane's two adjacent columns as one 4-byte vector store.
+  /// with padded rows), where they come in column pairs each lane's two adjacent columns as
+  /// one 4-byte vector store, otherwise element by element.
   void storeConverted(mlir::ValueRange accs, mlir::Value tile);
   /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
@@ -92,6 +94,13 @@ public:
   virtual void settle() {}
 
 protected:
+  /// Whether pieceElements lists each lane's elements as pairs of adjacent columns, the first
+  /// an even one (m16n8Elements' order).
+  virtual bool columnPairs() const { return false; }
+  /// The accumulators through `convert` into `tile` (C's shape): column pairs as one vector
+  /// store aligned to `pairAlignment` bytes, else element by element.
+  void storeInto(mlir::ValueRange accs, mlir::Value tile,
+                 llvm::function_ref<mlir::Value(mlir::Value)> convert, int64_t pairAlignment);
   /// `visit(at, elements)` for each piece of C in accumulator order: `at` its index among the
   /// accumulators, `elements` its thread's elements (pieceElements).
   void forEachPiece(

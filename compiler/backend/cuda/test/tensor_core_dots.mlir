@@ -44,8 +44,10 @@
 // CHECK: } {tessel.per_thread}
 // CHECK-NOT: linalg.matmul
 // CHECK: scf.yield %[[STEP]]#0, %[[STEP]]#1, %[[STEP]]#2, %[[STEP]]#3
+// The accumulators into C after the loop, each lane's two adjacent columns one 8-byte store.
 // CHECK: scf.execute_region no_inline {
-// CHECK-COUNT-16: memref.store %{{.*}}, %[[C]]
+// CHECK-COUNT-8: vector.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x32xf32>, vector<2xf32>
+// CHECK-NOT: memref.store
 // CHECK: } {tessel.per_thread}
 
 // Regions that write no memory (the mma steps) need no barrier after them: every writer of
@@ -151,14 +153,15 @@ func.func public @operand_copy_rounds(%g: memref<?x?xf16, strided<[?, 1], offset
 
 // -----
 
-// A matmul whose accumulator the loop also reads: loaded, multiplied and stored in place.
+// A matmul whose accumulator the loop also reads: loaded, multiplied and stored in place, two
+// adjacent columns an access.
 // CHECK-LABEL: func.func public @c_read_in_loop(
 // CHECK: scf.for
 // CHECK-NOT: iter_args
 // CHECK: scf.execute_region no_inline {
-// CHECK: memref.load
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<16x8xf32>, vector<2xf32>
 // CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32)
-// CHECK: memref.store
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<16x8xf32>, vector<2xf32>
 // CHECK: } {tessel.per_thread}
 // CHECK: memref.load %{{.*}} : memref<16x8xf32>
 func.func public @c_read_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
@@ -173,6 +176,40 @@ func.func public @c_read_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
     linalg.matmul ins(%ta, %tb : memref<16x16xf16>, memref<16x8xf16>)
                   outs(%acc : memref<16x8xf32>)
     %x = memref.load %acc[%c0, %c0] : memref<16x8xf32>
+    memref.store %x, %o[%k] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// A matmul the loop's other code also reads, whose C a constant fill sets just before it
+// (attention's scores): the accumulators start from the constant (no fill, no loads of C).
+// CHECK-LABEL: func.func public @fill_then_dot(
+// CHECK: scf.for
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32)
+// CHECK: scf.execute_region no_inline {
+// CHECK-NOT: vector.load %{{.*}} : memref<16x8xf32>
+// CHECK: arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-NOT: vector.load %{{.*}} : memref<16x8xf32>
+// CHECK: nvvm.mma.sync
+// CHECK: vector.store %{{.*}} : memref<16x8xf32>, vector<2xf32>
+// CHECK: } {tessel.per_thread}
+// CHECK: memref.load %{{.*}} : memref<16x8xf32>
+func.func public @fill_then_dot(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = memref.alloc() : memref<16x16xf16>
+  %tb = memref.alloc() : memref<16x8xf16>
+  %acc = memref.alloc() : memref<16x8xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.fill ins(%zero : f32) outs(%acc : memref<16x8xf32>)
+    linalg.matmul ins(%ta, %tb : memref<16x16xf16>, memref<16x8xf16>)
+                  outs(%acc : memref<16x8xf32>)
+    %x = memref.load %acc[%k, %c0] : memref<16x8xf32>
     memref.store %x, %o[%k] : memref<?xf32>
   }
   return

@@ -85,7 +85,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: scf.execute_region
 // CHECK-NOT: nvvm.wgmma.wait
-// CHECK: memref.store
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<{{.*}}xf32>, vector<2xf32>
 // CHECK-NOT: nvvm.mma.sync
 // CHECK-NOT: linalg.matmul
 

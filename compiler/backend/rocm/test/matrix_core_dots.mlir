@@ -66,3 +66,46 @@ func.func public @k_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out: memref<?x
   return
 }
 
+// C converted to 16 bits after the loop: each accumulator element converted in registers and
+// stored into the converted tile (its rows padded) on its own, since a lane's elements of a
+// piece lie in different rows of one column here (two of them as one two-column store would
+// write a neighbour's element).
+// MFMA-LABEL: func.func public @k_loop_converted(
+// MFMA: amdgpu.mfma
+// MFMA: scf.execute_region no_inline {
+// MFMA-NOT: vector<2xbf16>
+// MFMA: arith.truncf %{{.*}} : f32 to bf16
+// MFMA-NEXT: memref.store %{{.*}} : memref<64x32xbf16, strided<[40, 1]>>
+// MFMA-NOT: vector<2xbf16>
+// MFMA: } {tessel.per_thread}
+// MFMA-NOT: linalg.generic
+#identity = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @k_loop_converted(%out: memref<?xbf16>, %p0: i32, %p1: i32, %p2: i32,
+                                   %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : bf16
+  %ta = memref.alloc() : memref<64x32xbf16>
+  %tb = memref.alloc() : memref<32x32xbf16>
+  %acc = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x32xf32>)
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.fill ins(%one : bf16) outs(%ta : memref<64x32xbf16>)
+    linalg.fill ins(%one : bf16) outs(%tb : memref<32x32xbf16>)
+    linalg.matmul ins(%ta, %tb : memref<64x32xbf16>, memref<32x32xbf16>)
+                  outs(%acc : memref<64x32xf32>)
+  }
+  %conv = memref.alloc() : memref<64x32xbf16>
+  linalg.generic {indexing_maps = [#identity, #identity], iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<64x32xf32>) outs(%conv : memref<64x32xbf16>) {
+  ^bb0(%x: f32, %y: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %o2 = memref.reinterpret_cast %out to offset: [0], sizes: [64, 32], strides: [32, 1]
+      : memref<?xbf16> to memref<64x32xbf16, strided<[32, 1]>>
+  linalg.copy ins(%conv : memref<64x32xbf16>) outs(%o2 : memref<64x32xbf16, strided<[32, 1]>>)
+  return
+}
