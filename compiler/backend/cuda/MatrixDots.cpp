@@ -16,7 +16,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace tessel::cuda;
@@ -72,6 +74,19 @@ Value DotEmitter::inSharedMemory(Value buffer) {
       b_, loc_,
       MemRefType::get(memref.getShape(), memref.getElementType(), memref.getLayout(), space),
       buffer);
+}
+
+SmallVector<Value> DotEmitter::mapAccumulators(
+    ValueRange accs, llvm::function_ref<Value(Value, Value, Value)> f) {
+  SmallVector<Value> out;
+  forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
+    SmallVector<Value> values;
+    for (auto [e, rc] : llvm::enumerate(elements))
+      values.push_back(
+          f(vector::ExtractOp::create(b_, loc_, accs[at], int64_t(e)), rc.first, rc.second));
+    out.push_back(vector::FromElementsOp::create(b_, loc_, accs[at].getType(), values));
+  });
+  return out;
 }
 
 void DotEmitter::storeInto(ValueRange accs, Value tile,
@@ -409,6 +424,96 @@ Value padRows(Value tile) {
   return view;
 }
 
+/// C carried by a loop in buffers, rescaled elementwise before each matmul (attention's
+/// `acc = acc * alpha[:, None]; acc = tl.dot(p, v, acc)`): the loop's iter_arg `index` holds
+/// the previous C, which only `scale` reads; `scale` writes all of C (the matmul's, a buffer of
+/// the loop body) from it and operands it reads at its elements' rows or columns; the matmul is
+/// the next to touch C, which the loop then yields at `index` and nothing else touches after.
+struct Rescaled {
+  unsigned index;
+  linalg::GenericOp scale;
+};
+
+/// Where `p`'s C is so: the accumulators can stay in registers across the loop, each rescaled
+/// in place by `scale`'s body.
+std::optional<Rescaled> rescaledAccumulator(scf::ForOp loop, DotPlan p) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  std::optional<unsigned> index;
+  for (OpOperand &operand : yield->getOpOperands())
+    if (operand.get() == p.c) {
+      if (index)
+        return std::nullopt;
+      index = operand.getOperandNumber();
+    }
+  if (!index || p.c.getParentBlock() != loop.getBody())
+    return std::nullopt;
+  BlockArgument previous = loop.getRegionIterArg(*index);
+  if (!previous.hasOneUse())
+    return std::nullopt;
+  auto scale = dyn_cast<linalg::GenericOp>(*previous.getUsers().begin());
+  if (!scale || scale->getBlock() != loop.getBody() || !scale.hasPureBufferSemantics() ||
+      scale.getNumDpsInits() != 1 || scale.getDpsInits()[0] != p.c ||
+      !scale->isBeforeInBlock(p.op) || scale.getNumParallelLoops() != scale.getNumLoops() ||
+      !scale.getIndexingMapsArray().back().isIdentity() ||
+      !scale.getRegionOutputArgs()[0].use_empty())
+    return std::nullopt;
+  // Inputs: the previous C as it is, others at a row, a column or a constant of each dimension;
+  // a body of pure ops.
+  for (OpOperand *input : scale.getDpsInputOperands()) {
+    AffineMap map = scale.getMatchingIndexingMap(input);
+    if (input->get() == previous ? !map.isIdentity()
+                                 : !llvm::all_of(map.getResults(), [](AffineExpr e) {
+                                     return isa<AffineDimExpr, AffineConstantExpr>(e);
+                                   }))
+      return std::nullopt;
+    if (input->get() != previous && !isa<MemRefType>(input->get().getType()))
+      return std::nullopt;
+  }
+  for (Operation &op : scale.getRegion().front().without_terminator())
+    if (!isPure(&op) || op.getNumRegions())
+      return std::nullopt;
+  // Nothing touches C between the scale and the matmul, nor after the matmul but the yield.
+  for (Operation *op = scale->getNextNode(); op != p.op.getOperation(); op = op->getNextNode())
+    if (touches(op, p.c))
+      return std::nullopt;
+  for (Operation *op = p.op->getNextNode(); op != yield.getOperation(); op = op->getNextNode())
+    if (touches(op, p.c))
+      return std::nullopt;
+  return Rescaled{*index, scale};
+}
+
+/// `scale`'s body for C's element (r, c) whose previous value is `acc`: its other inputs loaded
+/// at the element's indices, at `b`.
+Value rescaleElement(OpBuilder &b, Location loc, linalg::GenericOp scale, Value previous,
+                     Value acc, Value r, Value c) {
+  Block &body = scale.getRegion().front();
+  IRMapping map;
+  for (OpOperand *input : scale.getDpsInputOperands()) {
+    BlockArgument arg = scale.getMatchingBlockArgument(input);
+    if (input->get() == previous) {
+      map.map(arg, acc);
+      continue;
+    }
+    SmallVector<Value> indices;
+    for (AffineExpr e : scale.getMatchingIndexingMap(input).getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        indices.push_back(dim.getPosition() == 0 ? r : c);
+      else
+        indices.push_back(arith::ConstantIndexOp::create(
+            b, loc, cast<AffineConstantExpr>(e).getValue()));
+    }
+    map.map(arg, memref::LoadOp::create(b, loc, input->get(), indices));
+  }
+  for (Operation &op : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      map.map(index.getResult(), index.getDim() == 0 ? r : c);
+      continue;
+    }
+    b.clone(op, map);
+  }
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
 } // namespace
 
 void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
@@ -418,7 +523,12 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   // (C is a memref.alloc itself: planDot's isTileBuffer.)
   bool carried =
       loop && loop.isDefinedOutsideOfLoop(p.c) && !othersTouch(loop, p.op, p.c);
-  if (!carried) {
+  // Or carried through the loop's buffers and rescaled before each matmul (mma.sync's
+  // accumulators; a warpgroup's would wait for its group at every rescale).
+  std::optional<Rescaled> rescaled;
+  if (!carried && loop && !p.warpgroups)
+    rescaled = rescaledAccumulator(loop, p);
+  if (!carried && !rescaled) {
     // From C's constant where a fill sets it just before (Q.K^T's scores): no fill, no loads.
     FloatAttr fillValue;
     Operation *fill = constantInitBefore(p.op, p.c, fillValue);
@@ -439,19 +549,27 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   }
   OpBuilder before(loop);
   SmallVector<Type> types = p.accumulatorTypes();
-  // The accumulators start from C as it is before the loop: a constant where a fill sets all
-  // of it (the fill then has no reader left: the loop's matmul was its only one, and the
-  // accumulators are stored over all of C after the loop), else C's elements.
+  // The accumulators start from C as it is before the loop (rescaled: from the buffer the loop
+  // starts with): a constant where a fill sets all of it (the fill then has no reader left: the
+  // loop's matmul was its only one, and the accumulators are stored over all of C after the
+  // loop), else C's elements.
+  DotPlan first = p;
+  if (rescaled)
+    first.c = loop.getInitArgs()[rescaled->index];
   FloatAttr fillValue;
-  Operation *fill = constantInitBefore(loop, p.c, fillValue);
+  Operation *fill = constantInitBefore(loop, first.c, fillValue);
   Operation *init = nullptr;
   SmallVector<Value> initial;
   if (fill && fillValue.getType().isF32()) {
     initial = constantAccumulators(before, loc, p, fillValue);
+    // The buffer the loop starts with is its result where it runs no iteration: it keeps its
+    // fill.
+    if (rescaled)
+      fill = nullptr;
   } else {
     fill = nullptr;
     auto region = perThreadRegion(before, loc, types, [&](OpBuilder &in) {
-      std::unique_ptr<DotEmitter> e = make(in, loc, p);
+      std::unique_ptr<DotEmitter> e = make(in, loc, first);
       e->locate();
       return e->loadAccumulators();
     });
@@ -468,6 +586,12 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
           std::unique_ptr<DotEmitter> e = make(in, loc, p);
           e->locate();
           SmallVector<Value> carried(accs.begin(), accs.end());
+          if (rescaled) {
+            Value previous = loop.getRegionIterArg(rescaled->index);
+            carried = e->mapAccumulators(carried, [&](Value acc, Value r, Value c) {
+              return rescaleElement(in, loc, rescaled->scale, previous, acc, r, c);
+            });
+          }
           return e->multiply(carried);
         });
         if (p.warpgroups)
@@ -484,6 +608,8 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     return;
   }
   matmul->erase();
+  if (rescaled)
+    rescaled->scale->erase();
   if (fill)
     eraseInit(fill);
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
@@ -512,6 +638,18 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     scf::YieldOp::create(inElse, loc, newLoop.getInitArgs());
     finals = guard.getResults().take_back(types.size());
     after.setInsertionPointAfter(guard);
+  }
+  // Rescaled: the accumulators into the buffer the loop returns (its last iteration's C).
+  if (rescaled) {
+    DotPlan last = p;
+    last.c = newLoop.getResult(rescaled->index);
+    perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
+      std::unique_ptr<DotEmitter> e = make(in, loc, last);
+      e->locate();
+      e->storeAccumulators(finals);
+      return SmallVector<Value>{};
+    });
+    return;
   }
   // Where C only goes on converted to 16 bits, the accumulators are converted in registers
   // and stored into the converted tile, two columns at a time (not C's f32 bytes and a pass

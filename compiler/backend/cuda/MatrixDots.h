@@ -88,6 +88,10 @@ public:
   /// with padded rows), where they come in column pairs each lane's two adjacent columns as
   /// one 4-byte vector store, otherwise element by element.
   void storeConverted(mlir::ValueRange accs, mlir::Value tile);
+  /// `accs` with each element replaced by `f(element, row, column)` (C's row and column).
+  llvm::SmallVector<mlir::Value>
+  mapAccumulators(mlir::ValueRange accs,
+                  llvm::function_ref<mlir::Value(mlir::Value, mlir::Value, mlir::Value)> f);
   /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
   /// of the operand tiles (whose bytes C may reuse).
@@ -128,7 +132,10 @@ using DotEmitterFactory = llvm::function_ref<std::unique_ptr<DotEmitter>(
     mlir::OpBuilder &, mlir::Location, const DotPlan &)>;
 
 /// The matmul as the emitter's per-thread code, its accumulators carried by the enclosing loop
-/// where only it touches C there (loaded before the loop, stored after it).
+/// where only it touches C there (loaded before the loop, stored after it), or where the loop
+/// carries C in buffers that an elementwise op rescales before each matmul (attention's
+/// accumulator: the rescale applied to the registers, the buffers no longer written in the
+/// loop, the accumulators stored into the one the loop returns).
 void rewriteDot(const DotPlan &p, DotEmitterFactory make);
 
 /// The whole rewrite of a function's matmuls: plan each (`warps`, `shapeFor`), read B transposed

@@ -217,6 +217,59 @@ func.func public @fill_then_dot(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32,
 
 // -----
 
+// Attention's accumulator: the loop carries it in buffers, an elementwise op rescales the
+// previous one into the matmul's C (`acc * alpha[:, None]`), the matmul accumulates, the loop
+// yields C. The accumulators stay in registers: the loop carries them, the rescale runs on each
+// lane's elements (alpha read at the element's row), the buffers are no longer written in the
+// loop, and after it the accumulators go into the buffer the loop returns. (2 of the 4 warps
+// have a 16 x 8 piece of C.)
+// CHECK-LABEL: func.func public @rescaled_in_loop(
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[Z]])
+// CHECK-NOT: linalg.generic
+// CHECK: scf.execute_region
+// CHECK: memref.load %{{.*}} : memref<32x1xf32>
+// CHECK-NEXT: arith.mulf
+// CHECK: nvvm.mma.sync
+// CHECK: } {tessel.per_thread}
+// CHECK-NOT: linalg.matmul
+// CHECK: scf.yield %{{.*}}, %{{.*}} : memref<32x8xf32>, vector<4xf32>
+// CHECK: scf.execute_region no_inline {
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[LOOP]]#0[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x8xf32>, vector<2xf32>
+// CHECK: } {tessel.per_thread}
+// CHECK: memref.load %[[LOOP]]#0
+#rows = affine_map<(d0, d1) -> (d0, 0)>
+#all = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @rescaled_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                   %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = memref.alloc() : memref<32x16xf16>
+  %tb = memref.alloc() : memref<16x8xf16>
+  %alpha = memref.alloc() : memref<32x1xf32>
+  %init = memref.alloc() : memref<32x8xf32>
+  linalg.fill ins(%zero : f32) outs(%init : memref<32x8xf32>)
+  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%prev = %init) -> (memref<32x8xf32>) {
+    %next = memref.alloc() : memref<32x8xf32>
+    linalg.generic {indexing_maps = [#all, #rows, #all], iterator_types = ["parallel", "parallel"]}
+        ins(%prev, %alpha : memref<32x8xf32>, memref<32x1xf32>) outs(%next : memref<32x8xf32>) {
+    ^bb0(%x: f32, %a: f32, %out: f32):
+      %y = arith.mulf %x, %a : f32
+      linalg.yield %y : f32
+    }
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x8xf16>)
+                  outs(%next : memref<32x8xf32>)
+    scf.yield %next : memref<32x8xf32>
+  }
+  %x = memref.load %acc[%c1, %c1] : memref<32x8xf32>
+  memref.store %x, %o[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
 // Left to the scalar lowering: f32 inputs its tt.dot did not allow as tf32 (no
 // tessel.tf32), K not a multiple of 16, a device function (one thread runs it), a matmul
 // inside a parallel loop.
