@@ -434,6 +434,28 @@ struct Rescaled {
   linalg::GenericOp scale;
 };
 
+/// Whether `g` computes each element of `c` (its one output, all of it) from `self`'s element
+/// at the same place and other buffers' elements at its row, its column or constants: all
+/// loops parallel, a body of pure ops. The registers holding C's elements can run it.
+bool elementwiseOnC(linalg::GenericOp g, Value c, Value self) {
+  if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 || g.getDpsInits()[0] != c ||
+      g.getNumParallelLoops() != g.getNumLoops() || g.getNumLoops() != 2 ||
+      !g.getIndexingMapsArray().back().isIdentity())
+    return false;
+  for (OpOperand *input : g.getDpsInputOperands()) {
+    AffineMap map = g.getMatchingIndexingMap(input);
+    if (input->get() == self ? !map.isIdentity()
+                             : !llvm::all_of(map.getResults(), [](AffineExpr e) {
+                                 return isa<AffineDimExpr, AffineConstantExpr>(e);
+                               }))
+      return false;
+    if (input->get() != self && !isa<MemRefType>(input->get().getType()))
+      return false;
+  }
+  return llvm::all_of(g.getRegion().front().without_terminator(),
+                      [](Operation &op) { return isPure(&op) && !op.getNumRegions(); });
+}
+
 /// Where `p`'s C is so: the accumulators can stay in registers across the loop, each rescaled
 /// in place by `scale`'s body.
 std::optional<Rescaled> rescaledAccumulator(scf::ForOp loop, DotPlan p) {
@@ -451,27 +473,9 @@ std::optional<Rescaled> rescaledAccumulator(scf::ForOp loop, DotPlan p) {
   if (!previous.hasOneUse())
     return std::nullopt;
   auto scale = dyn_cast<linalg::GenericOp>(*previous.getUsers().begin());
-  if (!scale || scale->getBlock() != loop.getBody() || !scale.hasPureBufferSemantics() ||
-      scale.getNumDpsInits() != 1 || scale.getDpsInits()[0] != p.c ||
-      !scale->isBeforeInBlock(p.op) || scale.getNumParallelLoops() != scale.getNumLoops() ||
-      !scale.getIndexingMapsArray().back().isIdentity() ||
-      !scale.getRegionOutputArgs()[0].use_empty())
+  if (!scale || scale->getBlock() != loop.getBody() || !scale->isBeforeInBlock(p.op) ||
+      !elementwiseOnC(scale, p.c, previous) || !scale.getRegionOutputArgs()[0].use_empty())
     return std::nullopt;
-  // Inputs: the previous C as it is, others at a row, a column or a constant of each dimension;
-  // a body of pure ops.
-  for (OpOperand *input : scale.getDpsInputOperands()) {
-    AffineMap map = scale.getMatchingIndexingMap(input);
-    if (input->get() == previous ? !map.isIdentity()
-                                 : !llvm::all_of(map.getResults(), [](AffineExpr e) {
-                                     return isa<AffineDimExpr, AffineConstantExpr>(e);
-                                   }))
-      return std::nullopt;
-    if (input->get() != previous && !isa<MemRefType>(input->get().getType()))
-      return std::nullopt;
-  }
-  for (Operation &op : scale.getRegion().front().without_terminator())
-    if (!isPure(&op) || op.getNumRegions())
-      return std::nullopt;
   // Nothing touches C between the scale and the matmul, nor after the matmul but the yield.
   for (Operation *op = scale->getNextNode(); op != p.op.getOperation(); op = op->getNextNode())
     if (touches(op, p.c))
@@ -482,20 +486,21 @@ std::optional<Rescaled> rescaledAccumulator(scf::ForOp loop, DotPlan p) {
   return Rescaled{*index, scale};
 }
 
-/// `scale`'s body for C's element (r, c) whose previous value is `acc`: its other inputs loaded
-/// at the element's indices, at `b`.
-Value rescaleElement(OpBuilder &b, Location loc, linalg::GenericOp scale, Value previous,
-                     Value acc, Value r, Value c) {
-  Block &body = scale.getRegion().front();
+/// `g`'s body (elementwiseOnC) for C's element (r, c) whose value in `self` (and in C) is
+/// `acc`: its other inputs loaded at the element's indices, at `b`.
+Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, Value self,
+                               Value acc, Value r, Value c) {
+  Block &body = g.getRegion().front();
   IRMapping map;
-  for (OpOperand *input : scale.getDpsInputOperands()) {
-    BlockArgument arg = scale.getMatchingBlockArgument(input);
-    if (input->get() == previous) {
+  map.map(g.getRegionOutputArgs()[0], acc);
+  for (OpOperand *input : g.getDpsInputOperands()) {
+    BlockArgument arg = g.getMatchingBlockArgument(input);
+    if (input->get() == self) {
       map.map(arg, acc);
       continue;
     }
     SmallVector<Value> indices;
-    for (AffineExpr e : scale.getMatchingIndexingMap(input).getResults()) {
+    for (AffineExpr e : g.getMatchingIndexingMap(input).getResults()) {
       if (auto dim = dyn_cast<AffineDimExpr>(e))
         indices.push_back(dim.getPosition() == 0 ? r : c);
       else
@@ -534,15 +539,27 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     Operation *fill = constantInitBefore(p.op, p.c, fillValue);
     if (fill && !fillValue.getType().isF32())
       fill = nullptr;
+    // An elementwise op on C right after the matmul (attention's scale and mask of the scores)
+    // runs on the accumulators before they are stored.
+    auto next = dyn_cast_or_null<linalg::GenericOp>(p.op->getNextNode());
+    if (next && !elementwiseOnC(next, p.c, p.c))
+      next = nullptr;
     OpBuilder b(p.op);
     perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
       std::unique_ptr<DotEmitter> e = make(in, loc, p);
       e->locate();
-      e->storeAccumulators(
-          e->multiply(fill ? constantAccumulators(in, loc, p, fillValue) : e->loadAccumulators()));
+      SmallVector<Value> accs =
+          e->multiply(fill ? constantAccumulators(in, loc, p, fillValue) : e->loadAccumulators());
+      if (next)
+        accs = e->mapAccumulators(accs, [&](Value acc, Value r, Value c) {
+          return elementwiseOnAccumulator(in, loc, next, p.c, acc, r, c);
+        });
+      e->storeAccumulators(accs);
       return SmallVector<Value>{};
     });
     p.op->erase();
+    if (next)
+      next->erase();
     if (fill)
       eraseInit(fill);
     return;
@@ -589,7 +606,7 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
           if (rescaled) {
             Value previous = loop.getRegionIterArg(rescaled->index);
             carried = e->mapAccumulators(carried, [&](Value acc, Value r, Value c) {
-              return rescaleElement(in, loc, rescaled->scale, previous, acc, r, c);
+              return elementwiseOnAccumulator(in, loc, rescaled->scale, previous, acc, r, c);
             });
           }
           return e->multiply(carried);

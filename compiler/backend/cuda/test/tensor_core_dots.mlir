@@ -184,7 +184,9 @@ func.func public @c_read_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
 // -----
 
 // A matmul the loop's other code also reads, whose C a constant fill sets just before it
-// (attention's scores): the accumulators start from the constant (no fill, no loads of C).
+// (attention's scores): the accumulators start from the constant (no fill, no loads of C), and
+// the elementwise op on C right after it (the scores scaled, the columns past a bound masked:
+// linalg.index) runs on them before they are stored.
 // CHECK-LABEL: func.func public @fill_then_dot(
 // CHECK: scf.for
 // CHECK-NOT: linalg.fill ins(%{{.*}} : f32)
@@ -193,15 +195,21 @@ func.func public @c_read_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
 // CHECK: arith.constant dense<0.000000e+00> : vector<4xf32>
 // CHECK-NOT: vector.load %{{.*}} : memref<16x8xf32>
 // CHECK: nvvm.mma.sync
+// CHECK: arith.mulf
+// CHECK: arith.cmpi slt
+// CHECK: arith.select
 // CHECK: vector.store %{{.*}} : memref<16x8xf32>, vector<2xf32>
 // CHECK: } {tessel.per_thread}
+// CHECK-NOT: linalg.generic
 // CHECK: memref.load %{{.*}} : memref<16x8xf32>
-func.func public @fill_then_dot(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
-                                %g1: i32, %g2: i32) {
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @fill_then_dot(%o: memref<?xf32>, %bound: index, %scale: f32, %p0: i32,
+                                %p1: i32, %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %zero = arith.constant 0.0 : f32
+  %low = arith.constant -1.0e6 : f32
   %ta = memref.alloc() : memref<16x16xf16>
   %tb = memref.alloc() : memref<16x8xf16>
   %acc = memref.alloc() : memref<16x8xf32>
@@ -209,6 +217,15 @@ func.func public @fill_then_dot(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32,
     linalg.fill ins(%zero : f32) outs(%acc : memref<16x8xf32>)
     linalg.matmul ins(%ta, %tb : memref<16x16xf16>, memref<16x8xf16>)
                   outs(%acc : memref<16x8xf32>)
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%acc : memref<16x8xf32>) outs(%acc : memref<16x8xf32>) {
+    ^bb0(%x: f32, %y: f32):
+      %col = linalg.index 1 : index
+      %in = arith.cmpi slt, %col, %bound : index
+      %scaled = arith.mulf %x, %scale : f32
+      %v = arith.select %in, %scaled, %low : f32
+      linalg.yield %v : f32
+    }
     %x = memref.load %acc[%k, %c0] : memref<16x8xf32>
     memref.store %x, %o[%k] : memref<?xf32>
   }
