@@ -385,10 +385,10 @@ linalg::GenericOp convertingReader(Value c) {
   return convert;
 }
 
-/// The converted tile (a memref.alloc, M x N) as the first N columns of an M x (N + 8)
-/// buffer: a store of two columns by a warp writes 8 rows of 4 threads each, and with the rows
-/// 16 bytes longer those rows start 4 banks apart (N a multiple of 64 puts them all in the
-/// same banks: 8-way conflicts). Returns the view the tile's users now read.
+/// A tile (a memref.alloc, M x N) as the first N columns of an M x (N + 8) buffer: a store of
+/// two columns by a warp writes 8 rows of 4 threads each, and with the rows 8 elements longer
+/// those rows start 4 (16-bit elements) or 8 (f32) banks apart (rows a multiple of 128 bytes
+/// long put them all in the same banks). Returns the view the tile's users now read.
 Value padRows(Value tile) {
   auto alloc = tile.getDefiningOp<memref::AllocOp>();
   MemRefType type = alloc.getType();
@@ -521,7 +521,7 @@ Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, 
 
 } // namespace
 
-void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
+Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   DotPlan p = plan;
   Location loc = p.op.getLoc();
   auto loop = dyn_cast<scf::ForOp>(p.op->getParentOp());
@@ -562,7 +562,7 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
       next->erase();
     if (fill)
       eraseInit(fill);
-    return;
+    return p.c;
   }
   OpBuilder before(loop);
   SmallVector<Type> types = p.accumulatorTypes();
@@ -579,10 +579,6 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
   SmallVector<Value> initial;
   if (fill && fillValue.getType().isF32()) {
     initial = constantAccumulators(before, loc, p, fillValue);
-    // The buffer the loop starts with is its result where it runs no iteration: it keeps its
-    // fill.
-    if (rescaled)
-      fill = nullptr;
   } else {
     fill = nullptr;
     auto region = perThreadRegion(before, loc, types, [&](OpBuilder &in) {
@@ -622,12 +618,12 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     else
       for (Value v : initial)
         v.getDefiningOp()->erase();
-    return;
+    return nullptr;
   }
   matmul->erase();
   if (rescaled)
     rescaled->scale->erase();
-  if (fill)
+  if (fill && !rescaled)
     eraseInit(fill);
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
@@ -656,17 +652,27 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     finals = guard.getResults().take_back(types.size());
     after.setInsertionPointAfter(guard);
   }
-  // Rescaled: the accumulators into the buffer the loop returns (its last iteration's C).
+  // Rescaled: the loop no longer needs C's buffers (it passes the one it starts with through,
+  // which canonicalization drops) and the accumulators go into a buffer of their own after it,
+  // which the loop's result was: C is the loop body's own again.
   if (rescaled) {
+    auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+    yield->setOperand(rescaled->index, newLoop.getRegionIterArg(rescaled->index));
+    // The buffer the loop starts with then has no reader: its constant fill goes.
+    if (fill && llvm::all_of(first.c.getUsers(), [&](Operation *user) {
+          return user == fill || user == newLoop.getOperation();
+        }))
+      eraseInit(fill);
     DotPlan last = p;
-    last.c = newLoop.getResult(rescaled->index);
+    last.c = memref::AllocOp::create(after, loc, cast<MemRefType>(p.c.getType()));
+    newLoop.getResult(rescaled->index).replaceAllUsesWith(last.c);
     perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
       std::unique_ptr<DotEmitter> e = make(in, loc, last);
       e->locate();
       e->storeAccumulators(finals);
       return SmallVector<Value>{};
     });
-    return;
+    return nullptr;
   }
   // Where C only goes on converted to 16 bits, the accumulators are converted in registers
   // and stored into the converted tile, two columns at a time (not C's f32 bytes and a pass
@@ -684,7 +690,7 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     convert->erase();
     if (p.c.use_empty())
       p.c.getDefiningOp()->erase();
-    return;
+    return nullptr;
   }
   perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
     std::unique_ptr<DotEmitter> e = make(in, loc, p);
@@ -692,7 +698,35 @@ void tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     e->storeAccumulators(finals);
     return SmallVector<Value>{};
   });
+  return nullptr;
 }
+
+namespace {
+
+/// Whether `tile` (a C the matmuls store a step at a time) can have its rows padded: an alloc
+/// of f32 rows a multiple of 128 bytes long (a warp's two-column accesses of 4 rows would hit
+/// the same banks), read and written only by linalg ops and loads and stores through views
+/// with unit strides (the padded rows follow from the view's layout).
+bool paddable(Value tile) {
+  auto alloc = tile.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc.getType().getRank() != 2 || !alloc.getType().hasStaticShape() ||
+      !alloc.getType().getLayout().isIdentity() || !alloc.getType().getElementType().isF32() ||
+      alloc.getType().getDimSize(1) * 4 % 128)
+    return false;
+  std::function<bool(Value)> indexedOnly = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      if (auto sub = dyn_cast<memref::SubViewOp>(user))
+        return llvm::all_of(sub.getMixedStrides(),
+                            [](OpFoldResult st) { return isConstantIntValue(st, 1); }) &&
+               indexedOnly(sub.getResult());
+      return isa<linalg::LinalgOp, memref::LoadOp, memref::StoreOp, vector::LoadOp,
+                 vector::StoreOp, memref::DeallocOp>(user);
+    });
+  };
+  return indexedOnly(tile);
+}
+
+} // namespace
 
 void tessel::cuda::rewriteDots(
     func::FuncOp func, int64_t warps, DotShapeFor shapeFor,
@@ -720,9 +754,17 @@ void tessel::cuda::rewriteDots(
     for (Value tile : {p.a, p.b})
       if (staged.insert(tile).second)
         stage(tile, isDot);
+  SmallVector<Value> stepped;
   for (DotPlan &p : plans) {
     if (regrid)
       regrid(p);
-    rewriteDot(p, make);
+    if (Value c = rewriteDot(p, make))
+      stepped.push_back(c);
   }
+  // C tiles the matmuls store a step at a time (attention's scores) get padded rows once every
+  // matmul is rewritten (a rescaled accumulator's loop no longer carries them), where all of
+  // their users follow a view's layout.
+  for (Value c : stepped)
+    if (paddable(c))
+      padRows(c);
 }

@@ -136,7 +136,9 @@ using DotEmitterFactory = llvm::function_ref<std::unique_ptr<DotEmitter>(
 /// carries C in buffers that an elementwise op rescales before each matmul (attention's
 /// accumulator: the rescale applied to the registers, the buffers no longer written in the
 /// loop, the accumulators stored into the one the loop returns).
-void rewriteDot(const DotPlan &p, DotEmitterFactory make);
+/// Returns C where the matmul stores it at each step (not carried): a tile whose rows
+/// rewriteDots may pad.
+mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make);
 
 /// The whole rewrite of a function's matmuls: plan each (`warps`, `shapeFor`), read B transposed
 /// where it is loaded column-contiguous, stage each operand tile once (`stage`: its writes,

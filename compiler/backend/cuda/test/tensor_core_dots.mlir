@@ -237,12 +237,13 @@ func.func public @fill_then_dot(%o: memref<?xf32>, %bound: index, %scale: f32, %
 // Attention's accumulator: the loop carries it in buffers, an elementwise op rescales the
 // previous one into the matmul's C (`acc * alpha[:, None]`), the matmul accumulates, the loop
 // yields C. The accumulators stay in registers: the loop carries them, the rescale runs on each
-// lane's elements (alpha read at the element's row), the buffers are no longer written in the
-// loop, and after it the accumulators go into the buffer the loop returns. (2 of the 4 warps
-// have a 16 x 8 piece of C.)
+// lane's elements (alpha read at the element's row), the loop passes its first buffer through
+// (whose fill goes), and after it the accumulators go into a buffer of their own, which the
+// loop's result was. (2 of the 4 warps have a 16 x 8 piece of C.)
 // CHECK-LABEL: func.func public @rescaled_in_loop(
+// CHECK-NOT: linalg.fill
 // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<4xf32>
-// CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[Z]])
+// CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[PREV:.*]] = %{{.*}}, %{{.*}} = %[[Z]])
 // CHECK-NOT: linalg.generic
 // CHECK: scf.execute_region
 // CHECK: memref.load %{{.*}} : memref<32x1xf32>
@@ -250,11 +251,12 @@ func.func public @fill_then_dot(%o: memref<?xf32>, %bound: index, %scale: f32, %
 // CHECK: nvvm.mma.sync
 // CHECK: } {tessel.per_thread}
 // CHECK-NOT: linalg.matmul
-// CHECK: scf.yield %{{.*}}, %{{.*}} : memref<32x8xf32>, vector<4xf32>
+// CHECK: scf.yield %[[PREV]], %{{.*}} : memref<32x8xf32>, vector<4xf32>
+// CHECK: %[[OWN:.*]] = memref.alloc() : memref<32x8xf32>
 // CHECK: scf.execute_region no_inline {
-// CHECK-COUNT-2: vector.store %{{.*}}, %[[LOOP]]#0[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x8xf32>, vector<2xf32>
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[OWN]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x8xf32>, vector<2xf32>
 // CHECK: } {tessel.per_thread}
-// CHECK: memref.load %[[LOOP]]#0
+// CHECK: memref.load %[[OWN]]
 #rows = affine_map<(d0, d1) -> (d0, 0)>
 #all = affine_map<(d0, d1) -> (d0, d1)>
 func.func public @rescaled_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
@@ -282,6 +284,36 @@ func.func public @rescaled_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i
   }
   %x = memref.load %acc[%c1, %c1] : memref<32x8xf32>
   memref.store %x, %o[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
+// A C stored a step at a time whose rows are a multiple of 128 bytes (32 f32) and whose users
+// all follow a view's layout gets rows 8 elements longer: a warp's two-column stores of 4 rows
+// then hit different banks.
+// CHECK-LABEL: func.func public @scores_padded(
+// CHECK: %[[PAD:.*]] = memref.alloc() : memref<16x40xf32>
+// CHECK: %[[VIEW:.*]] = memref.subview %[[PAD]][0, 0] [16, 32] [1, 1] : memref<16x40xf32> to memref<16x32xf32, strided<[40, 1]>>
+// CHECK: scf.execute_region no_inline {
+// CHECK: vector.store %{{.*}}, %[[VIEW]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<16x32xf32, strided<[40, 1]>>, vector<2xf32>
+// CHECK: memref.load %[[VIEW]]
+func.func public @scores_padded(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = memref.alloc() : memref<16x16xf16>
+  %tb = memref.alloc() : memref<16x32xf16>
+  %s = memref.alloc() : memref<16x32xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.fill ins(%zero : f32) outs(%s : memref<16x32xf32>)
+    linalg.matmul ins(%ta, %tb : memref<16x16xf16>, memref<16x32xf16>)
+                  outs(%s : memref<16x32xf32>)
+    %x = memref.load %s[%k, %c0] : memref<16x32xf32>
+    memref.store %x, %o[%k] : memref<?xf32>
+  }
   return
 }
 
