@@ -435,8 +435,9 @@ struct Rescaled {
 };
 
 /// Whether `g` computes each element of `c` (its one output, all of it) from `self`'s element
-/// at the same place and other buffers' elements at its row, its column or constants: all
-/// loops parallel, a body of pure ops. The registers holding C's elements can run it.
+/// at the same place and other buffers' (not views of C) elements at its row, its column or
+/// constants: all loops parallel, a body of pure ops. The registers holding C's elements can
+/// run it.
 bool elementwiseOnC(linalg::GenericOp g, Value c, Value self) {
   if (!g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 || g.getDpsInits()[0] != c ||
       g.getNumParallelLoops() != g.getNumLoops() || g.getNumLoops() != 2 ||
@@ -449,7 +450,8 @@ bool elementwiseOnC(linalg::GenericOp g, Value c, Value self) {
                                  return isa<AffineDimExpr, AffineConstantExpr>(e);
                                }))
       return false;
-    if (input->get() != self && !isa<MemRefType>(input->get().getType()))
+    if (input->get() != self && (!isa<MemRefType>(input->get().getType()) ||
+                                 viewedBuffer(input->get()) == viewedBuffer(c)))
       return false;
   }
   return llvm::all_of(g.getRegion().front().without_terminator(),
@@ -476,10 +478,16 @@ std::optional<Rescaled> rescaledAccumulator(scf::ForOp loop, DotPlan p) {
   if (!scale || scale->getBlock() != loop.getBody() || !scale->isBeforeInBlock(p.op) ||
       !elementwiseOnC(scale, p.c, previous) || !scale.getRegionOutputArgs()[0].use_empty())
     return std::nullopt;
-  // Nothing touches C between the scale and the matmul, nor after the matmul but the yield.
-  for (Operation *op = scale->getNextNode(); op != p.op.getOperation(); op = op->getNextNode())
+  // Nothing touches C between the scale and the matmul, nor after the matmul but the yield;
+  // nothing touches the scale's other operands between it and the matmul (the registers read
+  // them there).
+  for (Operation *op = scale->getNextNode(); op != p.op.getOperation(); op = op->getNextNode()) {
     if (touches(op, p.c))
       return std::nullopt;
+    for (OpOperand *input : scale.getDpsInputOperands())
+      if (input->get() != previous && touches(op, viewedBuffer(input->get())))
+        return std::nullopt;
+  }
   for (Operation *op = p.op->getNextNode(); op != yield.getOperation(); op = op->getNextNode())
     if (touches(op, p.c))
       return std::nullopt;
