@@ -10,6 +10,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -144,6 +145,22 @@ int64_t SharedAllocation::slotBytes(Operation *alloc, int64_t alignment) {
                                alignment));
 }
 
+bool SharedAllocation::takesTurns(Operation *alloc) {
+  if (!enclosingFor(alloc))
+    return false;
+  SmallVector<Value> work{alloc->getResult(0)};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<RegionBranchTerminatorOpInterface>(user))
+        return true;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == v)
+        work.push_back(user->getResult(0));
+    }
+  }
+  return false;
+}
+
 FailureOr<SharedAllocation> SharedAllocation::analyze(ModuleOp module, int64_t alignment) {
   SmallVector<FunctionOpInterface> roots;
   for (auto func : module.getOps<FunctionOpInterface>())
@@ -168,9 +185,10 @@ FailureOr<SharedAllocation> SharedAllocation::analyze(ArrayRef<FunctionOpInterfa
         Buffer b;
         b.op = op;
         b.bytes = sharedBufferBytes(alloc.getType(), op);
-        // Allocated in a loop: two slots, consecutive iterations taking turns (one may still be
-        // read as the previous iteration's carried tile), the second at offset + slotBytes.
-        if (enclosingFor(op))
+        // Allocated in a loop that carries it: two slots, consecutive iterations taking turns
+        // (one may still be read as the previous iteration's carried tile), the second at
+        // offset + slotBytes.
+        if (takesTurns(op))
           b.bytes += slotBytes(op, alignment);
         std::tie(b.firstUse, b.lastUse) = lifetime(op, alloc.getResult(), pos);
         buffers.push_back(b);

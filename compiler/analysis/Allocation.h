@@ -9,9 +9,10 @@
 // recursion is an error. Lifetimes are intervals in the order ops appear (pre-order): from a
 // buffer's first use to its last through views, widened to the whole of any loop that uses it
 // without allocating it (the previous and next iterations use it too). A buffer allocated
-// inside a loop takes two slots for the whole loop: tessel-cuda-map-programs lets consecutive
-// iterations take turns between them (a tile carried into the next iteration while that
-// iteration allocates again).
+// inside a loop that the loop carries into its next iteration (yields) takes two slots for the
+// whole loop: tessel-cuda-map-programs lets consecutive iterations take turns between them (the
+// carried tile is read while that iteration allocates again); one the loop does not carry
+// takes one slot, the same bytes in every iteration.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +57,10 @@ public:
   /// The bytes of one slot of the tile buffer `alloc` (a memref.alloc), aligned: where a
   /// buffer allocated in a loop has its second slot, past its offset.
   static int64_t slotBytes(mlir::Operation *alloc, int64_t alignment = 16);
+  /// Whether the tile buffer `alloc` takes two slots that consecutive iterations of its loop
+  /// take turns in: allocated in an scf.for and yielded by a region terminator (through views),
+  /// so an iteration may still read the previous iteration's buffer.
+  static bool takesTurns(mlir::Operation *alloc);
 
   /// The offset of a tile buffer (its memref.alloc) or a call's virtual buffer, relative to its
   /// function's base; none for other ops.

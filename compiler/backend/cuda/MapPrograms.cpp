@@ -438,7 +438,7 @@ private:
     for (memref::AllocOp alloc : allocs)
       if (!alloc->getParentOfType<scf::ParallelOp>() && alloc.getType().hasStaticShape())
         tileBytes += tessel::SharedAllocation::slotBytes(alloc, 16) *
-                     (alloc->getParentOfType<scf::ForOp>() ? 2 : 1);
+                     (tessel::SharedAllocation::takesTurns(alloc) ? 2 : 1);
     // Tiles aligned beyond 16 bytes (wgmma's swizzled operands) are views of the arena, whose
     // start is aligned at run time.
     useArena_ = tileBytes > staticSharedBytes_ || (tileAlignment_ > 16 && tileBytes > 0);
@@ -476,10 +476,11 @@ private:
         return alloc.emitError() << "a tile buffer the shared-memory allocation did not place";
       Value shared = tileBuffer(b, type, loc, offset);
       Value cast = memref::MemorySpaceCastOp::create(b, loc, type, shared);
-      if (auto loop = alloc->getParentOfType<scf::ForOp>()) {
-        // A buffer allocated in a loop may be carried into the next iteration (a
-        // loop-carried tile) while that iteration allocates again: consecutive iterations
-        // take turns between two buffers.
+      if (auto loop = alloc->getParentOfType<scf::ForOp>();
+          loop && tessel::SharedAllocation::takesTurns(alloc)) {
+        // A buffer allocated in a loop that carries it into the next iteration (a loop-carried
+        // tile) while that iteration allocates again: consecutive iterations take turns
+        // between two buffers.
         std::optional<int64_t> second;
         if (offset)
           second = *offset + tessel::SharedAllocation::slotBytes(alloc, tileAlignment_);
