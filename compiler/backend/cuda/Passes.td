@@ -25,19 +25,24 @@ def CudaWholeTileLoops : Pass<"tessel-cuda-whole-tile-loops", "::mlir::func::Fun
 }
 
 def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::FuncOp"> {
-  let summary = "Tile matmuls of f16/bf16 into f32 on tensor cores (mma.sync, ldmatrix)";
+  let summary = "Tile matmuls of f16/bf16 (f32 as tf32) into f32 on tensor cores (mma.sync)";
   let description = [{
     A linalg.matmul of static tile buffers in a kernel (A: M x K and B: K x N of f16 or bf16,
-    C: M x N of f32, K a multiple of 16), reached by every thread (only loops and ifs around
-    it), becomes warp-level code: the num-warps warps split C into a grid of warp tiles of
-    whole 16 x 8 pieces, and each warp runs mma.sync.m16n8k16 per piece and k step, its A and
-    B fragments read by ldmatrix (B transposed by it). The code is already spread over the
-    threads (scf.execute_region marked tessel.per_thread, which tessel-cuda-map-programs keeps
-    with barriers around it). Where the matmul is the only access of C in the loop around it
-    (a K loop), the accumulators live in registers across that loop: read from C before it,
-    carried by it, written back after it. The operand tiles' fills and copies from global
-    memory become per-thread 16-byte chunks (TileCopies.h). Other matmuls are left to the
-    scalar lowering.
+    or of f32 where it carries tessel.tf32; C: M x N of f32, K a multiple of 16, or 8 for
+    tf32), reached by every thread (only loops and ifs around it), becomes warp-level code: the
+    num-warps warps split C into a grid of warp tiles of whole 16 x 8 pieces, and each warp
+    runs mma.sync.m16n8k16 (m16n8k8 on tf32) per piece and k step, its A and B fragments read
+    by ldmatrix (B transposed by it; tf32's K x N B element by element). The code is already
+    spread over the threads (scf.execute_region marked tessel.per_thread, which
+    tessel-cuda-map-programs keeps with barriers around it). Where the matmul is the only
+    access of C in the loop around it (a K loop), the accumulators live in registers across
+    that loop: read from C before it, carried by it, written back after it; likewise where the
+    loop carries C in buffers that an elementwise op rescales before each matmul (attention's
+    accumulator: the rescale runs on the registers). Elsewhere a matmul starts from C's
+    constant fill just before it, an elementwise op on C right after it runs on the
+    accumulators, and a C of f32 rows a multiple of 128 bytes long gets padded rows. The
+    operand tiles' fills and copies from global memory become per-thread 16-byte chunks
+    (TileCopies.h). Other matmuls are left to the scalar lowering.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,
