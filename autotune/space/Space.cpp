@@ -4,6 +4,7 @@
 
 #include "runtime/target/JsonDepth.h"
 
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 
 #include <algorithm>
@@ -111,35 +112,23 @@ absl::StatusOr<Where> ParseWhere(const std::string &text) {
     return absl::InvalidArgumentError("--where takes NAME=V|V,NAME=V (" + why + "), got '" + text +
                                       "'");
   };
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    std::string term = text.substr(start, comma == std::string::npos ? std::string::npos
-                                                                      : comma - start);
+  for (absl::string_view term : absl::StrSplit(text, ',')) {
     size_t eq = term.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == term.size())
-      return bad("'" + term + "' is not NAME=VALUES");
-    std::string name = term.substr(0, eq);
+    if (eq == absl::string_view::npos || eq == 0 || eq + 1 == term.size())
+      return bad("'" + std::string(term) + "' is not NAME=VALUES");
+    std::string name(term.substr(0, eq));
     if (where.count(name))
       return bad(name + " is restricted twice");
     std::set<int64_t> &values = where[name];
-    size_t v = eq + 1;
-    while (true) {
-      size_t bar = term.find('|', v);
-      std::string value = term.substr(v, bar == std::string::npos ? std::string::npos : bar - v);
+    for (absl::string_view item : absl::StrSplit(term.substr(eq + 1), '|')) {
+      std::string value(item);
       char *end = nullptr;
       errno = 0;
       long long x = std::strtoll(value.c_str(), &end, 10);
       if (value.empty() || *end != 0 || errno == ERANGE)
         return bad("'" + value + "' is not an integer");
       values.insert(int64_t(x));
-      if (bar == std::string::npos)
-        break;
-      v = bar + 1;
     }
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
   }
   return where;
 }

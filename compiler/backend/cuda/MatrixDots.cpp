@@ -527,6 +527,18 @@ Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, 
   return map.lookupOrDefault(body.getTerminator()->getOperand(0));
 }
 
+/// A per-thread region at `b` returning `types`: `body` run with an emitter of `plan`, located
+/// at the region's start.
+scf::ExecuteRegionOp withEmitter(
+    OpBuilder &b, Location loc, TypeRange types, const DotPlan &plan, DotEmitterFactory make,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, DotEmitter &)> body) {
+  return perThreadRegion(b, loc, types, [&](OpBuilder &in) {
+    std::unique_ptr<DotEmitter> e = make(in, loc, plan);
+    e->locate();
+    return body(in, *e);
+  });
+}
+
 } // namespace
 
 Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
@@ -553,16 +565,14 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     if (next && !elementwiseOnC(next, p.c, p.c))
       next = nullptr;
     OpBuilder b(p.op);
-    perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
-      std::unique_ptr<DotEmitter> e = make(in, loc, p);
-      e->locate();
+    withEmitter(b, loc, {}, p, make, [&](OpBuilder &in, DotEmitter &e) {
       SmallVector<Value> accs =
-          e->multiply(fill ? constantAccumulators(in, loc, p, fillValue) : e->loadAccumulators());
+          e.multiply(fill ? constantAccumulators(in, loc, p, fillValue) : e.loadAccumulators());
       if (next)
-        accs = e->mapAccumulators(accs, [&](Value acc, Value r, Value c) {
+        accs = e.mapAccumulators(accs, [&](Value acc, Value r, Value c) {
           return elementwiseOnAccumulator(in, loc, next, p.c, acc, r, c);
         });
-      e->storeAccumulators(accs);
+      e.storeAccumulators(accs);
       return SmallVector<Value>{};
     });
     p.op->erase();
@@ -589,11 +599,8 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     initial = constantAccumulators(before, loc, p, fillValue);
   } else {
     fill = nullptr;
-    auto region = perThreadRegion(before, loc, types, [&](OpBuilder &in) {
-      std::unique_ptr<DotEmitter> e = make(in, loc, first);
-      e->locate();
-      return e->loadAccumulators();
-    });
+    auto region = withEmitter(before, loc, types, first, make,
+                              [](OpBuilder &, DotEmitter &e) { return e.loadAccumulators(); });
     init = region;
     initial.assign(region.getResults().begin(), region.getResults().end());
   }
@@ -603,17 +610,15 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
       rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> accs) {
         b.setInsertionPoint(matmul);
-        auto step = perThreadRegion(b, loc, types, [&](OpBuilder &in) {
-          std::unique_ptr<DotEmitter> e = make(in, loc, p);
-          e->locate();
+        auto step = withEmitter(b, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
           SmallVector<Value> carried(accs.begin(), accs.end());
           if (rescaled) {
             Value previous = loop.getRegionIterArg(rescaled->index);
-            carried = e->mapAccumulators(carried, [&](Value acc, Value r, Value c) {
+            carried = e.mapAccumulators(carried, [&](Value acc, Value r, Value c) {
               return elementwiseOnAccumulator(in, loc, rescaled->scale, previous, acc, r, c);
             });
           }
-          return e->multiply(carried);
+          return e.multiply(carried);
         });
         if (p.warpgroups)
           step->setAttr(kWarpgroupStepAttr, b.getI64IntegerAttr(p.warpsM * p.warpsN));
@@ -674,10 +679,8 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     DotPlan last = p;
     last.c = memref::AllocOp::create(after, loc, cast<MemRefType>(p.c.getType()));
     newLoop.getResult(rescaled->index).replaceAllUsesWith(last.c);
-    perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
-      std::unique_ptr<DotEmitter> e = make(in, loc, last);
-      e->locate();
-      e->storeAccumulators(finals);
+    withEmitter(after, loc, {}, last, make, [&](OpBuilder &, DotEmitter &e) {
+      e.storeAccumulators(finals);
       return SmallVector<Value>{};
     });
     return nullptr;
@@ -689,10 +692,8 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
       convert && convert->getBlock() == after.getBlock()) {
     Value tile = padRows(convert.getDpsInits()[0]);
     OpBuilder at(convert);
-    perThreadRegion(at, loc, {}, [&](OpBuilder &in) {
-      std::unique_ptr<DotEmitter> e = make(in, loc, p);
-      e->locate();
-      e->storeConverted(finals, tile);
+    withEmitter(at, loc, {}, p, make, [&](OpBuilder &, DotEmitter &e) {
+      e.storeConverted(finals, tile);
       return SmallVector<Value>{};
     });
     convert->erase();
@@ -700,10 +701,8 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
       p.c.getDefiningOp()->erase();
     return nullptr;
   }
-  perThreadRegion(after, loc, {}, [&](OpBuilder &in) {
-    std::unique_ptr<DotEmitter> e = make(in, loc, p);
-    e->locate();
-    e->storeAccumulators(finals);
+  withEmitter(after, loc, {}, p, make, [&](OpBuilder &, DotEmitter &e) {
+    e.storeAccumulators(finals);
     return SmallVector<Value>{};
   });
   return nullptr;

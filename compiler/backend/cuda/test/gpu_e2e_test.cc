@@ -107,6 +107,18 @@ protected:
            ".artifact";
   }
 
+  /// The zoo's matmul `artifact` (blocks of bm x bn, one program each) on A (m x k, row-major)
+  /// and B (K x N with rows, or columns where `bColumnContiguous`, apart by their length) into
+  /// C (m x n, row-major): the strides that are not constexpr are A's rows, B's rows (or
+  /// columns) and C's rows.
+  void runZooMatmul(const char *artifact, Buffer &a, Buffer &b, Buffer &c, int m, int n, int k,
+                    int bm, int bn, bool bColumnContiguous) {
+    int programs = ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+    run(artifact, "matmul", Grid{programs, 1, 1},
+        {a.data(), b.data(), c.data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
+         int32_t(bColumnContiguous ? k : n), int32_t(n)});
+  }
+
   /// Loads `artifact`'s kernel `entry`, launches it over `grid` and waits.
   void run(const std::string &artifact, const std::string &entry, Grid grid,
            const std::vector<Arg> &args) {
@@ -350,12 +362,7 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
       auto ba = upload(a), bb = upload(b);
       auto bc = upload(std::vector<uint16_t>(size_t(m) * n, 0x7FC1)); // NaN in bf16 and f16
       ASSERT_TRUE(ba && bb && bc);
-      int programs = ((m + v.bm - 1) / v.bm) * ((n + v.bn - 1) / v.bn);
-      // The strides that are not constexpr: A's rows, B's columns (bt) or rows, C's rows.
-      int32_t bStride = v.bColumnContiguous ? k : n;
-      run(v.artifact, "matmul", Grid{programs, 1, 1},
-          {ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
-           bStride, int32_t(n)});
+      runZooMatmul(v.artifact, *ba, *bb, *bc, m, n, k, v.bm, v.bn, v.bColumnContiguous);
       std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
       // f32 accumulation, then one rounding to the 16-bit output (8 or 11 significant bits); a
       // misplaced fragment or operand is off by the size of the sum itself.
@@ -404,10 +411,7 @@ TEST_F(GpuEndToEnd, Tf32MatmulOnTensorCores) {
       auto ba = upload(a), bb = upload(b);
       auto bc = upload(std::vector<float>(size_t(m) * n, std::nanf("")));
       ASSERT_TRUE(ba && bb && bc);
-      int programs = ((m + v.bm - 1) / v.bm) * ((n + v.bn - 1) / v.bn);
-      run(v.artifact, "matmul", Grid{programs, 1, 1},
-          {ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n), int32_t(k), int32_t(k),
-           int32_t(v.bColumnContiguous ? k : n), int32_t(n)});
+      runZooMatmul(v.artifact, *ba, *bb, *bc, m, n, k, v.bm, v.bn, v.bColumnContiguous);
       std::vector<float> c = download<float>(*bc, size_t(m) * n);
       int wrong = wrongProducts(
           m, n, k, a, bt, [&](int i, int j) { return c[size_t(i) * n + j]; },
