@@ -84,9 +84,41 @@ SmallVector<Value> DotEmitter::mapAccumulators(
     for (auto [e, rc] : llvm::enumerate(elements))
       values.push_back(
           f(vector::ExtractOp::create(b_, loc_, accs[at], int64_t(e)), rc.first, rc.second));
-    out.push_back(vector::FromElementsOp::create(b_, loc_, accs[at].getType(), values));
+    auto type = VectorType::get(cast<VectorType>(accs[at].getType()).getShape(),
+                                values.front().getType());
+    out.push_back(vector::FromElementsOp::create(b_, loc_, type, values));
   });
   return out;
+}
+
+void DotEmitter::reduceRows(ValueRange accs, llvm::function_ref<Value(Value, Value)> combine,
+                            llvm::function_ref<void(Value, Value)> store) {
+  assert(p_.shape.quadRows && "rows held by quads of lanes");
+  Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
+  Value first = arith::CmpIOp::create(
+      b_, loc_, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b_, loc_, tid, arith::ConstantIndexOp::create(b_, loc_, 4)),
+      arith::ConstantIndexOp::create(b_, loc_, 0));
+  for (int64_t i = 0; i < p_.piecesM(); ++i) {
+    // m16n8Elements' order: elements 0, 1 in the lane's first row, 2, 3 eight rows on.
+    SmallVector<std::pair<Value, Value>> elements = pieceElements(i, 0);
+    for (int64_t half : {0, 1}) {
+      Value total;
+      for (int64_t j = 0; j < p_.piecesN(); ++j)
+        for (int64_t e : {2 * half, 2 * half + 1}) {
+          Value v = vector::ExtractOp::create(b_, loc_, accs[i * p_.piecesN() + j], e);
+          total = total ? combine(total, v) : v;
+        }
+      for (int32_t offset : {1, 2})
+        total = combine(total, gpu::ShuffleOp::create(b_, loc_, total, offset, 32,
+                                                      gpu::ShuffleMode::XOR)
+                                   .getShuffleResult());
+      auto lead = scf::IfOp::create(b_, loc_, first, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b_);
+      b_.setInsertionPointToStart(lead.thenBlock());
+      store(elements[2 * half].first, total);
+    }
+  }
 }
 
 void DotEmitter::storeInto(ValueRange accs, Value tile,
@@ -113,8 +145,11 @@ void DotEmitter::storeInto(ValueRange accs, Value tile,
   });
 }
 
-void DotEmitter::storeAccumulators(ValueRange accs) {
-  storeInto(accs, p_.c, [](Value v) { return v; }, 8);
+void DotEmitter::storeAccumulators(ValueRange accs) { storeTile(accs, p_.c); }
+
+void DotEmitter::storeTile(ValueRange accs, Value tile) {
+  int64_t bytes = cast<MemRefType>(tile.getType()).getElementTypeBitWidth() / 8;
+  storeInto(accs, tile, [](Value v) { return v; }, 2 * bytes);
 }
 
 void DotEmitter::storeConverted(ValueRange accs, Value tile) {
@@ -237,6 +272,7 @@ std::optional<DotPlan> tessel::cuda::planDot(linalg::MatmulOp op, int64_t warps,
     return std::nullopt;
   DotPlan p;
   p.op = op;
+  p.warps = warps;
   p.a = op.getInputs()[0];
   p.b = op.getInputs()[1];
   p.c = op.getOutputs()[0];
@@ -539,6 +575,191 @@ scf::ExecuteRegionOp withEmitter(
   });
 }
 
+/// Attention's scores after Q.K^T: the ops after a matmul whose C it stores at each step that
+/// read C, or tiles computed from it, element for element or row by row can run on the
+/// accumulators in the registers (the row maximum and sum, the exponentials, the conversion to
+/// 16 bits), where each row of C lies in one quad of one warp's lanes. A step is one such op:
+/// a row reduction of the tile `from` (linalg.reduce over its columns into a 1-D buffer, which
+/// the quads' first lanes combine with what it holds), or an elementwise op reading `from`
+/// (elementwiseOnC) and writing all of the tile `to` (C's shape), whose values then stay in
+/// registers too; `store` where something else reads `to` from memory.
+struct RegisterStep {
+  Operation *op;
+  Value from, to;
+  bool store = false;
+};
+struct RegisterChain {
+  bool storeC = false;
+  SmallVector<RegisterStep> steps;
+};
+
+/// The tile `r` reduces row by row (its one input, 2-D, over dimension 1, into a 1-D init) with
+/// one associative, commutative arith op; null otherwise.
+Value rowReduced(linalg::ReduceOp r) {
+  if (!r.hasPureBufferSemantics() || r.getInputs().size() != 1 || r.getInits().size() != 1 ||
+      r.getDimensions() != ArrayRef<int64_t>{1})
+    return nullptr;
+  auto in = dyn_cast<MemRefType>(r.getInputs()[0].getType());
+  auto out = dyn_cast<MemRefType>(r.getInits()[0].getType());
+  Block &body = r.getCombiner().front();
+  if (!in || !out || in.getRank() != 2 || out.getRank() != 1 ||
+      body.getOperations().size() != 2 || !allReduceKind(&body.front()) ||
+      body.getTerminator()->getOperand(0) != body.front().getResult(0))
+    return nullptr;
+  return r.getInputs()[0];
+}
+
+/// Whether `op` writes all of `tile` without reading it (a fill, a copy, an elementwise op
+/// that does not read its output): whatever the registers held of it is dead.
+bool overwrites(Operation *op, Value tile) {
+  auto l = dyn_cast<linalg::LinalgOp>(op);
+  if (!l || !l.hasPureBufferSemantics() || l.getNumDpsInits() != 1 ||
+      l.getDpsInits()[0] != tile ||
+      llvm::any_of(l.getDpsInputs(), [&](Value in) {
+        return isa<MemRefType>(in.getType()) && viewedBuffer(in) == tile;
+      }))
+    return false;
+  if (isa<linalg::FillOp, linalg::CopyOp>(op))
+    return true;
+  auto g = dyn_cast<linalg::GenericOp>(op);
+  return g && g.getNumParallelLoops() == g.getNumLoops() &&
+         g.getIndexingMapsArray().back().isIdentity() && g.getRegionOutputArgs()[0].use_empty();
+}
+
+/// Whether every use of `tile` (through views) but `ignore`'s is in `producer`'s block at or
+/// after it: its registers hold what the buffer would from there on.
+bool usedOnlyFrom(Value tile, Operation *producer, Operation *ignore) {
+  Block *block = producer->getBlock();
+  std::function<bool(Value)> ok = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      if (user == ignore || isa<memref::DeallocOp>(user))
+        return true;
+      if (isa<ViewLikeOpInterface>(user))
+        return llvm::all_of(user->getResults(), ok);
+      Operation *at = block->findAncestorOpInBlock(*user);
+      return at && (at == producer || producer->isBeforeInBlock(at));
+    });
+  };
+  return ok(tile);
+}
+
+/// The steps after `last` (the matmul, or the elementwise op run on its accumulators) that
+/// can run on `p`'s accumulators and what they make (`fill`, C's init, goes): where each row
+/// of C is one quad's (quadRows layouts, one warp across C's columns, each warp its own rows).
+std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Operation *fill) {
+  if (!p.shape.quadRows || p.warpsN != 1 || p.activeWarps != p.warps)
+    return std::nullopt;
+  RegisterChain chain;
+  // The tiles the registers hold and the step that made each (-1: the matmul).
+  llvm::MapVector<Value, int64_t> live;
+  live[p.c] = -1;
+  auto store = [&](Value tile) {
+    int64_t at = live.lookup(tile);
+    (at < 0 ? chain.storeC : chain.steps[at].store) = true;
+  };
+  if (!usedOnlyFrom(p.c, p.op, fill))
+    store(p.c);
+  auto isLive = [&](Value v) {
+    return isa<MemRefType>(v.getType()) && live.count(viewedBuffer(v));
+  };
+  for (Operation *op = last->getNextNode(); op && !live.empty(); op = op->getNextNode()) {
+    if (auto r = dyn_cast<linalg::ReduceOp>(op)) {
+      Value from = rowReduced(r);
+      if (from && live.count(from) && !isLive(r.getInits()[0])) {
+        chain.steps.push_back({op, from, nullptr});
+        continue;
+      }
+    }
+    if (auto g = dyn_cast<linalg::GenericOp>(op); g && g.getNumDpsInits() == 1) {
+      SmallVector<Value> reads;
+      for (Value in : g.getDpsInputs())
+        if (isLive(in))
+          reads.push_back(in);
+      Value to = g.getDpsInits()[0];
+      if (reads.size() == 1 && live.count(reads[0]) && elementwiseOnC(g, to, reads[0]) &&
+          (to == reads[0] ||
+           (isTileBuffer(to) && g.getRegionOutputArgs()[0].use_empty() && !isLive(to)))) {
+        chain.steps.push_back({op, reads[0], to});
+        live[to] = chain.steps.size() - 1;
+        if (!usedOnlyFrom(to, op, nullptr))
+          store(to);
+        continue;
+      }
+    }
+    // Anything else that touches a tile of the registers: dead where it writes all of it,
+    // else read from memory (stored where it was made).
+    for (Value tile : llvm::to_vector(llvm::make_first_range(live))) {
+      if (!touches(op, tile))
+        continue;
+      if (!overwrites(op, tile))
+        store(tile);
+      live.erase(tile);
+    }
+  }
+  if (chain.steps.empty())
+    return std::nullopt;
+  return chain;
+}
+
+/// `chain`'s steps on `accs` (C's accumulators), each a per-thread region where its op was.
+void runOnRegisters(const DotPlan &p, const RegisterChain &chain, ValueRange accs,
+                    DotEmitterFactory make) {
+  llvm::DenseMap<Value, SmallVector<Value>> values;
+  values[p.c].assign(accs.begin(), accs.end());
+  for (const RegisterStep &step : chain.steps) {
+    OpBuilder at(step.op);
+    Location loc = step.op->getLoc();
+    SmallVector<Value> from = values[step.from];
+    if (auto r = dyn_cast<linalg::ReduceOp>(step.op)) {
+      Operation *combiner = &r.getCombiner().front().front();
+      Value init = r.getInits()[0];
+      withEmitter(at, loc, {}, p, make, [&](OpBuilder &in, DotEmitter &e) {
+        auto combine = [&](Value x, Value y) {
+          IRMapping map;
+          map.map(combiner->getOperand(0), x);
+          map.map(combiner->getOperand(1), y);
+          return in.clone(*combiner, map)->getResult(0);
+        };
+        e.reduceRows(from, combine, [&](Value row, Value total) {
+          Value before = memref::LoadOp::create(in, loc, init, row);
+          memref::StoreOp::create(in, loc, combine(total, before), init, row);
+        });
+        return SmallVector<Value>{};
+      });
+      step.op->erase();
+      continue;
+    }
+    auto g = cast<linalg::GenericOp>(step.op);
+    Type element = cast<MemRefType>(step.to.getType()).getElementType();
+    SmallVector<Type> types;
+    for (Value v : from)
+      types.push_back(VectorType::get(cast<VectorType>(v.getType()).getShape(), element));
+    auto region = withEmitter(at, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
+      SmallVector<Value> out = e.mapAccumulators(from, [&](Value acc, Value r, Value c) {
+        return elementwiseOnAccumulator(in, loc, g, step.from, acc, r, c);
+      });
+      if (step.store)
+        e.storeTile(out, step.to);
+      return out;
+    });
+    values[step.to].assign(region.getResults().begin(), region.getResults().end());
+    step.op->erase();
+  }
+  // Tiles nothing reads any more.
+  auto eraseUnused = [](Value tile) {
+    auto alloc = tile ? tile.getDefiningOp<memref::AllocOp>() : nullptr;
+    if (!alloc ||
+        !llvm::all_of(alloc->getUsers(), [](Operation *u) { return isa<memref::DeallocOp>(u); }))
+      return;
+    for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
+      u->erase();
+    alloc->erase();
+  };
+  for (const RegisterStep &step : chain.steps)
+    eraseUnused(step.to);
+  eraseUnused(p.c);
+}
+
 } // namespace
 
 Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
@@ -564,22 +785,32 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     auto next = dyn_cast_or_null<linalg::GenericOp>(p.op->getNextNode());
     if (next && !elementwiseOnC(next, p.c, p.c))
       next = nullptr;
+    // What follows reads the scores row by row or element for element: from the registers.
+    std::optional<RegisterChain> chain =
+        registerChain(p, next ? next.getOperation() : p.op.getOperation(), fill);
     OpBuilder b(p.op);
-    withEmitter(b, loc, {}, p, make, [&](OpBuilder &in, DotEmitter &e) {
-      SmallVector<Value> accs =
-          e.multiply(fill ? constantAccumulators(in, loc, p, fillValue) : e.loadAccumulators());
-      if (next)
-        accs = e.mapAccumulators(accs, [&](Value acc, Value r, Value c) {
-          return elementwiseOnAccumulator(in, loc, next, p.c, acc, r, c);
+    auto region = withEmitter(
+        b, loc, chain ? TypeRange(p.accumulatorTypes()) : TypeRange{}, p, make,
+        [&](OpBuilder &in, DotEmitter &e) {
+          SmallVector<Value> accs = e.multiply(fill ? constantAccumulators(in, loc, p, fillValue)
+                                                    : e.loadAccumulators());
+          if (next)
+            accs = e.mapAccumulators(accs, [&](Value acc, Value r, Value c) {
+              return elementwiseOnAccumulator(in, loc, next, p.c, acc, r, c);
+            });
+          if (!chain || chain->storeC)
+            e.storeAccumulators(accs);
+          return chain ? accs : SmallVector<Value>{};
         });
-      e.storeAccumulators(accs);
-      return SmallVector<Value>{};
-    });
     p.op->erase();
     if (next)
       next->erase();
     if (fill)
       eraseInit(fill);
+    if (chain) {
+      runOnRegisters(p, *chain, region.getResults(), make);
+      return chain->storeC ? p.c : nullptr;
+    }
     return p.c;
   }
   OpBuilder before(loop);

@@ -28,10 +28,13 @@ namespace tessel::cuda {
 /// The shape of one matrix instruction as a warp runs it: a pieceM x pieceN piece of C,
 /// pieceK deep, `accElements` f32 accumulator elements per lane; one load of B's fragments
 /// covers `bColumnsPerLoad` columns (what the warp grid minimizes, with A's loads).
+/// `quadRows`: the accumulators are m16n8 fragments (m16n8Elements' layout), each row of a
+/// piece held by the 4 lanes of a quad (lane / 4).
 struct DotShape {
   int64_t pieceM, pieceN, pieceK;
   int64_t accElements;
   int64_t bColumnsPerLoad;
+  bool quadRows = false;
 };
 
 /// A matmul a warp's matrix instructions can run: static tile buffers, 16-bit float inputs (or
@@ -43,6 +46,7 @@ struct DotPlan {
   int64_t m, n, k;
   mlir::Type input;       ///< f16, bf16, or f32 (multiplied as tf32)
   DotShape shape;
+  int64_t warps;          ///< the block's warps
   int64_t activeWarps;    ///< warps with a part of C of their own (warp w works as w mod it)
   int64_t warpsM, warpsN; ///< the warps' grid over C (warpgroups: the warpgroups' grid)
   int64_t tileM, tileN;   ///< one warp's part of C (warpgroups: tileM rows of a warp in all,
@@ -88,10 +92,20 @@ public:
   /// with padded rows), where they come in column pairs each lane's two adjacent columns as
   /// one 4-byte vector store, otherwise element by element.
   void storeConverted(mlir::ValueRange accs, mlir::Value tile);
-  /// `accs` with each element replaced by `f(element, row, column)` (C's row and column).
+  /// `accs` with each element replaced by `f(element, row, column)` (C's row and column); the
+  /// vectors' element type is f's.
   llvm::SmallVector<mlir::Value>
   mapAccumulators(mlir::ValueRange accs,
                   llvm::function_ref<mlir::Value(mlir::Value, mlir::Value, mlir::Value)> f);
+  /// Accumulator-shaped values `accs` (of `tile`'s element type) into `tile` (C's shape, rows
+  /// of an even number of elements): column pairs as one vector store, else element by element.
+  void storeTile(mlir::ValueRange accs, mlir::Value tile);
+  /// For each row of C the thread holds elements of (quadRows layouts only): `combine` over
+  /// its elements of the row and then over the quad's lanes (shuffles), so each of the quad's
+  /// lanes has the row's total; `store(row, total)` on the quad's first lane.
+  void reduceRows(mlir::ValueRange accs,
+                  llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> combine,
+                  llvm::function_ref<void(mlir::Value, mlir::Value)> store);
   /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
   /// of the operand tiles (whose bytes C may reuse).

@@ -276,7 +276,7 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
     // mma.sync.m16n8k16 (m16n8k8 for tf32): 16 x 8 pieces, 4 accumulators a lane; ldmatrix.x4
     // reads 16 columns of B.
     auto shape = [](Type input) -> std::optional<tessel::cuda::DotShape> {
-      return tessel::cuda::DotShape{16, 8, input.isF32() ? 8 : 16, 4, 16};
+      return tessel::cuda::DotShape{16, 8, input.isF32() ? 8 : 16, 4, 16, /*quadRows=*/true};
     };
     int64_t threads = numWarps * 32;
     // The operands' tiles written in 16-byte chunks: asynchronously where a loop writes them

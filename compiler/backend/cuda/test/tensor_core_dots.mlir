@@ -289,6 +289,102 @@ func.func public @rescaled_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i
 
 // -----
 
+// Attention's softmax on the scores: where each row of C lies in one quad of one warp's lanes
+// (4 warps over 64 x 8: a 4 x 1 grid), the ops that read the scores row by row or element for
+// element run on the accumulators: the row maximum and sum as each lane's elements of the row
+// and then two shuffles across its quad (the quad's first lane combining the total with the
+// 1-D buffer's value), the exponentials and the conversion to 16 bits as values in registers.
+// Neither the scores nor the f32 exponentials are stored (that tile goes); the 16-bit tile,
+// which a load reads, is stored two columns an access.
+// CHECK-LABEL: func.func public @softmax_in_registers(
+// CHECK-NOT: memref.alloc() : memref<64x8xf32>
+// CHECK: %[[P16:.*]] = memref.alloc() : memref<64x8xf16>
+// CHECK-NOT: memref.alloc() : memref<64x8xf32>
+// CHECK: scf.for
+// CHECK: %[[S:.*]] = scf.execute_region -> vector<4xf32> no_inline {
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: vector.store
+// CHECK: } {tessel.per_thread}
+// CHECK: linalg.fill
+// CHECK: scf.execute_region no_inline {
+// CHECK: %[[LANE:.*]] = arith.remui %thread_id_x_{{[0-9]+}}, %c4
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]]
+// CHECK: vector.extract %[[S]][0]
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.load %[[M:.*]][%{{.*}}] : memref<64xf32>
+// CHECK: memref.store %{{.*}}, %[[M]][%{{.*}}] : memref<64xf32>
+// CHECK: } {tessel.per_thread}
+// CHECK: %[[P:.*]] = scf.execute_region -> vector<4xf32> no_inline {
+// CHECK: memref.load %{{.*}} : memref<64x1xf32>
+// CHECK: arith.subf
+// CHECK: math.exp2
+// CHECK-NOT: vector.store
+// CHECK: } {tessel.per_thread}
+// CHECK: scf.execute_region no_inline {
+// CHECK: vector.extract %[[P]][0]
+// CHECK: arith.addf
+// CHECK-COUNT-2: gpu.shuffle  xor
+// CHECK: } {tessel.per_thread}
+// CHECK: scf.execute_region -> vector<4xf16> no_inline {
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: vector.store %{{.*}}, %[[P16]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x8xf16>, vector<2xf16>
+// CHECK: } {tessel.per_thread}
+// CHECK-NOT: linalg.reduce
+// CHECK-NOT: linalg.generic
+// CHECK: memref.load %[[P16]]
+#rows2 = affine_map<(d0, d1) -> (d0, 0)>
+#all2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0: i32,
+                                       %p1: i32, %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
+  %ta = memref.alloc() : memref<64x16xf16>
+  %tb = memref.alloc() : memref<16x8xf16>
+  %s = memref.alloc() : memref<64x8xf32>
+  %p = memref.alloc() : memref<64x8xf32>
+  %p16 = memref.alloc() : memref<64x8xf16>
+  %m = memref.alloc() : memref<64xf32>
+  %l = memref.alloc() : memref<64xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.fill ins(%zero : f32) outs(%s : memref<64x8xf32>)
+    linalg.matmul ins(%ta, %tb : memref<64x16xf16>, memref<16x8xf16>)
+                  outs(%s : memref<64x8xf32>)
+    linalg.fill ins(%low : f32) outs(%m : memref<64xf32>)
+    linalg.reduce { arith.maximumf } ins(%s : memref<64x8xf32>) outs(%m : memref<64xf32>)
+        dimensions = [1]
+    %mm = memref.expand_shape %m [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
+    linalg.generic {indexing_maps = [#all2, #rows2, #all2], iterator_types = ["parallel", "parallel"]}
+        ins(%s, %mm : memref<64x8xf32>, memref<64x1xf32>) outs(%p : memref<64x8xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %d = arith.subf %x, %y : f32
+      %e = math.exp2 %d : f32
+      linalg.yield %e : f32
+    }
+    linalg.fill ins(%zero : f32) outs(%l : memref<64xf32>)
+    linalg.reduce { arith.addf } ins(%p : memref<64x8xf32>) outs(%l : memref<64xf32>)
+        dimensions = [1]
+    linalg.generic {indexing_maps = [#all2, #all2], iterator_types = ["parallel", "parallel"]}
+        ins(%p : memref<64x8xf32>) outs(%p16 : memref<64x8xf16>) {
+    ^bb0(%x: f32, %out: f16):
+      %t = arith.truncf %x : f32 to f16
+      linalg.yield %t : f16
+    }
+    %x = memref.load %p16[%k, %c0] : memref<64x8xf16>
+    memref.store %x, %h[%k] : memref<?xf16>
+    %y = memref.load %l[%k] : memref<64xf32>
+    memref.store %y, %o[%k] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // A C stored a step at a time whose rows are a multiple of 128 bytes (32 f32) and whose users
 // all follow a view's layout gets rows 8 elements longer: a warp's two-column stores of 4 rows
 // then hit different banks.
