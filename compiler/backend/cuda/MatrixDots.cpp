@@ -575,6 +575,53 @@ scf::ExecuteRegionOp withEmitter(
   });
 }
 
+/// Erases `tile` (a memref.alloc) where nothing but deallocations uses it.
+void eraseUnused(Value tile) {
+  auto alloc = tile ? tile.getDefiningOp<memref::AllocOp>() : nullptr;
+  if (!alloc ||
+      !llvm::all_of(alloc->getUsers(), [](Operation *u) { return isa<memref::DeallocOp>(u); }))
+    return;
+  for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
+    u->erase();
+  alloc->erase();
+}
+
+/// The first row of piece `i` (16 rows) of warp `warp`'s part of C under `p` (the emitters'
+/// locate()).
+int64_t pieceRow(const DotPlan &p, int64_t warp, int64_t i) {
+  if (p.warpgroups)
+    return (warp / 4 / p.warpsN) * 64 * p.piecesM() + 16 * (warp % 4) + 64 * i;
+  return (warp % p.activeWarps / p.warpsN) * p.tileM + 16 * i;
+}
+
+/// Whether `consumer` (mma.sync on 16-bit operands) can take its A from the registers of a
+/// tile in `producer`'s accumulator layout: the producer's warps each span all of its columns
+/// (its K), and each warp's pieces lie at the rows of the consumer's; where a column of warps
+/// makes them so, the consumer is regridded to it.
+bool takesAFrom(DotPlan &consumer, const DotPlan &producer) {
+  if (consumer.warpgroups || !consumer.shape.quadRows || consumer.input.isF32() ||
+      producer.warpsN != 1 || producer.activeWarps != producer.warps ||
+      consumer.m != producer.m || consumer.k != producer.n)
+    return false;
+  DotPlan q = consumer;
+  if (q.warpsN != 1) {
+    if (q.m % (16 * q.warps))
+      return false;
+    q.warpsM = q.activeWarps = q.warps;
+    q.warpsN = 1;
+    q.tileM = q.m / q.warps;
+    q.tileN = q.n;
+  }
+  if (q.piecesM() != producer.piecesM())
+    return false;
+  for (int64_t w = 0; w < q.warps; ++w)
+    for (int64_t i = 0; i < q.piecesM(); ++i)
+      if (pieceRow(q, w, i) != pieceRow(producer, w, i))
+        return false;
+  consumer = q;
+  return true;
+}
+
 /// Attention's scores after Q.K^T: the ops after a matmul whose C it stores at each step that
 /// read C, or tiles computed from it, element for element or row by row can run on the
 /// accumulators in the registers (the row maximum and sum, the exponentials, the conversion to
@@ -587,6 +634,7 @@ struct RegisterStep {
   Operation *op;
   Value from, to;
   bool store = false;
+  SmallVector<Operation *> matmuls; ///< later matmuls that take `to` as their A in registers
 };
 struct RegisterChain {
   bool storeC = false;
@@ -646,7 +694,8 @@ bool usedOnlyFrom(Value tile, Operation *producer, Operation *ignore) {
 /// The steps after `last` (the matmul, or the elementwise op run on its accumulators) that
 /// can run on `p`'s accumulators and what they make (`fill`, C's init, goes): where each row
 /// of C is one quad's (quadRows layouts, one warp across C's columns, each warp its own rows).
-std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Operation *fill) {
+std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Operation *fill,
+                                           const RegisterHandOff *handOff) {
   if (!p.shape.quadRows || p.warpsN != 1 || p.activeWarps != p.warps)
     return std::nullopt;
   RegisterChain chain;
@@ -686,6 +735,15 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
         continue;
       }
     }
+    // A later matmul whose A (16 bits) a step made and that can read it from the registers.
+    if (auto mm = dyn_cast<linalg::MatmulOp>(op); mm && handOff) {
+      Value a = mm.getInputs()[0];
+      if (live.count(a) && live.lookup(a) >= 0 &&
+          llvm::count_if(op->getOperands(), isLive) == 1 && handOff->takes(op, a, p)) {
+        chain.steps[live.lookup(a)].matmuls.push_back(op);
+        continue;
+      }
+    }
     // Anything else that touches a tile of the registers: dead where it writes all of it,
     // else read from memory (stored where it was made).
     for (Value tile : llvm::to_vector(llvm::make_first_range(live))) {
@@ -703,7 +761,7 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
 
 /// `chain`'s steps on `accs` (C's accumulators), each a per-thread region where its op was.
 void runOnRegisters(const DotPlan &p, const RegisterChain &chain, ValueRange accs,
-                    DotEmitterFactory make) {
+                    DotEmitterFactory make, const RegisterHandOff *handOff) {
   llvm::DenseMap<Value, SmallVector<Value>> values;
   values[p.c].assign(accs.begin(), accs.end());
   for (const RegisterStep &step : chain.steps) {
@@ -743,18 +801,11 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain, ValueRange acc
       return out;
     });
     values[step.to].assign(region.getResults().begin(), region.getResults().end());
+    for (Operation *matmul : step.matmuls)
+      handOff->give(matmul, values[step.to], p.piecesN());
     step.op->erase();
   }
   // Tiles nothing reads any more.
-  auto eraseUnused = [](Value tile) {
-    auto alloc = tile ? tile.getDefiningOp<memref::AllocOp>() : nullptr;
-    if (!alloc ||
-        !llvm::all_of(alloc->getUsers(), [](Operation *u) { return isa<memref::DeallocOp>(u); }))
-      return;
-    for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
-      u->erase();
-    alloc->erase();
-  };
   for (const RegisterStep &step : chain.steps)
     eraseUnused(step.to);
   eraseUnused(p.c);
@@ -762,7 +813,8 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain, ValueRange acc
 
 } // namespace
 
-Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
+Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
+                               const RegisterHandOff *handOff) {
   DotPlan p = plan;
   Location loc = p.op.getLoc();
   auto loop = dyn_cast<scf::ForOp>(p.op->getParentOp());
@@ -787,7 +839,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
       next = nullptr;
     // What follows reads the scores row by row or element for element: from the registers.
     std::optional<RegisterChain> chain =
-        registerChain(p, next ? next.getOperation() : p.op.getOperation(), fill);
+        registerChain(p, next ? next.getOperation() : p.op.getOperation(), fill, handOff);
     OpBuilder b(p.op);
     auto region = withEmitter(
         b, loc, chain ? TypeRange(p.accumulatorTypes()) : TypeRange{}, p, make,
@@ -808,7 +860,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make) {
     if (fill)
       eraseInit(fill);
     if (chain) {
-      runOnRegisters(p, *chain, region.getResults(), make);
+      runOnRegisters(p, *chain, region.getResults(), make, handOff);
       return chain->storeC ? p.c : nullptr;
     }
     return p.c;
@@ -992,12 +1044,32 @@ void tessel::cuda::rewriteDots(
     for (Value tile : {p.a, p.b})
       if (staged.insert(tile).second)
         stage(tile, isDot);
+  // A matmul whose A an earlier one's register steps make (attention's P) reads it from the
+  // registers where its plan can.
+  llvm::DenseMap<Operation *, std::pair<SmallVector<Value>, int64_t>> handed;
+  size_t current = 0;
+  auto takes = [&](Operation *matmul, Value tile, const DotPlan &producer) {
+    for (size_t later = current + 1; later < plans.size(); ++later)
+      if (plans[later].op == matmul)
+        return plans[later].a == tile && takesAFrom(plans[later], producer);
+    return false;
+  };
+  auto give = [&](Operation *matmul, ArrayRef<Value> values, int64_t piecesN) {
+    handed[matmul] = {SmallVector<Value>(values), piecesN};
+  };
+  RegisterHandOff handOff{takes, give};
   SmallVector<Value> stepped;
-  for (DotPlan &p : plans) {
-    if (regrid)
+  for (; current < plans.size(); ++current) {
+    DotPlan &p = plans[current];
+    auto registers = handed.find(p.op);
+    if (registers != handed.end())
+      std::tie(p.aRegisters, p.aPiecesN) = registers->second;
+    else if (regrid)
       regrid(p);
-    if (Value c = rewriteDot(p, make))
+    if (Value c = rewriteDot(p, make, &handOff))
       stepped.push_back(c);
+    if (!p.aRegisters.empty())
+      eraseUnused(p.a);
   }
   // C tiles the matmuls store a step at a time (attention's scores) get padded rows once every
   // matmul is rewritten (a rescaled accumulator's loop no longer carries them), where all of

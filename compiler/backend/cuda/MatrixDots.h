@@ -53,6 +53,11 @@ struct DotPlan {
                           ///< 16 of each 64; tileN the warpgroup's columns)
   bool bTransposed = false; ///< b is stored N x K (loaded from column-contiguous memory)
   bool warpgroups = false;  ///< run by warpgroups of 4 warps (wgmma, WarpgroupDots.h)
+  /// A's elements from registers instead of its tile, where another plan's register steps made
+  /// it (attention's P): values in the accumulator layout of that plan's pieces, `aPiecesN`
+  /// pieces a row, whose rows each warp and lane holds as this plan's A fragments need them.
+  llvm::SmallVector<mlir::Value> aRegisters;
+  int64_t aPiecesN = 0;
 
   int64_t piecesM() const { return tileM / shape.pieceM; }
   int64_t piecesN() const { return tileN / shape.pieceN; }
@@ -150,9 +155,21 @@ using DotEmitterFactory = llvm::function_ref<std::unique_ptr<DotEmitter>(
 /// carries C in buffers that an elementwise op rescales before each matmul (attention's
 /// accumulator: the rescale applied to the registers, the buffers no longer written in the
 /// loop, the accumulators stored into the one the loop returns).
+/// Where the matmul stores C at each step, the ops after it that read C row by row or element
+/// for element run on the accumulators (quadRows layouts); a 16-bit tile they make goes to a
+/// later matmul as its A in registers where `handOff` says it can take it.
 /// Returns C where the matmul stores it at each step (not carried): a tile whose rows
 /// rewriteDots may pad.
-mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make);
+struct RegisterHandOff {
+  /// Whether the (planned, not yet rewritten) matmul can read its A, `tile`, from the registers
+  /// of `producer`'s pieces; it may change its plan so.
+  llvm::function_ref<bool(mlir::Operation *matmul, mlir::Value tile, const DotPlan &producer)>
+      takes;
+  /// The values it reads (DotPlan::aRegisters, aPiecesN).
+  llvm::function_ref<void(mlir::Operation *matmul, llvm::ArrayRef<mlir::Value>, int64_t)> give;
+};
+mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make,
+                       const RegisterHandOff *handOff = nullptr);
 
 /// The whole rewrite of a function's matmuls: plan each (`warps`, `shapeFor`), read B transposed
 /// where it is loaded column-contiguous, stage each operand tile once (`stage`: its writes,

@@ -99,7 +99,8 @@ public:
   /// Returns the new accumulators.
   SmallVector<Value> multiply(ValueRange accs) override {
     SmallVector<Value> carried(accs.begin(), accs.end());
-    Value a = inSharedMemory(p_.a), b = inSharedMemory(p_.b);
+    Value a = p_.aRegisters.empty() ? inSharedMemory(p_.a) : nullptr;
+    Value b = inSharedMemory(p_.b);
     if (tf32() && !p_.bTransposed)
       flattenB(b);
     for (int64_t k = 0; k < p_.k; k += p_.shape.pieceK)
@@ -137,9 +138,23 @@ private:
     Value kk = cst(k);
     Value aCol = add(kk, fragCol_);
     SmallVector<SmallVector<Value>> aFrags;
-    for (int64_t i = 0; i < p_.piecesM(); ++i) {
+    for (int64_t i = 0; i < p_.piecesM() && p_.aRegisters.empty(); ++i) {
       Value r = add(add(warpRowBase_, cst(16 * i)), fragRow_);
       aFrags.push_back(registers(ldmatrix(a, stored(p_.a, r, aCol), 4, /*transpose=*/false)));
+    }
+    // A in registers, as another plan's m16n8 pieces (8 columns each): this step's 16 columns
+    // are pieces 2k/16 and 2k/16 + 1, whose rows r and r + 8 are A's fragment registers.
+    for (int64_t i = 0; i < p_.piecesM() && !p_.aRegisters.empty(); ++i) {
+      SmallVector<Value> regs;
+      for (int64_t j : {2 * k / 16, 2 * k / 16 + 1})
+        for (int64_t e : {0, 2}) {
+          Value piece = p_.aRegisters[i * p_.aPiecesN + j];
+          regs.push_back(word(vector::FromElementsOp::create(
+              b_, loc_, VectorType::get({2}, p_.input),
+              ValueRange{vector::ExtractOp::create(b_, loc_, piece, e),
+                         vector::ExtractOp::create(b_, loc_, piece, e + 1)})));
+        }
+      aFrags.push_back(regs);
     }
     SmallVector<SmallVector<Value>> bFrags;
     if (p_.bTransposed) {
@@ -231,14 +246,17 @@ private:
         regs.push_back(toTf32(vector::ExtractOp::create(b_, loc_, pair, 0)));
         continue;
       }
-      if (p_.input.isBF16()) {
-        Value word = vector::BitCastOp::create(
-            b_, loc_, VectorType::get({1}, b_.getI32Type()), pair);
-        pair = vector::ExtractOp::create(b_, loc_, word, 0);
-      }
-      regs.push_back(pair);
+      regs.push_back(word(pair));
     }
     return regs;
+  }
+
+  /// Two 16-bit elements (vector<2x>) as an mma.sync register: bf16 pairs as an i32.
+  Value word(Value pair) {
+    if (!p_.input.isBF16())
+      return pair;
+    Value word = vector::BitCastOp::create(b_, loc_, VectorType::get({1}, b_.getI32Type()), pair);
+    return vector::ExtractOp::create(b_, loc_, word, 0);
   }
 
   Value mma(ArrayRef<Value> a, ArrayRef<Value> b, Value acc) {

@@ -385,6 +385,74 @@ func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0
 
 // -----
 
+// The 16-bit tile the softmax makes is a later matmul's A (attention's P.V): where that
+// matmul's warps hold its A fragments at the rows the scores' pieces lie at (here both 4 x 1
+// grids), it reads them from the registers (pieces 2 k and 2 k + 1 of 8 columns are a k step's
+// 16) and the tile is neither stored nor allocated; B still comes by ldmatrix.
+// CHECK-LABEL: func.func public @p_in_registers(
+// CHECK-NOT: memref.alloc() : memref<64x16xbf16>
+// CHECK: scf.for
+// CHECK: %[[P:.*]]:2 = scf.execute_region -> (vector<4xbf16>, vector<4xbf16>) no_inline {
+// CHECK: math.exp2
+// CHECK: arith.truncf
+// CHECK-NOT: vector.store
+// CHECK: } {tessel.per_thread}
+// CHECK: scf.execute_region -> (vector<4xf32>, vector<4xf32>) no_inline {
+// CHECK: vector.extract %[[P]]#0[0]
+// CHECK: vector.extract %[[P]]#0[1]
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: vector.extract %[[P]]#0[2]
+// CHECK: vector.extract %[[P]]#0[3]
+// CHECK: vector.extract %[[P]]#1[0]
+// CHECK: vector.extract %[[P]]#1[2]
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<16x16xbf16, #gpu.address_space<workgroup>>
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: nvvm.mma.sync
+// CHECK: nvvm.mma.sync
+// CHECK: } {tessel.per_thread}
+// CHECK-NOT: linalg.matmul
+#rows3 = affine_map<(d0, d1) -> (d0, 0)>
+#all3 = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                 %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
+  %tq = memref.alloc() : memref<64x16xbf16>
+  %tk = memref.alloc() : memref<16x16xbf16>
+  %tv = memref.alloc() : memref<16x16xbf16>
+  %s = memref.alloc() : memref<64x16xf32>
+  %p16 = memref.alloc() : memref<64x16xbf16>
+  %acc = memref.alloc() : memref<64x16xf32>
+  %m = memref.alloc() : memref<64xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    linalg.fill ins(%zero : f32) outs(%s : memref<64x16xf32>)
+    linalg.matmul ins(%tq, %tk : memref<64x16xbf16>, memref<16x16xbf16>)
+                  outs(%s : memref<64x16xf32>)
+    linalg.fill ins(%low : f32) outs(%m : memref<64xf32>)
+    linalg.reduce { arith.maximumf } ins(%s : memref<64x16xf32>) outs(%m : memref<64xf32>)
+        dimensions = [1]
+    %mm = memref.expand_shape %m [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
+    linalg.generic {indexing_maps = [#all3, #rows3, #all3], iterator_types = ["parallel", "parallel"]}
+        ins(%s, %mm : memref<64x16xf32>, memref<64x1xf32>) outs(%p16 : memref<64x16xbf16>) {
+    ^bb0(%x: f32, %y: f32, %out: bf16):
+      %d = arith.subf %x, %y : f32
+      %e = math.exp2 %d : f32
+      %t = arith.truncf %e : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    linalg.matmul ins(%p16, %tv : memref<64x16xbf16>, memref<16x16xbf16>)
+                  outs(%acc : memref<64x16xf32>)
+  }
+  %x = memref.load %acc[%c1, %c1] : memref<64x16xf32>
+  memref.store %x, %o[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
 // A C stored a step at a time whose rows are a multiple of 128 bytes (32 f32) and whose users
 // all follow a view's layout gets rows 8 elements longer: a warp's two-column stores of 4 rows
 // then hit different banks.
