@@ -77,13 +77,15 @@ Value DotEmitter::inSharedMemory(Value buffer) {
 }
 
 SmallVector<Value> DotEmitter::mapAccumulators(
-    ValueRange accs, llvm::function_ref<Value(Value, Value, Value)> f) {
+    ValueRange accs, llvm::function_ref<Value(Value, Value, Value, int64_t)> f) {
   SmallVector<Value> out;
   forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
     SmallVector<Value> values;
-    for (auto [e, rc] : llvm::enumerate(elements))
-      values.push_back(
-          f(vector::ExtractOp::create(b_, loc_, accs[at], int64_t(e)), rc.first, rc.second));
+    for (auto [e, rc] : llvm::enumerate(elements)) {
+      int64_t slot = p_.shape.quadRows ? at / p_.piecesN() * 2 + int64_t(e) / 2 : -1;
+      values.push_back(f(vector::ExtractOp::create(b_, loc_, accs[at], int64_t(e)), rc.first,
+                         rc.second, slot));
+    }
     auto type = VectorType::get(cast<VectorType>(accs[at].getType()).getShape(),
                                 values.front().getType());
     out.push_back(vector::FromElementsOp::create(b_, loc_, type, values));
@@ -91,17 +93,23 @@ SmallVector<Value> DotEmitter::mapAccumulators(
   return out;
 }
 
-void DotEmitter::reduceRows(ValueRange accs, llvm::function_ref<Value(Value, Value)> combine,
-                            llvm::function_ref<void(Value, Value)> store) {
+SmallVector<Value> DotEmitter::rowSlots() {
   assert(p_.shape.quadRows && "rows held by quads of lanes");
-  Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
-  Value first = arith::CmpIOp::create(
-      b_, loc_, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(b_, loc_, tid, arith::ConstantIndexOp::create(b_, loc_, 4)),
-      arith::ConstantIndexOp::create(b_, loc_, 0));
+  SmallVector<Value> rows;
   for (int64_t i = 0; i < p_.piecesM(); ++i) {
     // m16n8Elements' order: elements 0, 1 in the lane's first row, 2, 3 eight rows on.
     SmallVector<std::pair<Value, Value>> elements = pieceElements(i, 0);
+    rows.push_back(elements[0].first);
+    rows.push_back(elements[2].first);
+  }
+  return rows;
+}
+
+SmallVector<Value> DotEmitter::reduceRows(ValueRange accs,
+                                          llvm::function_ref<Value(Value, Value)> combine) {
+  assert(p_.shape.quadRows && "rows held by quads of lanes");
+  SmallVector<Value> totals;
+  for (int64_t i = 0; i < p_.piecesM(); ++i)
     for (int64_t half : {0, 1}) {
       Value total;
       for (int64_t j = 0; j < p_.piecesN(); ++j)
@@ -113,12 +121,23 @@ void DotEmitter::reduceRows(ValueRange accs, llvm::function_ref<Value(Value, Val
         total = combine(total, gpu::ShuffleOp::create(b_, loc_, total, offset, 32,
                                                       gpu::ShuffleMode::XOR)
                                    .getShuffleResult());
-      auto lead = scf::IfOp::create(b_, loc_, first, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b_);
-      b_.setInsertionPointToStart(lead.thenBlock());
-      store(elements[2 * half].first, total);
+      totals.push_back(total);
     }
-  }
+  return totals;
+}
+
+void DotEmitter::storeRows(ValueRange values, Value buffer) {
+  SmallVector<Value> rows = rowSlots();
+  Value tid = gpu::ThreadIdOp::create(b_, loc_, gpu::Dimension::x);
+  Value first = arith::CmpIOp::create(
+      b_, loc_, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b_, loc_, tid, arith::ConstantIndexOp::create(b_, loc_, 4)),
+      arith::ConstantIndexOp::create(b_, loc_, 0));
+  auto lead = scf::IfOp::create(b_, loc_, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b_);
+  b_.setInsertionPointToStart(lead.thenBlock());
+  for (auto [value, row] : llvm::zip_equal(values, rows))
+    memref::StoreOp::create(b_, loc_, value, buffer, row);
 }
 
 void DotEmitter::storeInto(ValueRange accs, Value tile,
@@ -533,7 +552,8 @@ std::optional<Rescaled> rescaledAccumulator(scf::ForOp loop, DotPlan p) {
 /// `g`'s body (elementwiseOnC) for C's element (r, c) whose value in `self` (and in C) is
 /// `acc`: its other inputs loaded at the element's indices, at `b`.
 Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, Value self,
-                               Value acc, Value r, Value c) {
+                               Value acc, Value r, Value c,
+                               llvm::function_ref<Value(OpOperand *)> inRegisters = nullptr) {
   Block &body = g.getRegion().front();
   IRMapping map;
   map.map(g.getRegionOutputArgs()[0], acc);
@@ -541,6 +561,10 @@ Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, 
     BlockArgument arg = g.getMatchingBlockArgument(input);
     if (input->get() == self) {
       map.map(arg, acc);
+      continue;
+    }
+    if (Value v = inRegisters ? inRegisters(input) : nullptr) {
+      map.map(arg, v);
       continue;
     }
     SmallVector<Value> indices;
@@ -623,18 +647,26 @@ bool takesAFrom(DotPlan &consumer, const DotPlan &producer) {
 }
 
 /// Attention's scores after Q.K^T: the ops after a matmul whose C it stores at each step that
-/// read C, or tiles computed from it, element for element or row by row can run on the
+/// read C, or what is computed from it, element for element or row by row can run on the
 /// accumulators in the registers (the row maximum and sum, the exponentials, the conversion to
-/// 16 bits), where each row of C lies in one quad of one warp's lanes. A step is one such op:
-/// a row reduction of the tile `from` (linalg.reduce over its columns into a 1-D buffer, which
-/// the quads' first lanes combine with what it holds), or an elementwise op reading `from`
-/// (elementwiseOnC) and writing all of the tile `to` (C's shape), whose values then stay in
-/// registers too; `store` where something else reads `to` from memory.
+/// 16 bits, the running maximum and sum), where each row of C lies in one quad of one warp's
+/// lanes. Two kinds of values stay in registers: tiles of C's shape in the accumulators'
+/// layout, and row vectors (1-D buffers of C's rows: one value a row slot, DotEmitter::rowSlots).
+/// A step is one op: a row reduction of a tile (linalg.reduce over its columns: a row vector,
+/// combined with the constant a fill just set its init to, else with what the init holds), an
+/// elementwise op on a tile (elementwiseOnC; row vectors read at the element's row) writing all
+/// of a tile of C's shape, or an elementwise op on row vectors writing a row vector. A value is
+/// stored (`store`) where something else reads it from memory; a 16-bit tile goes to a later
+/// matmul as its A in registers where that matmul can take it (`matmuls`).
 struct RegisterStep {
+  enum Kind { Reduce, Tile, Rows } kind;
   Operation *op;
-  Value from, to;
+  Value to;                 ///< what the step makes (a tile or a 1-D buffer)
+  bool live = true;         ///< `to` stays in registers (else it is only stored)
   bool store = false;
-  SmallVector<Operation *> matmuls; ///< later matmuls that take `to` as their A in registers
+  Operation *fill = nullptr; ///< Reduce: the constant fill of its init it folds in
+  SmallVector<Value> fromRegisters; ///< the values it reads from the registers
+  SmallVector<Operation *> matmuls;
 };
 struct RegisterChain {
   bool storeC = false;
@@ -674,10 +706,54 @@ bool overwrites(Operation *op, Value tile) {
          g.getIndexingMapsArray().back().isIdentity() && g.getRegionOutputArgs()[0].use_empty();
 }
 
-/// Whether every use of `tile` (through views) but `ignore`'s is in `producer`'s block at or
-/// after it: its registers hold what the buffer would from there on.
-bool usedOnlyFrom(Value tile, Operation *producer, Operation *ignore) {
+/// A 1-D buffer the kernel allocates with one element a row of C (`rows`): a row vector can
+/// stand for it.
+bool isRowBuffer(Value v, int64_t rows) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getRank() == 1 && type.getShape() == ArrayRef<int64_t>{rows} &&
+         type.getLayout().isIdentity() && !type.getMemorySpace() &&
+         v.getDefiningOp<memref::AllocOp>();
+}
+
+/// The 1-D buffer `operand` of a 2-D elementwise op reads at the element's row (map (d0) on
+/// the buffer, or (d0, 0) on a memref.expand_shape of it to rows x 1), or null.
+Value readAtRow(linalg::GenericOp g, OpOperand *operand) {
+  Value v = operand->get();
+  AffineMap map = g.getMatchingIndexingMap(operand);
+  if (map.getNumResults() == 0 || map.getResult(0) != getAffineDimExpr(0, g.getContext()))
+    return nullptr;
+  if (auto expand = v.getDefiningOp<memref::ExpandShapeOp>()) {
+    auto type = expand.getResultType();
+    if (type.getRank() != 2 || type.getDimSize(1) != 1 || map.getNumResults() != 2 ||
+        map.getResult(1) != getAffineConstantExpr(0, g.getContext()))
+      return nullptr;
+    return expand.getSrc();
+  }
+  return map.getNumResults() == 1 ? v : nullptr;
+}
+
+/// Whether `g` computes a row vector elementwise from row vectors and 1-D buffers of C's rows:
+/// one loop, every map the identity, a body of pure ops.
+bool rowwise(linalg::GenericOp g, int64_t rows) {
+  if (!g.hasPureBufferSemantics() || g.getNumLoops() != 1 || g.getNumParallelLoops() != 1 ||
+      g.getNumDpsInits() != 1 ||
+      !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+    return false;
+  for (Value operand : g->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (type && type.getShape() != ArrayRef<int64_t>{rows})
+      return false;
+  }
+  return llvm::all_of(g.getRegion().front().without_terminator(),
+                      [](Operation &op) { return isPure(&op) && !op.getNumRegions(); });
+}
+
+/// Whether every use of `value`'s buffer (through views) but `ignore`'s that could read what
+/// `producer` makes is in `producer`'s block after it: a buffer allocated in that block holds
+/// nothing from an earlier iteration, so its uses before the producer do not count.
+bool usedOnlyFrom(Value value, Operation *producer, Operation *ignore) {
   Block *block = producer->getBlock();
+  bool fresh = value.getParentBlock() == block;
   std::function<bool(Value)> ok = [&](Value v) {
     return llvm::all_of(v.getUsers(), [&](Operation *user) {
       if (user == ignore || isa<memref::DeallocOp>(user))
@@ -685,10 +761,25 @@ bool usedOnlyFrom(Value tile, Operation *producer, Operation *ignore) {
       if (isa<ViewLikeOpInterface>(user))
         return llvm::all_of(user->getResults(), ok);
       Operation *at = block->findAncestorOpInBlock(*user);
-      return at && (at == producer || producer->isBeforeInBlock(at));
+      return at && (fresh || at == producer || producer->isBeforeInBlock(at));
     });
   };
-  return ok(tile);
+  return ok(value);
+}
+
+/// The constant fill of `init` right before `op` (the last op before it in its block that
+/// touches init's buffer), or null.
+Operation *constantFillBefore(Operation *op, Value init) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (!touches(prev, viewedBuffer(init)))
+      continue;
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    return fill && fill.hasPureBufferSemantics() && fill.getOutputs()[0] == init &&
+                   matchPattern(fill.getInputs()[0], m_Constant())
+               ? prev
+               : nullptr;
+  }
+  return nullptr;
 }
 
 /// The steps after `last` (the matmul, or the elementwise op run on its accumulators) that
@@ -699,39 +790,91 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
   if (!p.shape.quadRows || p.warpsN != 1 || p.activeWarps != p.warps)
     return std::nullopt;
   RegisterChain chain;
-  // The tiles the registers hold and the step that made each (-1: the matmul).
+  // The tiles and row vectors the registers hold and the step that made each (-1: the matmul).
   llvm::MapVector<Value, int64_t> live;
   live[p.c] = -1;
-  auto store = [&](Value tile) {
-    int64_t at = live.lookup(tile);
+  auto store = [&](Value v) {
+    int64_t at = live.lookup(v);
     (at < 0 ? chain.storeC : chain.steps[at].store) = true;
   };
-  if (!usedOnlyFrom(p.c, p.op, fill))
-    store(p.c);
   auto isLive = [&](Value v) {
     return isa<MemRefType>(v.getType()) && live.count(viewedBuffer(v));
   };
+  auto made = [&](RegisterStep step) {
+    chain.steps.push_back(step);
+    if (!step.live)
+      return;
+    live[step.to] = chain.steps.size() - 1;
+    if (!usedOnlyFrom(step.to, step.op, step.fill))
+      store(step.to);
+  };
+  auto isTile = [](Value v) { return cast<MemRefType>(v.getType()).getRank() == 2; };
+  if (!usedOnlyFrom(p.c, p.op, fill))
+    store(p.c);
   for (Operation *op = last->getNextNode(); op && !live.empty(); op = op->getNextNode()) {
+    // Views access nothing.
+    if (isa<ViewLikeOpInterface>(op) && isMemoryEffectFree(op))
+      continue;
     if (auto r = dyn_cast<linalg::ReduceOp>(op)) {
-      Value from = rowReduced(r);
-      if (from && live.count(from) && !isLive(r.getInits()[0])) {
-        chain.steps.push_back({op, from, nullptr});
+      Value from = rowReduced(r), init = r.getInits()[0];
+      if (from && live.count(from) && isTile(from) && !isLive(init) &&
+          cast<MemRefType>(init.getType()).getDimSize(0) == p.m) {
+        RegisterStep step{RegisterStep::Reduce, op, init};
+        step.fromRegisters.push_back(from);
+        // An init of the kernel's own a row vector can stand for (from the fill's constant);
+        // any other 1-D buffer is combined with and stored into, row by row.
+        if (isRowBuffer(init, p.m))
+          step.fill = constantFillBefore(op, init);
+        else
+          step.live = false, step.store = true;
+        made(step);
         continue;
       }
     }
     if (auto g = dyn_cast<linalg::GenericOp>(op); g && g.getNumDpsInits() == 1) {
-      SmallVector<Value> reads;
-      for (Value in : g.getDpsInputs())
-        if (isLive(in))
-          reads.push_back(in);
       Value to = g.getDpsInits()[0];
-      if (reads.size() == 1 && live.count(reads[0]) && elementwiseOnC(g, to, reads[0]) &&
-          (to == reads[0] ||
+      // On a tile: one tile of the registers read as itself, row vectors at the rows, other
+      // buffers from memory; writing all of a tile of C's shape (or the tile itself).
+      SmallVector<Value> tiles, rows;
+      bool others = true;
+      for (OpOperand *in : g.getDpsInputOperands()) {
+        if (!isLive(in->get()))
+          continue;
+        if (live.count(in->get()) && isTile(in->get()))
+          tiles.push_back(in->get());
+        else if (Value row = readAtRow(g, in); row && live.count(row) && !isTile(row))
+          rows.push_back(row);
+        else
+          others = false;
+      }
+      if (tiles.size() == 1 && others && g.getNumLoops() == 2 &&
+          elementwiseOnC(g, to, tiles[0]) &&
+          (to == tiles[0] ||
            (isTileBuffer(to) && g.getRegionOutputArgs()[0].use_empty() && !isLive(to)))) {
-        chain.steps.push_back({op, reads[0], to});
-        live[to] = chain.steps.size() - 1;
-        if (!usedOnlyFrom(to, op, nullptr))
-          store(to);
+        RegisterStep step{RegisterStep::Tile, op, to};
+        step.fromRegisters = tiles;
+        step.fromRegisters.append(rows);
+        made(step);
+        continue;
+      }
+      // On row vectors: at least one of them read, the others 1-D buffers of C's rows; into a
+      // row vector (one of them, or a 1-D buffer of the kernel's own).
+      bool allExact = true;
+      rows.clear();
+      for (Value in : g.getDpsInputs())
+        if (isLive(in)) {
+          rows.push_back(in);
+          allExact &= live.count(in) && !isTile(in);
+        }
+      bool inPlace = live.count(to) && !isTile(to);
+      if (!rows.empty() && allExact && rowwise(g, p.m) &&
+          (inPlace || (isRowBuffer(to, p.m) && !isLive(to) &&
+                       g.getRegionOutputArgs()[0].use_empty()))) {
+        RegisterStep step{RegisterStep::Rows, op, to};
+        step.fromRegisters = rows;
+        if (inPlace)
+          step.fromRegisters.push_back(to);
+        made(step);
         continue;
       }
     }
@@ -744,14 +887,14 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
         continue;
       }
     }
-    // Anything else that touches a tile of the registers: dead where it writes all of it,
+    // Anything else that touches a value of the registers: dead where it writes all of it,
     // else read from memory (stored where it was made).
-    for (Value tile : llvm::to_vector(llvm::make_first_range(live))) {
-      if (!touches(op, tile))
+    for (Value v : llvm::to_vector(llvm::make_first_range(live))) {
+      if (!touches(op, v))
         continue;
-      if (!overwrites(op, tile))
-        store(tile);
-      live.erase(tile);
+      if (!overwrites(op, v))
+        store(v);
+      live.erase(v);
     }
   }
   if (chain.steps.empty())
@@ -762,48 +905,105 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
 /// `chain`'s steps on `accs` (C's accumulators), each a per-thread region where its op was.
 void runOnRegisters(const DotPlan &p, const RegisterChain &chain, ValueRange accs,
                     DotEmitterFactory make, const RegisterHandOff *handOff) {
+  // Each value's registers: a tile's accumulator vectors, a row vector's value a slot.
   llvm::DenseMap<Value, SmallVector<Value>> values;
   values[p.c].assign(accs.begin(), accs.end());
   for (const RegisterStep &step : chain.steps) {
+    // What the step reads from the registers (anything else from memory).
+    auto held = [&](Value v) -> ArrayRef<Value> {
+      if (!llvm::is_contained(step.fromRegisters, v))
+        return {};
+      return values[v];
+    };
     OpBuilder at(step.op);
     Location loc = step.op->getLoc();
-    SmallVector<Value> from = values[step.from];
+    SmallVector<Type> types;
+    SmallVector<Value> made;
     if (auto r = dyn_cast<linalg::ReduceOp>(step.op)) {
       Operation *combiner = &r.getCombiner().front().front();
-      Value init = r.getInits()[0];
-      withEmitter(at, loc, {}, p, make, [&](OpBuilder &in, DotEmitter &e) {
+      Value from = r.getInputs()[0];
+      Value initial = step.fill ? cast<linalg::FillOp>(step.fill).getInputs()[0] : nullptr;
+      if (step.live)
+        types.assign(2 * p.piecesM(), cast<MemRefType>(step.to.getType()).getElementType());
+      auto region = withEmitter(at, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
         auto combine = [&](Value x, Value y) {
           IRMapping map;
           map.map(combiner->getOperand(0), x);
           map.map(combiner->getOperand(1), y);
           return in.clone(*combiner, map)->getResult(0);
         };
-        e.reduceRows(from, combine, [&](Value row, Value total) {
-          Value before = memref::LoadOp::create(in, loc, init, row);
-          memref::StoreOp::create(in, loc, combine(total, before), init, row);
-        });
-        return SmallVector<Value>{};
+        SmallVector<Value> totals = e.reduceRows(held(from), combine), rows = e.rowSlots();
+        for (auto [total, row] : llvm::zip_equal(totals, rows))
+          total = combine(total, initial ? initial
+                                         : memref::LoadOp::create(in, loc, step.to, row));
+        if (step.store)
+          e.storeRows(totals, step.to);
+        return step.live ? totals : SmallVector<Value>{};
       });
-      step.op->erase();
-      continue;
+      made.assign(region.getResults().begin(), region.getResults().end());
+    } else if (step.kind == RegisterStep::Tile) {
+      auto g = cast<linalg::GenericOp>(step.op);
+      Value self = step.fromRegisters.front();
+      Type element = cast<MemRefType>(step.to.getType()).getElementType();
+      for (Value v : held(self))
+        types.push_back(VectorType::get(cast<VectorType>(v.getType()).getShape(), element));
+      auto region = withEmitter(at, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
+        SmallVector<Value> out =
+            e.mapAccumulators(held(self), [&](Value acc, Value r, Value c, int64_t slot) {
+              auto rowValue = [&](OpOperand *operand) -> Value {
+                Value row = readAtRow(g, operand);
+                return row && !held(row).empty() ? held(row)[slot] : nullptr;
+              };
+              return elementwiseOnAccumulator(in, loc, g, self, acc, r, c, rowValue);
+            });
+        if (step.store)
+          e.storeTile(out, step.to);
+        return out;
+      });
+      made.assign(region.getResults().begin(), region.getResults().end());
+    } else {
+      // A row vector: the body once a slot, live operands from the registers, the others
+      // loaded at the slot's row.
+      auto g = cast<linalg::GenericOp>(step.op);
+      Block &body = g.getRegion().front();
+      types.assign(2 * p.piecesM(), cast<MemRefType>(step.to.getType()).getElementType());
+      auto region = withEmitter(at, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
+        SmallVector<Value> rows = e.rowSlots(), out;
+        for (auto [slot, row] : llvm::enumerate(rows)) {
+          IRMapping map;
+          for (OpOperand &operand : g->getOpOperands()) {
+            BlockArgument arg = g.getMatchingBlockArgument(&operand);
+            if (arg.use_empty())
+              continue;
+            Value v = operand.get();
+            if (!isa<MemRefType>(v.getType()))
+              map.map(arg, v);
+            else if (!held(v).empty())
+              map.map(arg, held(v)[slot]);
+            else
+              map.map(arg, memref::LoadOp::create(in, loc, v, row));
+          }
+          for (Operation &op : body.without_terminator()) {
+            if (auto index = dyn_cast<linalg::IndexOp>(op))
+              map.map(index.getResult(), row);
+            else
+              in.clone(op, map);
+          }
+          out.push_back(map.lookupOrDefault(body.getTerminator()->getOperand(0)));
+        }
+        if (step.store)
+          e.storeRows(out, step.to);
+        return out;
+      });
+      made.assign(region.getResults().begin(), region.getResults().end());
     }
-    auto g = cast<linalg::GenericOp>(step.op);
-    Type element = cast<MemRefType>(step.to.getType()).getElementType();
-    SmallVector<Type> types;
-    for (Value v : from)
-      types.push_back(VectorType::get(cast<VectorType>(v.getType()).getShape(), element));
-    auto region = withEmitter(at, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
-      SmallVector<Value> out = e.mapAccumulators(from, [&](Value acc, Value r, Value c) {
-        return elementwiseOnAccumulator(in, loc, g, step.from, acc, r, c);
-      });
-      if (step.store)
-        e.storeTile(out, step.to);
-      return out;
-    });
-    values[step.to].assign(region.getResults().begin(), region.getResults().end());
+    if (step.live)
+      values[step.to] = made;
     for (Operation *matmul : step.matmuls)
-      handOff->give(matmul, values[step.to], p.piecesN());
+      handOff->give(matmul, made, p.piecesN());
     step.op->erase();
+    if (step.fill)
+      step.fill->erase();
   }
   // Tiles nothing reads any more.
   for (const RegisterStep &step : chain.steps)
@@ -847,7 +1047,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
           SmallVector<Value> accs = e.multiply(fill ? constantAccumulators(in, loc, p, fillValue)
                                                     : e.loadAccumulators());
           if (next)
-            accs = e.mapAccumulators(accs, [&](Value acc, Value r, Value c) {
+            accs = e.mapAccumulators(accs, [&](Value acc, Value r, Value c, int64_t) {
               return elementwiseOnAccumulator(in, loc, next, p.c, acc, r, c);
             });
           if (!chain || chain->storeC)
@@ -897,7 +1097,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
           SmallVector<Value> carried(accs.begin(), accs.end());
           if (rescaled) {
             Value previous = loop.getRegionIterArg(rescaled->index);
-            carried = e.mapAccumulators(carried, [&](Value acc, Value r, Value c) {
+            carried = e.mapAccumulators(carried, [&](Value acc, Value r, Value c, int64_t) {
               return elementwiseOnAccumulator(in, loc, rescaled->scale, previous, acc, r, c);
             });
           }

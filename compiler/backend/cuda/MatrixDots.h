@@ -97,20 +97,26 @@ public:
   /// with padded rows), where they come in column pairs each lane's two adjacent columns as
   /// one 4-byte vector store, otherwise element by element.
   void storeConverted(mlir::ValueRange accs, mlir::Value tile);
-  /// `accs` with each element replaced by `f(element, row, column)` (C's row and column); the
-  /// vectors' element type is f's.
-  llvm::SmallVector<mlir::Value>
-  mapAccumulators(mlir::ValueRange accs,
-                  llvm::function_ref<mlir::Value(mlir::Value, mlir::Value, mlir::Value)> f);
+  /// `accs` with each element replaced by `f(element, row, column, slot)` (C's row and column;
+  /// its row slot in quadRows layouts, else -1); the vectors' element type is f's.
+  llvm::SmallVector<mlir::Value> mapAccumulators(
+      mlir::ValueRange accs,
+      llvm::function_ref<mlir::Value(mlir::Value, mlir::Value, mlir::Value, int64_t)> f);
   /// Accumulator-shaped values `accs` (of `tile`'s element type) into `tile` (C's shape, rows
   /// of an even number of elements): column pairs as one vector store, else element by element.
   void storeTile(mlir::ValueRange accs, mlir::Value tile);
-  /// For each row of C the thread holds elements of (quadRows layouts only): `combine` over
-  /// its elements of the row and then over the quad's lanes (shuffles), so each of the quad's
-  /// lanes has the row's total; `store(row, total)` on the quad's first lane.
-  void reduceRows(mlir::ValueRange accs,
-                  llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> combine,
-                  llvm::function_ref<void(mlir::Value, mlir::Value)> store);
+  /// Row slots (quadRows layouts only): the rows of C the thread holds elements of, each
+  /// shared by the 4 lanes of its quad: piece row i's rows r and r + 8 are slots 2 i and
+  /// 2 i + 1. A row vector in registers holds one value a slot.
+  llvm::SmallVector<mlir::Value> rowSlots();
+  /// For each row slot: `combine` over the thread's elements of the row and then over the
+  /// quad's lanes (shuffles), so each of the quad's lanes has the row's total.
+  llvm::SmallVector<mlir::Value>
+  reduceRows(mlir::ValueRange accs,
+             llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> combine);
+  /// A row vector (one value a slot) into the 1-D `buffer` at its rows, by each quad's first
+  /// lane.
+  void storeRows(mlir::ValueRange values, mlir::Value buffer);
   /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
   /// of the operand tiles (whose bytes C may reuse).

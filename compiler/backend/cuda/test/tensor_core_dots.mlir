@@ -291,42 +291,48 @@ func.func public @rescaled_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i
 
 // Attention's softmax on the scores: where each row of C lies in one quad of one warp's lanes
 // (4 warps over 64 x 8: a 4 x 1 grid), the ops that read the scores row by row or element for
-// element run on the accumulators: the row maximum and sum as each lane's elements of the row
-// and then two shuffles across its quad (the quad's first lane combining the total with the
-// 1-D buffer's value), the exponentials and the conversion to 16 bits as values in registers.
-// Neither the scores nor the f32 exponentials are stored (that tile goes); the 16-bit tile,
-// which a load reads, is stored two columns an access.
+// element run on the accumulators, and 1-D buffers of the rows they make are row vectors in
+// registers (a value a row slot: a lane's rows r and r + 8): the row maximum and sum as each
+// lane's elements of the row and then two shuffles across its quad, combined with the constant
+// the fill set (the fill goes); the exponentials (the maximum from the registers) and the
+// conversion to 16 bits as values. Nothing reads the scores, the f32 exponentials or the
+// maximum from memory: they are not stored (the exponentials' tile goes); the sum and the
+// 16-bit tile, which loads read, are (the sum by each quad's first lane, the tile two columns
+// an access).
 // CHECK-LABEL: func.func public @softmax_in_registers(
 // CHECK-NOT: memref.alloc() : memref<64x8xf32>
 // CHECK: %[[P16:.*]] = memref.alloc() : memref<64x8xf16>
-// CHECK-NOT: memref.alloc() : memref<64x8xf32>
+// CHECK-NEXT: %[[M:.*]] = memref.alloc() : memref<64xf32>
+// CHECK-NEXT: %[[L:.*]] = memref.alloc() : memref<64xf32>
 // CHECK: scf.for
 // CHECK: %[[S:.*]] = scf.execute_region -> vector<4xf32> no_inline {
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: vector.store
 // CHECK: } {tessel.per_thread}
-// CHECK: linalg.fill
-// CHECK: scf.execute_region no_inline {
-// CHECK: %[[LANE:.*]] = arith.remui %thread_id_x_{{[0-9]+}}, %c4
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]]
+// CHECK-NOT: linalg.fill
+// CHECK: %[[MAX:.*]]:2 = scf.execute_region -> (f32, f32) no_inline {
 // CHECK: vector.extract %[[S]][0]
 // CHECK: arith.maximumf
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32
-// CHECK: scf.if %[[FIRST]] {
-// CHECK: memref.load %[[M:.*]][%{{.*}}] : memref<64xf32>
-// CHECK: memref.store %{{.*}}, %[[M]][%{{.*}}] : memref<64xf32>
+// CHECK: arith.maximumf %{{.*}}, %cst_0 : f32
+// CHECK-NOT: memref.store
 // CHECK: } {tessel.per_thread}
 // CHECK: %[[P:.*]] = scf.execute_region -> vector<4xf32> no_inline {
-// CHECK: memref.load %{{.*}} : memref<64x1xf32>
-// CHECK: arith.subf
+// CHECK-NOT: memref.load
+// CHECK: arith.subf %{{.*}}, %[[MAX]]#0
 // CHECK: math.exp2
+// CHECK: arith.subf %{{.*}}, %[[MAX]]#1
 // CHECK-NOT: vector.store
 // CHECK: } {tessel.per_thread}
-// CHECK: scf.execute_region no_inline {
+// CHECK: scf.execute_region -> (f32, f32) no_inline {
 // CHECK: vector.extract %[[P]][0]
 // CHECK: arith.addf
 // CHECK-COUNT-2: gpu.shuffle  xor
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq
+// CHECK: scf.if %[[FIRST]] {
+// CHECK-NEXT: memref.store %{{.*}}, %[[L]][%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[L]][%{{.*}}] : memref<64xf32>
 // CHECK: } {tessel.per_thread}
 // CHECK: scf.execute_region -> vector<4xf16> no_inline {
 // CHECK: arith.truncf %{{.*}} : f32 to f16
@@ -389,10 +395,34 @@ func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0
 // matmul's warps hold its A fragments at the rows the scores' pieces lie at (here both 4 x 1
 // grids), it reads them from the registers (pieces 2 k and 2 k + 1 of 8 columns are a k step's
 // 16) and the tile is neither stored nor allocated; B still comes by ldmatrix.
+// Row vectors made from row vectors and 1-D buffers of the rows (the running maximum, the
+// rescale factor) are computed a row slot at a time: the buffers loaded at the slot's rows,
+// the row vectors from the registers; the one a load reads is stored by the quads' first lanes.
 // CHECK-LABEL: func.func public @p_in_registers(
 // CHECK-NOT: memref.alloc() : memref<64x16xbf16>
+// CHECK: %[[MOLD:.*]] = memref.alloc() : memref<64xf32>
 // CHECK: scf.for
+// CHECK: %[[MAX:.*]]:2 = scf.execute_region -> (f32, f32) no_inline {
+// CHECK: gpu.shuffle
+// CHECK: } {tessel.per_thread}
+// CHECK: %[[MNEW:.*]]:2 = scf.execute_region -> (f32, f32) no_inline {
+// CHECK: %[[OLD0:.*]] = memref.load %[[MOLD]][%{{.*}}] : memref<64xf32>
+// CHECK: arith.maximumf %[[OLD0]], %[[MAX]]#0 : f32
+// CHECK: memref.load %[[MOLD]]
+// CHECK: arith.maximumf %{{.*}}, %[[MAX]]#1 : f32
+// CHECK-NOT: memref.store
+// CHECK: } {tessel.per_thread}
+// CHECK: %[[ALPHA:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: scf.execute_region -> (f32, f32) no_inline {
+// CHECK: arith.subf %{{.*}}, %[[MNEW]]#0 : f32
+// CHECK: math.exp2
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %{{.*}}, %[[ALPHA]][%{{.*}}] : memref<64xf32>
+// CHECK: } {tessel.per_thread}
+// CHECK: memref.load %[[ALPHA]]
 // CHECK: %[[P:.*]]:2 = scf.execute_region -> (vector<4xbf16>, vector<4xbf16>) no_inline {
+// CHECK-NOT: memref.load
+// CHECK: arith.subf %{{.*}}, %[[MNEW]]#0 : f32
 // CHECK: math.exp2
 // CHECK: arith.truncf
 // CHECK-NOT: vector.store
@@ -413,6 +443,7 @@ func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0
 // CHECK-NOT: linalg.matmul
 #rows3 = affine_map<(d0, d1) -> (d0, 0)>
 #all3 = affine_map<(d0, d1) -> (d0, d1)>
+#one3 = affine_map<(d0) -> (d0)>
 func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
                                  %g1: i32, %g2: i32) {
   %c0 = arith.constant 0 : index
@@ -427,6 +458,7 @@ func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
   %p16 = memref.alloc() : memref<64x16xbf16>
   %acc = memref.alloc() : memref<64x16xf32>
   %m = memref.alloc() : memref<64xf32>
+  %mold = memref.alloc() : memref<64xf32>
   scf.for %k = %c0 to %c4 step %c1 {
     linalg.fill ins(%zero : f32) outs(%s : memref<64x16xf32>)
     linalg.matmul ins(%tq, %tk : memref<64x16xbf16>, memref<16x16xbf16>)
@@ -434,7 +466,24 @@ func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
     linalg.fill ins(%low : f32) outs(%m : memref<64xf32>)
     linalg.reduce { arith.maximumf } ins(%s : memref<64x16xf32>) outs(%m : memref<64xf32>)
         dimensions = [1]
-    %mm = memref.expand_shape %m [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
+    %mnew = memref.alloc() : memref<64xf32>
+    linalg.generic {indexing_maps = [#one3, #one3, #one3], iterator_types = ["parallel"]}
+        ins(%mold, %m : memref<64xf32>, memref<64xf32>) outs(%mnew : memref<64xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %z = arith.maximumf %x, %y : f32
+      linalg.yield %z : f32
+    }
+    %alpha = memref.alloc() : memref<64xf32>
+    linalg.generic {indexing_maps = [#one3, #one3, #one3], iterator_types = ["parallel"]}
+        ins(%mold, %mnew : memref<64xf32>, memref<64xf32>) outs(%alpha : memref<64xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %d = arith.subf %x, %y : f32
+      %z = math.exp2 %d : f32
+      linalg.yield %z : f32
+    }
+    %a = memref.load %alpha[%k] : memref<64xf32>
+    memref.store %a, %o[%k] : memref<?xf32>
+    %mm = memref.expand_shape %mnew [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
     linalg.generic {indexing_maps = [#all3, #rows3, #all3], iterator_types = ["parallel", "parallel"]}
         ins(%s, %mm : memref<64x16xf32>, memref<64x1xf32>) outs(%p16 : memref<64x16xbf16>) {
     ^bb0(%x: f32, %y: f32, %out: bf16):
