@@ -671,6 +671,11 @@ struct RegisterStep {
 struct RegisterChain {
   bool storeC = false;
   SmallVector<RegisterStep> steps;
+  /// Row vectors the loop carries in registers: its iter_arg `index` (a 1-D buffer of C's
+  /// rows that only steps read) and the row vector a step makes that the loop yields there.
+  SmallVector<std::pair<unsigned, Value>> carried;
+  /// The iter_args offered as carried that cannot be.
+  llvm::SmallDenseSet<unsigned> refused;
 };
 
 /// The tile `r` reduces row by row (its one input, 2-D, over dimension 1, into a 1-D init) with
@@ -785,17 +790,27 @@ Operation *constantFillBefore(Operation *op, Value init) {
 /// The steps after `last` (the matmul, or the elementwise op run on its accumulators) that
 /// can run on `p`'s accumulators and what they make (`fill`, C's init, goes): where each row
 /// of C is one quad's (quadRows layouts, one warp across C's columns, each warp its own rows).
+/// `offered`: iter_args of the loop around (1-D buffers of C's rows) it may carry as row
+/// vectors, where only steps read them and the loop yields a row vector a step makes there.
 std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Operation *fill,
-                                           const RegisterHandOff *handOff) {
+                                           const RegisterHandOff *handOff,
+                                           const llvm::SmallDenseSet<unsigned> &offered) {
   if (!p.shape.quadRows || p.warpsN != 1 || p.activeWarps != p.warps)
     return std::nullopt;
   RegisterChain chain;
-  // The tiles and row vectors the registers hold and the step that made each (-1: the matmul).
+  auto loop = dyn_cast<scf::ForOp>(last->getParentOp());
+  // The tiles and row vectors the registers hold and the step that made each (-1: the matmul,
+  // -2 - k: the loop's iter_arg k).
   llvm::MapVector<Value, int64_t> live;
   live[p.c] = -1;
+  for (unsigned k : offered)
+    live[loop.getRegionIterArg(k)] = -2 - int64_t(k);
   auto store = [&](Value v) {
     int64_t at = live.lookup(v);
-    (at < 0 ? chain.storeC : chain.steps[at].store) = true;
+    if (at < -1)
+      chain.refused.insert(unsigned(-2 - at));
+    else
+      (at < 0 ? chain.storeC : chain.steps[at].store) = true;
   };
   auto isLive = [&](Value v) {
     return isa<MemRefType>(v.getType()) && live.count(viewedBuffer(v));
@@ -887,27 +902,137 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
         continue;
       }
     }
+    // The loop yields a row vector a step made where its iter_arg was offered: carried.
+    llvm::SmallPtrSet<Value, 4> carriedHere;
+    if (isa<scf::YieldOp>(op) && loop && op->getParentOp() == loop.getOperation())
+      for (unsigned k : offered)
+        if (Value v = op->getOperand(k); live.count(v) && live.lookup(v) >= 0 &&
+                                          !isTile(v) && llvm::count(op->getOperands(), v) == 1) {
+          chain.carried.push_back({k, v});
+          carriedHere.insert(v);
+        }
     // Anything else that touches a value of the registers: dead where it writes all of it,
     // else read from memory (stored where it was made).
     for (Value v : llvm::to_vector(llvm::make_first_range(live))) {
-      if (!touches(op, v))
+      if (carriedHere.contains(v) || !touches(op, v))
         continue;
       if (!overwrites(op, v))
         store(v);
       live.erase(v);
     }
   }
+  for (unsigned k : offered)
+    if (!llvm::is_contained(llvm::make_first_range(chain.carried), k))
+      chain.refused.insert(k);
   if (chain.steps.empty())
     return std::nullopt;
   return chain;
 }
 
+/// The iter_args of the loop around `op` that a chain may carry as row vectors: 1-D buffers of
+/// `rows` rows.
+llvm::SmallDenseSet<unsigned> rowIterArgs(Operation *op, int64_t rows) {
+  llvm::SmallDenseSet<unsigned> offered;
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  for (unsigned k = 0; loop && k < loop.getNumRegionIterArgs(); ++k) {
+    auto type = dyn_cast<MemRefType>(loop.getRegionIterArg(k).getType());
+    if (type && type.getShape() == ArrayRef<int64_t>{rows})
+      offered.insert(k);
+  }
+  return offered;
+}
+
+/// The loop carries `chain.carried`'s row vectors as values (one a row slot) in iter_args it
+/// gains: their start from the buffer it started with (a constant where a fill or a splat
+/// copy sets all of it just before the loop, else loaded at the slots' rows). Returns the new
+/// loop; `values` holds each carried iter_arg's registers, and the chain reads them.
+scf::ForOp carryRowVectors(const DotPlan &p, scf::ForOp loop, RegisterChain &chain,
+                           DotEmitterFactory make,
+                           llvm::DenseMap<Value, SmallVector<Value>> &values) {
+  Location loc = loop.getLoc();
+  OpBuilder before(loop);
+  int64_t slots = 2 * p.piecesM();
+  SmallVector<Value> initial;
+  for (auto [k, made] : chain.carried) {
+    Value init = loop.getInitArgs()[k];
+    auto type = cast<MemRefType>(init.getType());
+    FloatAttr constant;
+    if (constantInitBefore(loop, init, constant) && constant.getType() == type.getElementType()) {
+      Value c = arith::ConstantOp::create(before, loc, constant);
+      initial.append(slots, c);
+      continue;
+    }
+    auto region = withEmitter(before, loc, SmallVector<Type>(slots, type.getElementType()), p,
+                              make, [&](OpBuilder &in, DotEmitter &e) {
+                                SmallVector<Value> out;
+                                for (Value row : e.rowSlots())
+                                  out.push_back(memref::LoadOp::create(in, loc, init, row));
+                                return out;
+                              });
+    initial.append(region.getResults().begin(), region.getResults().end());
+  }
+  SmallVector<Value> oldArgs;
+  for (auto [k, made] : chain.carried)
+    oldArgs.push_back(loop.getRegionIterArg(k));
+  IRRewriter rewriter(loop.getContext());
+  // Yields themselves for now: the steps that make the values are not emitted yet.
+  FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+      rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
+      [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+        return SmallVector<Value>(args.begin(), args.end());
+      });
+  assert(succeeded(grown) && "scf.for gains iter_args");
+  auto newLoop = cast<scf::ForOp>(grown->getOperation());
+  // The body's old block arguments are the new loop's now.
+  unsigned first = newLoop.getNumRegionIterArgs() - initial.size();
+  for (auto [n, carried] : llvm::enumerate(chain.carried)) {
+    Value arg = newLoop.getRegionIterArg(carried.first);
+    for (RegisterStep &step : chain.steps) {
+      llvm::replace(step.fromRegisters, oldArgs[n], arg);
+      if (step.to == oldArgs[n])
+        step.to = arg;
+    }
+    for (auto &[k, made] : chain.carried)
+      if (made == oldArgs[n])
+        made = arg;
+    auto args = newLoop.getRegionIterArgs().slice(first + n * slots, slots);
+    values[arg].assign(args.begin(), args.end());
+  }
+  return newLoop;
+}
+
+/// After the steps: the loop yields the carried row vectors' values (the buffers' iter_args
+/// pass through, which canonicalization drops), and each buffer the loop returned is a buffer
+/// of its own after it, into which the quads' first lanes store the last values.
+void finishCarried(const DotPlan &p, scf::ForOp loop, const RegisterChain &chain,
+                   llvm::DenseMap<Value, SmallVector<Value>> &values, DotEmitterFactory make) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  int64_t slots = 2 * p.piecesM();
+  unsigned first = loop.getNumRegionIterArgs() - chain.carried.size() * slots;
+  OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
+  Location loc = loop.getLoc();
+  for (auto [n, carried] : llvm::enumerate(chain.carried)) {
+    auto [k, made] = carried;
+    for (int64_t s = 0; s < slots; ++s)
+      yield->setOperand(first + n * slots + s, values[made][s]);
+    yield->setOperand(k, loop.getRegionIterArg(k));
+    eraseUnused(made);
+    Value own = memref::AllocOp::create(after, loc, cast<MemRefType>(loop.getResult(k).getType()));
+    loop.getResult(k).replaceAllUsesWith(own);
+    ValueRange last = loop.getResults().slice(first + n * slots, slots);
+    withEmitter(after, loc, {}, p, make, [&](OpBuilder &, DotEmitter &e) {
+      e.storeRows(last, own);
+      return SmallVector<Value>{};
+    });
+  }
+}
+
 /// `chain`'s steps on `accs` (C's accumulators), each a per-thread region where its op was.
-void runOnRegisters(const DotPlan &p, const RegisterChain &chain, ValueRange accs,
-                    DotEmitterFactory make, const RegisterHandOff *handOff) {
-  // Each value's registers: a tile's accumulator vectors, a row vector's value a slot.
-  llvm::DenseMap<Value, SmallVector<Value>> values;
-  values[p.c].assign(accs.begin(), accs.end());
+/// `values` holds C's accumulators and the carried iter_args' registers; each value's
+/// registers go in as its step makes them.
+void runOnRegisters(const DotPlan &p, const RegisterChain &chain,
+                    llvm::DenseMap<Value, SmallVector<Value>> &values, DotEmitterFactory make,
+                    const RegisterHandOff *handOff) {
   for (const RegisterStep &step : chain.steps) {
     // What the step reads from the registers (anything else from memory).
     auto held = [&](Value v) -> ArrayRef<Value> {
@@ -1038,8 +1163,15 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     if (next && !elementwiseOnC(next, p.c, p.c))
       next = nullptr;
     // What follows reads the scores row by row or element for element: from the registers.
-    std::optional<RegisterChain> chain =
-        registerChain(p, next ? next.getOperation() : p.op.getOperation(), fill, handOff);
+    // Row vectors the loop carries stay in registers across it where only steps read them.
+    Operation *last = next ? next.getOperation() : p.op.getOperation();
+    llvm::SmallDenseSet<unsigned> offered = rowIterArgs(p.op, p.m);
+    std::optional<RegisterChain> chain = registerChain(p, last, fill, handOff, offered);
+    while (chain && !chain->refused.empty()) {
+      for (unsigned k : chain->refused)
+        offered.erase(k);
+      chain = registerChain(p, last, fill, handOff, offered);
+    }
     OpBuilder b(p.op);
     auto region = withEmitter(
         b, loc, chain ? TypeRange(p.accumulatorTypes()) : TypeRange{}, p, make,
@@ -1060,7 +1192,13 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     if (fill)
       eraseInit(fill);
     if (chain) {
-      runOnRegisters(p, *chain, region.getResults(), make, handOff);
+      llvm::DenseMap<Value, SmallVector<Value>> values;
+      values[p.c].assign(region.getResults().begin(), region.getResults().end());
+      scf::ForOp grown =
+          chain->carried.empty() ? nullptr : carryRowVectors(p, loop, *chain, make, values);
+      runOnRegisters(p, *chain, values, make, handOff);
+      if (grown)
+        finishCarried(p, grown, *chain, values, make);
       return chain->storeC ? p.c : nullptr;
     }
     return p.c;
