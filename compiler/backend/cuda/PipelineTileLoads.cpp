@@ -22,6 +22,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
@@ -475,6 +476,31 @@ struct CudaPipelineTileLoads
     }
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    // The pipeliner carries each loop value from an op of the body: iter_args a loop yields
+    // unchanged (tessel-cuda-tensor-core-dots leaves them where registers carry what a buffer
+    // did) go first, as canonicalization would drop them.
+    RewritePatternSet passThrough(&getContext());
+    scf::ForOp::getCanonicalizationPatterns(passThrough, &getContext());
+    FrozenRewritePatternSet frozen(std::move(passThrough));
+    for (scf::ForOp &loop : loops) {
+      if (numStages <= 1)
+        break;
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      if (llvm::none_of(llvm::enumerate(yield.getOperands()), [&](auto yielded) {
+            return yielded.value() == loop.getRegionIterArg(yielded.index());
+          }))
+        continue;
+      // The loop op is replaced; find the new one after the op before it.
+      Operation *prev = loop->getPrevNode();
+      Block *block = loop->getBlock();
+      (void)applyOpPatternsGreedily({loop.getOperation()}, frozen);
+      Operation *now = prev ? prev->getNextNode() : &block->front();
+      while (now && !isa<scf::ForOp>(now))
+        now = now->getNextNode();
+      if (!now)
+        return signalPassFailure();
+      loop = cast<scf::ForOp>(now);
+    }
     for (scf::ForOp loop : loops)
       if (numStages > 1 && failed(pipeline(loop, numStages, maxSharedBytes)))
         return signalPassFailure();
