@@ -114,7 +114,7 @@ Kernel attentionKernel() {
         k.gpu.largeShapes.push_back(
             {{"Z", 32768 / n}, {"H", 16}, {"N_CTX", n}, {"D", d}, {"CAUSAL", causal}});
   k.gpu.dtypes = {"f16", "bf16"};
-  k.gpu.space.params = {{"BLOCK_M", {16, 32, 64, 128}}, {"BLOCK_N", {16, 32, 64}},
+  k.gpu.space.params = {{"BLOCK_M", {16, 32, 64, 128}}, {"BLOCK_N", {16, 32, 64, 128}},
                         {"knob.num_warps", {4, 8}}, {"knob.num_stages", {1, 2}}};
   k.signature = [](const std::string &d) {
     std::string p = pointer(d);

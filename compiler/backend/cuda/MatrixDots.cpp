@@ -667,6 +667,8 @@ struct RegisterStep {
   Operation *fill = nullptr; ///< Reduce: the constant fill of its init it folds in
   SmallVector<Value> fromRegisters; ///< the values it reads from the registers
   SmallVector<Operation *> matmuls;
+  /// (matmul, reader): a later matmul's rescale that reads the row vector `to` from registers.
+  SmallVector<std::pair<Operation *, Operation *>> rescales;
 };
 struct RegisterChain {
   bool storeC = false;
@@ -911,6 +913,21 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
           chain.carried.push_back({k, v});
           carriedHere.insert(v);
         }
+    // A later matmul's rescale of its carried C (attention's `acc * alpha[:, None]`) reads the
+    // row vectors it reads at its rows from the registers where that matmul can.
+    if (auto g = dyn_cast<linalg::GenericOp>(op); g && handOff && handOff->rescaling) {
+      Operation *matmul = nullptr;
+      for (OpOperand *in : g.getDpsInputOperands()) {
+        Value row = readAtRow(g, in);
+        if (!row || !live.count(row) || live.lookup(row) < 0 || isTile(row) ||
+            viewedBuffer(g.getDpsInits()[0]) == row)
+          continue;
+        if (!matmul && !(matmul = handOff->rescaling(op, p)))
+          break;
+        chain.steps[live.lookup(row)].rescales.push_back({matmul, op});
+        carriedHere.insert(row);
+      }
+    }
     // Anything else that touches a value of the registers: dead where it writes all of it,
     // else read from memory (stored where it was made).
     for (Value v : llvm::to_vector(llvm::make_first_range(live))) {
@@ -1126,6 +1143,8 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain,
       values[step.to] = made;
     for (Operation *matmul : step.matmuls)
       handOff->give(matmul, made, p.piecesN());
+    for (auto [matmul, reader] : step.rescales)
+      handOff->giveRows(matmul, reader, step.to, made);
     step.op->erase();
     if (step.fill)
       step.fill->erase();
@@ -1151,6 +1170,17 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   std::optional<Rescaled> rescaled;
   if (!carried && loop && !p.warpgroups)
     rescaled = rescaledAccumulator(loop, p);
+  // Row vectors handed over for a rescale that is not run here after all: stored where it
+  // reads them (the rows are this plan's slots).
+  if (!p.rowRegisters.empty() && (!rescaled || rescaled->scale != p.rowsReader)) {
+    OpBuilder at(p.rowsReader);
+    withEmitter(at, loc, {}, p, make, [&](OpBuilder &, DotEmitter &e) {
+      for (auto &[buffer, values] : p.rowRegisters)
+        e.storeRows(values, buffer);
+      return SmallVector<Value>{};
+    });
+    p.rowRegisters.clear();
+  }
   if (!carried && !rescaled) {
     // From C's constant where a fill sets it just before (Q.K^T's scores): no fill, no loads.
     FloatAttr fillValue;
@@ -1235,8 +1265,17 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
           SmallVector<Value> carried(accs.begin(), accs.end());
           if (rescaled) {
             Value previous = loop.getRegionIterArg(rescaled->index);
-            carried = e.mapAccumulators(carried, [&](Value acc, Value r, Value c, int64_t) {
-              return elementwiseOnAccumulator(in, loc, rescaled->scale, previous, acc, r, c);
+            carried = e.mapAccumulators(carried, [&](Value acc, Value r, Value c, int64_t slot) {
+              // Row vectors handed over in registers (rowRegisters), at the element's slot.
+              auto rowValue = [&](OpOperand *operand) -> Value {
+                Value row = readAtRow(rescaled->scale, operand);
+                for (auto &[buffer, values] : p.rowRegisters)
+                  if (row && buffer == row && slot >= 0)
+                    return values[slot];
+                return nullptr;
+              };
+              return elementwiseOnAccumulator(in, loc, rescaled->scale, previous, acc, r, c,
+                                              rowValue);
             });
           }
           return e.multiply(carried);
@@ -1363,7 +1402,7 @@ void tessel::cuda::rewriteDots(
   // Kernels only: a device function runs on one thread.
   if (!func.isPublic() || func.isExternal())
     return;
-  SmallVector<DotPlan> plans;
+  SmallVector<DotPlan, 2> plans;
   func.walk([&](linalg::MatmulOp op) {
     if (std::optional<DotPlan> p = planDot(op, warps, shapeFor))
       plans.push_back(*p);
@@ -1395,14 +1434,38 @@ void tessel::cuda::rewriteDots(
   auto give = [&](Operation *matmul, ArrayRef<Value> values, int64_t piecesN) {
     handed[matmul] = {SmallVector<Value>(values), piecesN};
   };
-  RegisterHandOff handOff{takes, give};
+  // A later matmul whose carried C `op` rescales (as rewriteDot will find it) reads row vectors
+  // from the registers where its rows are the producer's.
+  auto rescaling = [&](Operation *op, const DotPlan &producer) -> Operation * {
+    for (size_t later = current + 1; later < plans.size(); ++later) {
+      DotPlan &q = plans[later];
+      auto loop = dyn_cast<scf::ForOp>(q.op->getParentOp());
+      if (!loop || q.warpgroups ||
+          (loop.isDefinedOutsideOfLoop(q.c) && !othersTouch(loop, q.op, q.c)))
+        continue;
+      std::optional<Rescaled> r = rescaledAccumulator(loop, q);
+      if (r && r->scale.getOperation() == op)
+        return takesAFrom(q, producer) ? q.op.getOperation() : nullptr;
+    }
+    return nullptr;
+  };
+  llvm::DenseMap<Operation *, std::pair<Operation *, SmallVector<std::pair<Value, SmallVector<Value>>, 2>>>
+      handedRows;
+  auto giveRows = [&](Operation *matmul, Operation *reader, Value buffer, ArrayRef<Value> values) {
+    handedRows[matmul].first = reader;
+    handedRows[matmul].second.push_back({buffer, SmallVector<Value>(values)});
+  };
+  RegisterHandOff handOff{takes, give, rescaling, giveRows};
   SmallVector<Value> stepped;
   for (; current < plans.size(); ++current) {
     DotPlan &p = plans[current];
     auto registers = handed.find(p.op);
+    auto rows = handedRows.find(p.op);
     if (registers != handed.end())
       std::tie(p.aRegisters, p.aPiecesN) = registers->second;
-    else if (regrid)
+    if (rows != handedRows.end())
+      std::tie(p.rowsReader, p.rowRegisters) = rows->second;
+    if (registers == handed.end() && rows == handedRows.end() && regrid)
       regrid(p);
     if (Value c = rewriteDot(p, make, &handOff))
       stepped.push_back(c);

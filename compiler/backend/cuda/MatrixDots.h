@@ -58,6 +58,11 @@ struct DotPlan {
   /// pieces a row, whose rows each warp and lane holds as this plan's A fragments need them.
   llvm::SmallVector<mlir::Value> aRegisters;
   int64_t aPiecesN = 0;
+  /// Row vectors another plan's register steps made that `rowsReader` (the elementwise op that
+  /// rescales this plan's carried C) reads at its rows: one value a row slot, the slots this
+  /// plan's own (the same rows for every warp and lane).
+  llvm::SmallVector<std::pair<mlir::Value, llvm::SmallVector<mlir::Value>>, 2> rowRegisters;
+  mlir::Operation *rowsReader = nullptr;
 
   int64_t piecesM() const { return tileM / shape.pieceM; }
   int64_t piecesN() const { return tileN / shape.pieceN; }
@@ -173,6 +178,14 @@ struct RegisterHandOff {
       takes;
   /// The values it reads (DotPlan::aRegisters, aPiecesN).
   llvm::function_ref<void(mlir::Operation *matmul, llvm::ArrayRef<mlir::Value>, int64_t)> give;
+  /// The (planned, not yet rewritten) matmul whose carried C `op` rescales reading row vectors
+  /// at its rows, where it can read them from the registers of `producer`'s row slots; null
+  /// otherwise. It may change the matmul's plan so.
+  llvm::function_ref<mlir::Operation *(mlir::Operation *op, const DotPlan &producer)> rescaling;
+  /// The row vector `buffer`'s values for that matmul (DotPlan::rowRegisters).
+  llvm::function_ref<void(mlir::Operation *matmul, mlir::Operation *reader, mlir::Value buffer,
+                          llvm::ArrayRef<mlir::Value>)>
+      giveRows;
 };
 mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make,
                        const RegisterHandOff *handOff = nullptr);

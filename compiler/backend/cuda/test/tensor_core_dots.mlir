@@ -397,7 +397,8 @@ func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0
 // 16) and the tile is neither stored nor allocated; B still comes by ldmatrix.
 // Row vectors made from row vectors and 1-D buffers of the rows (the running maximum, the
 // rescale factor) are computed a row slot at a time: the buffers loaded at the slot's rows,
-// the row vectors from the registers; the one a load reads is stored by the quads' first lanes.
+// the row vectors from the registers. The rescale of P.V's carried accumulator reads the
+// rescale factor from the registers too (P.V's rows are the scores' rows): it is not stored.
 // CHECK-LABEL: func.func public @p_in_registers(
 // CHECK-NOT: memref.alloc() : memref<64x16xbf16>
 // CHECK: %[[MOLD:.*]] = memref.alloc() : memref<64xf32>
@@ -412,14 +413,11 @@ func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0
 // CHECK: arith.maximumf %{{.*}}, %[[MAX]]#1 : f32
 // CHECK-NOT: memref.store
 // CHECK: } {tessel.per_thread}
-// CHECK: %[[ALPHA:.*]] = memref.alloc() : memref<64xf32>
-// CHECK: scf.execute_region -> (f32, f32) no_inline {
+// CHECK: %[[ALPHA:.*]]:2 = scf.execute_region -> (f32, f32) no_inline {
 // CHECK: arith.subf %{{.*}}, %[[MNEW]]#0 : f32
 // CHECK: math.exp2
-// CHECK: scf.if
-// CHECK-NEXT: memref.store %{{.*}}, %[[ALPHA]][%{{.*}}] : memref<64xf32>
+// CHECK-NOT: memref.store
 // CHECK: } {tessel.per_thread}
-// CHECK: memref.load %[[ALPHA]]
 // CHECK: %[[P:.*]]:2 = scf.execute_region -> (vector<4xbf16>, vector<4xbf16>) no_inline {
 // CHECK-NOT: memref.load
 // CHECK: arith.subf %{{.*}}, %[[MNEW]]#0 : f32
@@ -428,6 +426,9 @@ func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0
 // CHECK-NOT: vector.store
 // CHECK: } {tessel.per_thread}
 // CHECK: scf.execute_region -> (vector<4xf32>, vector<4xf32>) no_inline {
+// CHECK-NOT: memref.load
+// CHECK: arith.mulf %{{.*}}, %[[ALPHA]]#0 : f32
+// CHECK: arith.mulf %{{.*}}, %[[ALPHA]]#1 : f32
 // CHECK: vector.extract %[[P]]#0[0]
 // CHECK: vector.extract %[[P]]#0[1]
 // CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
@@ -456,10 +457,11 @@ func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
   %tv = memref.alloc() : memref<16x16xbf16>
   %s = memref.alloc() : memref<64x16xf32>
   %p16 = memref.alloc() : memref<64x16xbf16>
-  %acc = memref.alloc() : memref<64x16xf32>
+  %init = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%init : memref<64x16xf32>)
   %m = memref.alloc() : memref<64xf32>
   %mold = memref.alloc() : memref<64xf32>
-  scf.for %k = %c0 to %c4 step %c1 {
+  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%prev = %init) -> (memref<64x16xf32>) {
     linalg.fill ins(%zero : f32) outs(%s : memref<64x16xf32>)
     linalg.matmul ins(%tq, %tk : memref<64x16xbf16>, memref<16x16xbf16>)
                   outs(%s : memref<64x16xf32>)
@@ -481,8 +483,6 @@ func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
       %z = math.exp2 %d : f32
       linalg.yield %z : f32
     }
-    %a = memref.load %alpha[%k] : memref<64xf32>
-    memref.store %a, %o[%k] : memref<?xf32>
     %mm = memref.expand_shape %mnew [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
     linalg.generic {indexing_maps = [#all3, #rows3, #all3], iterator_types = ["parallel", "parallel"]}
         ins(%s, %mm : memref<64x16xf32>, memref<64x1xf32>) outs(%p16 : memref<64x16xbf16>) {
@@ -492,8 +492,17 @@ func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
       %t = arith.truncf %e : f32 to bf16
       linalg.yield %t : bf16
     }
+    %next = memref.alloc() : memref<64x16xf32>
+    %ae = memref.expand_shape %alpha [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
+    linalg.generic {indexing_maps = [#all3, #rows3, #all3], iterator_types = ["parallel", "parallel"]}
+        ins(%prev, %ae : memref<64x16xf32>, memref<64x1xf32>) outs(%next : memref<64x16xf32>) {
+    ^bb0(%x: f32, %a: f32, %out: f32):
+      %y = arith.mulf %x, %a : f32
+      linalg.yield %y : f32
+    }
     linalg.matmul ins(%p16, %tv : memref<64x16xbf16>, memref<16x16xbf16>)
-                  outs(%acc : memref<64x16xf32>)
+                  outs(%next : memref<64x16xf32>)
+    scf.yield %next : memref<64x16xf32>
   }
   %x = memref.load %acc[%c1, %c1] : memref<64x16xf32>
   memref.store %x, %o[%c0] : memref<?xf32>
