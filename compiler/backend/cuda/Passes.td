@@ -40,9 +40,17 @@ def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::Fun
     loop carries C in buffers that an elementwise op rescales before each matmul (attention's
     accumulator: the rescale runs on the registers). Elsewhere a matmul starts from C's
     constant fill just before it, an elementwise op on C right after it runs on the
-    accumulators, and a C of f32 rows a multiple of 128 bytes long gets padded rows. The
-    operand tiles' fills and copies from global memory become per-thread 16-byte chunks
-    (TileCopies.h). Other matmuls are left to the scalar lowering.
+    accumulators, and a C of f32 rows a multiple of 128 bytes long gets padded rows. Where
+    each row of such a C lies in one quad of one warp's lanes (a warp grid one warp wide),
+    what follows it that reads C, or what is made from it, row by row or element for element
+    runs on the registers (attention's softmax): row reductions as each lane's elements and
+    two xor shuffles, elementwise ops on tiles and on 1-D row vectors (one value a lane a row,
+    the ones a loop carries carried as values); a value is stored only where something reads
+    it from memory; a 16-bit tile it makes is a later matmul's A from the registers, and row
+    vectors that matmul's rescale reads come in registers too, where that matmul's warps hold
+    the same rows (MatrixDots.h). The operand tiles' fills and copies from global memory
+    become per-thread 16-byte chunks (TileCopies.h). Other matmuls are left to the scalar
+    lowering.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,
@@ -79,6 +87,8 @@ def CudaPipelineTileLoads : Pass<"tessel-cuda-pipeline-tile-loads", "::mlir::fun
     the loop body (issued while the tensor cores run it; tessel.slots_released: the slot they
     fill was released before the barrier ahead of the step, so tessel-cuda-map-programs puts
     no barrier before them) and the wait leaves num-stages - 2 iterations' groups pending.
+    Iter_args a loop yields unchanged go first (the pipeliner carries each loop value from an
+    op of the body).
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", "2", "pipeline stages (1..8)">,
