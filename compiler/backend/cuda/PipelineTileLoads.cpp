@@ -478,28 +478,25 @@ struct CudaPipelineTileLoads
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     // The pipeliner carries each loop value from an op of the body: iter_args a loop yields
     // unchanged (tessel-cuda-tensor-core-dots leaves them where registers carry what a buffer
-    // did) go first, as canonicalization would drop them.
+    // did) go first, as canonicalization would drop them (scf.for's patterns, which replace
+    // the loop: the loops are collected again after). Inner loops come first in the walk, and
+    // an outer loop's rewrite moves them without replacing them.
     RewritePatternSet passThrough(&getContext());
     scf::ForOp::getCanonicalizationPatterns(passThrough, &getContext());
     FrozenRewritePatternSet frozen(std::move(passThrough));
-    for (scf::ForOp &loop : loops) {
-      if (numStages <= 1)
-        break;
+    bool rewrote = false;
+    for (scf::ForOp loop : loops) {
       auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      if (llvm::none_of(llvm::enumerate(yield.getOperands()), [&](auto yielded) {
+      if (numStages > 1 && llvm::any_of(llvm::enumerate(yield.getOperands()), [&](auto yielded) {
             return yielded.value() == loop.getRegionIterArg(yielded.index());
-          }))
-        continue;
-      // The loop op is replaced; find the new one after the op before it.
-      Operation *prev = loop->getPrevNode();
-      Block *block = loop->getBlock();
-      (void)applyOpPatternsGreedily({loop.getOperation()}, frozen);
-      Operation *now = prev ? prev->getNextNode() : &block->front();
-      while (now && !isa<scf::ForOp>(now))
-        now = now->getNextNode();
-      if (!now)
-        return signalPassFailure();
-      loop = cast<scf::ForOp>(now);
+          })) {
+        (void)applyOpPatternsGreedily({loop.getOperation()}, frozen);
+        rewrote = true;
+      }
+    }
+    if (rewrote) {
+      loops.clear();
+      getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     }
     for (scf::ForOp loop : loops)
       if (numStages > 1 && failed(pipeline(loop, numStages, maxSharedBytes)))

@@ -158,6 +158,46 @@ func.func public @passed_through(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>
 
 // -----
 
+// Dropping the iter_args a loop yields unchanged runs scf.for's canonicalization on that loop,
+// which may remove the loop itself (one iteration): its body stays, nothing is pipelined.
+// CHECK-LABEL: func.func public @one_iteration(
+// CHECK-NOT: iter_args
+// CHECK-NOT: memref<2x
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: nvvm.mma.sync
+func.func public @one_iteration(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                                %out: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32,
+                                %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = memref.alloc() : memref<32x16xf16>
+  %tb = memref.alloc() : memref<16x32xf16>
+  %acc = memref.alloc() : memref<32x32xf32>
+  %keep = memref.alloc() : memref<4xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+  %r = scf.for %k = %c0 to %c1 step %c1 iter_args(%kept = %keep) -> (memref<4xf32>) {
+    %va = memref.subview %a[0, 0] [32, 16] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<32x16xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<32x16xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<32x16xf16>)
+    %vb = memref.subview %a[0, 0] [16, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<16x32xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<16x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%tb : memref<16x32xf16>)
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x32xf16>)
+                  outs(%acc : memref<32x32xf32>)
+    scf.yield %kept : memref<4xf32>
+  }
+  %x = memref.load %r[%c1] : memref<4xf32>
+  memref.store %x, %out[%c0] : memref<?xf32>
+  %y = memref.load %acc[%c1, %c1] : memref<32x32xf32>
+  memref.store %y, %out[%c1] : memref<?xf32>
+  return
+}
+
+// -----
+
 // A store to global memory inside the loop could change what a later iteration's copy reads:
 // the loop is not pipelined (its copies are still asynchronous, waited for in the iteration).
 // CHECK-LABEL: func.func public @store_in_loop(
