@@ -757,10 +757,11 @@ bool rowwise(linalg::GenericOp g, int64_t rows) {
 
 /// Whether every use of `value`'s buffer (through views) but `ignore`'s that could read what
 /// `producer` makes is in `producer`'s block after it: a buffer allocated in that block holds
-/// nothing from an earlier iteration, so its uses before the producer do not count.
+/// nothing from an earlier iteration, so its uses before the producer do not count (a block
+/// argument does: it holds what the previous iteration left).
 bool usedOnlyFrom(Value value, Operation *producer, Operation *ignore) {
   Block *block = producer->getBlock();
-  bool fresh = value.getParentBlock() == block;
+  bool fresh = value.getDefiningOp<memref::AllocOp>() && value.getParentBlock() == block;
   std::function<bool(Value)> ok = [&](Value v) {
     return llvm::all_of(v.getUsers(), [&](Operation *user) {
       if (user == ignore || isa<memref::DeallocOp>(user))
@@ -782,7 +783,9 @@ Operation *constantFillBefore(Operation *op, Value init) {
       continue;
     auto fill = dyn_cast<linalg::FillOp>(prev);
     return fill && fill.hasPureBufferSemantics() && fill.getOutputs()[0] == init &&
-                   matchPattern(fill.getInputs()[0], m_Constant())
+                   matchPattern(fill.getInputs()[0], m_Constant()) &&
+                   fill.getInputs()[0].getType() ==
+                       cast<MemRefType>(init.getType()).getElementType()
                ? prev
                : nullptr;
   }
@@ -834,7 +837,9 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
       continue;
     if (auto r = dyn_cast<linalg::ReduceOp>(op)) {
       Value from = rowReduced(r), init = r.getInits()[0];
+      // (f32 tiles: what the shuffles move.)
       if (from && live.count(from) && isTile(from) && !isLive(init) &&
+          cast<MemRefType>(from.getType()).getElementType().isF32() &&
           cast<MemRefType>(init.getType()).getDimSize(0) == p.m) {
         RegisterStep step{RegisterStep::Reduce, op, init};
         step.fromRegisters.push_back(from);
@@ -864,7 +869,10 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
         else
           others = false;
       }
-      if (tiles.size() == 1 && others && g.getNumLoops() == 2 &&
+      Type element = cast<MemRefType>(to.getType()).getElementType();
+      bool stores = isa<FloatType>(element) && (element.getIntOrFloatBitWidth() == 16 ||
+                                               element.getIntOrFloatBitWidth() == 32);
+      if (tiles.size() == 1 && others && stores && g.getNumLoops() == 2 &&
           elementwiseOnC(g, to, tiles[0]) &&
           (to == tiles[0] ||
            (isTileBuffer(to) && g.getRegionOutputArgs()[0].use_empty() && !isLive(to)))) {
@@ -883,7 +891,8 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
           rows.push_back(in);
           allExact &= live.count(in) && !isTile(in);
         }
-      bool inPlace = live.count(to) && !isTile(to);
+      // (In place only on a value a step made: a carried iter_arg's buffer passes through.)
+      bool inPlace = live.count(to) && live.lookup(to) >= 0 && !isTile(to);
       if (!rows.empty() && allExact && rowwise(g, p.m) &&
           (inPlace || (isRowBuffer(to, p.m) && !isLive(to) &&
                        g.getRegionOutputArgs()[0].use_empty()))) {
@@ -946,14 +955,25 @@ std::optional<RegisterChain> registerChain(const DotPlan &p, Operation *last, Op
   return chain;
 }
 
-/// The iter_args of the loop around `op` that a chain may carry as row vectors: 1-D buffers of
-/// `rows` rows.
-llvm::SmallDenseSet<unsigned> rowIterArgs(Operation *op, int64_t rows) {
+/// The iter_args of the loop around `last` that a chain may carry as row vectors: 1-D buffers
+/// of `rows` rows (identity layout) used only after `last` in the body (the chain's walk sees
+/// every use).
+llvm::SmallDenseSet<unsigned> rowIterArgs(Operation *last, int64_t rows) {
   llvm::SmallDenseSet<unsigned> offered;
-  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  auto loop = dyn_cast<scf::ForOp>(last->getParentOp());
   for (unsigned k = 0; loop && k < loop.getNumRegionIterArgs(); ++k) {
-    auto type = dyn_cast<MemRefType>(loop.getRegionIterArg(k).getType());
-    if (type && type.getShape() == ArrayRef<int64_t>{rows})
+    Value arg = loop.getRegionIterArg(k);
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    std::function<bool(Value)> after = [&](Value v) {
+      return llvm::all_of(v.getUsers(), [&](Operation *user) {
+        if (isa<ViewLikeOpInterface>(user) && isMemoryEffectFree(user))
+          return llvm::all_of(user->getResults(), after);
+        Operation *at = loop.getBody()->findAncestorOpInBlock(*user);
+        return at && last->isBeforeInBlock(at);
+      });
+    };
+    if (type && type.getShape() == ArrayRef<int64_t>{rows} && type.getLayout().isIdentity() &&
+        !type.getMemorySpace() && after(arg))
       offered.insert(k);
   }
   return offered;
@@ -988,9 +1008,7 @@ scf::ForOp carryRowVectors(const DotPlan &p, scf::ForOp loop, RegisterChain &cha
                               });
     initial.append(region.getResults().begin(), region.getResults().end());
   }
-  SmallVector<Value> oldArgs;
-  for (auto [k, made] : chain.carried)
-    oldArgs.push_back(loop.getRegionIterArg(k));
+  SmallVector<Value> oldArgs(loop.getRegionIterArgs());
   IRRewriter rewriter(loop.getContext());
   // Yields themselves for now: the steps that make the values are not emitted yet.
   FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
@@ -1000,20 +1018,22 @@ scf::ForOp carryRowVectors(const DotPlan &p, scf::ForOp loop, RegisterChain &cha
       });
   assert(succeeded(grown) && "scf.for gains iter_args");
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
-  // The body's old block arguments are the new loop's now.
-  unsigned first = newLoop.getNumRegionIterArgs() - initial.size();
-  for (auto [n, carried] : llvm::enumerate(chain.carried)) {
-    Value arg = newLoop.getRegionIterArg(carried.first);
+  // The body's old block arguments are the new loop's now (every one the steps name).
+  for (auto [k, old] : llvm::enumerate(oldArgs)) {
+    Value arg = newLoop.getRegionIterArg(k);
     for (RegisterStep &step : chain.steps) {
-      llvm::replace(step.fromRegisters, oldArgs[n], arg);
-      if (step.to == oldArgs[n])
+      llvm::replace(step.fromRegisters, old, arg);
+      if (step.to == old)
         step.to = arg;
     }
-    for (auto &[k, made] : chain.carried)
-      if (made == oldArgs[n])
+    for (auto &[index, made] : chain.carried)
+      if (made == old)
         made = arg;
+  }
+  unsigned first = newLoop.getNumRegionIterArgs() - initial.size();
+  for (auto [n, carried] : llvm::enumerate(chain.carried)) {
     auto args = newLoop.getRegionIterArgs().slice(first + n * slots, slots);
-    values[arg].assign(args.begin(), args.end());
+    values[newLoop.getRegionIterArg(carried.first)].assign(args.begin(), args.end());
   }
   return newLoop;
 }
@@ -1078,6 +1098,9 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain,
         for (auto [total, row] : llvm::zip_equal(totals, rows))
           total = combine(total, initial ? initial
                                          : memref::LoadOp::create(in, loc, step.to, row));
+        // Every lane of a quad reads the init before its first lane stores over it.
+        if (!initial && step.store)
+          NVVM::SyncWarpOp::create(in, loc, arith::ConstantIntOp::create(in, loc, -1, 32));
         if (step.store)
           e.storeRows(totals, step.to);
         return step.live ? totals : SmallVector<Value>{};
@@ -1149,10 +1172,13 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain,
     if (step.fill)
       step.fill->erase();
   }
-  // Tiles nothing reads any more.
+  // Tiles nothing reads any more (each once: in-place steps share theirs).
+  llvm::SetVector<Value> made;
   for (const RegisterStep &step : chain.steps)
-    eraseUnused(step.to);
-  eraseUnused(p.c);
+    made.insert(step.to);
+  made.insert(p.c);
+  for (Value v : made)
+    eraseUnused(v);
 }
 
 } // namespace
@@ -1195,7 +1221,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     // What follows reads the scores row by row or element for element: from the registers.
     // Row vectors the loop carries stay in registers across it where only steps read them.
     Operation *last = next ? next.getOperation() : p.op.getOperation();
-    llvm::SmallDenseSet<unsigned> offered = rowIterArgs(p.op, p.m);
+    llvm::SmallDenseSet<unsigned> offered = rowIterArgs(last, p.m);
     std::optional<RegisterChain> chain = registerChain(p, last, fill, handOff, offered);
     while (chain && !chain->refused.empty()) {
       for (unsigned k : chain->refused)

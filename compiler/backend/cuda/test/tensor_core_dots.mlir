@@ -511,6 +511,122 @@ func.func public @p_in_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32
 
 // -----
 
+// A row vector the key loop carries (attention's running maximum: an iter_arg of 64 rows that
+// only register steps read, the loop yielding the one a step makes) is carried as one value a
+// row slot: the loop gains f32 iter_args starting from the constant the buffer was filled
+// with, nothing in the loop reads the buffer, and after the loop the last values go into a
+// buffer of its own (each quad's first lane), which the load after the loop reads.
+// CHECK-LABEL: func.func public @carried_rows(
+// CHECK: %[[LOOP:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[NEG:.*]], %{{.*}} = %[[NEG]]) -> (memref<64xf32>, f32, f32)
+// CHECK-NOT: memref.load %{{.*}} : memref<64xf32>
+// CHECK: arith.maximumf
+// CHECK: scf.yield %{{.*}}, %{{.*}}#0, %{{.*}}#1 : memref<64xf32>, f32, f32
+// CHECK: %[[OWN:.*]] = memref.alloc() : memref<64xf32>
+// CHECK: scf.execute_region no_inline {
+// CHECK: scf.if
+// CHECK-NEXT: memref.store %[[LOOP]]#1, %[[OWN]]
+// CHECK-NEXT: memref.store %[[LOOP]]#2, %[[OWN]]
+// CHECK: memref.load %[[OWN]]
+#one4 = affine_map<(d0) -> (d0)>
+#all4 = affine_map<(d0, d1) -> (d0, d1)>
+#rows4 = affine_map<(d0, d1) -> (d0, 0)>
+func.func public @carried_rows(%o: memref<?xf32>, %h: memref<?xbf16>, %p0: i32, %p1: i32,
+                               %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
+  %tq = memref.alloc() : memref<64x16xbf16>
+  %tk = memref.alloc() : memref<16x16xbf16>
+  %s = memref.alloc() : memref<64x16xf32>
+  %p16 = memref.alloc() : memref<64x16xbf16>
+  %m0 = memref.alloc() : memref<64xf32>
+  linalg.fill ins(%low : f32) outs(%m0 : memref<64xf32>)
+  %r = scf.for %k = %c0 to %c4 step %c1 iter_args(%mi = %m0) -> (memref<64xf32>) {
+    linalg.fill ins(%zero : f32) outs(%s : memref<64x16xf32>)
+    linalg.matmul ins(%tq, %tk : memref<64x16xbf16>, memref<16x16xbf16>)
+                  outs(%s : memref<64x16xf32>)
+    %m = memref.alloc() : memref<64xf32>
+    linalg.fill ins(%low : f32) outs(%m : memref<64xf32>)
+    linalg.reduce { arith.maximumf } ins(%s : memref<64x16xf32>) outs(%m : memref<64xf32>)
+        dimensions = [1]
+    %mnew = memref.alloc() : memref<64xf32>
+    linalg.generic {indexing_maps = [#one4, #one4, #one4], iterator_types = ["parallel"]}
+        ins(%mi, %m : memref<64xf32>, memref<64xf32>) outs(%mnew : memref<64xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %z = arith.maximumf %x, %y : f32
+      linalg.yield %z : f32
+    }
+    %mm = memref.expand_shape %mnew [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
+    linalg.generic {indexing_maps = [#all4, #rows4, #all4], iterator_types = ["parallel", "parallel"]}
+        ins(%s, %mm : memref<64x16xf32>, memref<64x1xf32>) outs(%p16 : memref<64x16xbf16>) {
+    ^bb0(%x: f32, %y: f32, %out: bf16):
+      %d = arith.subf %x, %y : f32
+      %e = math.exp2 %d : f32
+      %t = arith.truncf %e : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    %v = memref.load %p16[%k, %c0] : memref<64x16xbf16>
+    memref.store %v, %h[%k] : memref<?xbf16>
+    scf.yield %mnew : memref<64xf32>
+  }
+  %x = memref.load %r[%c1] : memref<64xf32>
+  memref.store %x, %o[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
+// Elementwise ops in place on the scores (a bias added after the scaling) are steps on the
+// same tile: nothing reads the scores from memory, and their buffer goes once.
+// CHECK-LABEL: func.func public @in_place_steps(
+// CHECK: scf.for
+// CHECK-NOT: memref.alloc
+// CHECK: gpu.shuffle
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#all5 = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @in_place_steps(%o: memref<?xf32>, %scale: f32, %p0: i32, %p1: i32,
+                                 %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
+  %tq = memref.alloc() : memref<64x16xbf16>
+  %tk = memref.alloc() : memref<16x16xbf16>
+  %bias = memref.alloc() : memref<64x16xf32>
+  %m = memref.alloc() : memref<64xf32>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %s = memref.alloc() : memref<64x16xf32>
+    linalg.fill ins(%zero : f32) outs(%s : memref<64x16xf32>)
+    linalg.matmul ins(%tq, %tk : memref<64x16xbf16>, memref<16x16xbf16>)
+                  outs(%s : memref<64x16xf32>)
+    linalg.generic {indexing_maps = [#all5, #all5], iterator_types = ["parallel", "parallel"]}
+        ins(%s : memref<64x16xf32>) outs(%s : memref<64x16xf32>) {
+    ^bb0(%x: f32, %out: f32):
+      %y = arith.mulf %x, %scale : f32
+      linalg.yield %y : f32
+    }
+    linalg.generic {indexing_maps = [#all5, #all5, #all5], iterator_types = ["parallel", "parallel"]}
+        ins(%s, %bias : memref<64x16xf32>, memref<64x16xf32>) outs(%s : memref<64x16xf32>) {
+    ^bb0(%x: f32, %b: f32, %out: f32):
+      %y = arith.addf %x, %b : f32
+      linalg.yield %y : f32
+    }
+    linalg.fill ins(%low : f32) outs(%m : memref<64xf32>)
+    linalg.reduce { arith.maximumf } ins(%s : memref<64x16xf32>) outs(%m : memref<64xf32>)
+        dimensions = [1]
+    %x = memref.load %m[%k] : memref<64xf32>
+    memref.store %x, %o[%k] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
 // A C stored a step at a time whose rows are a multiple of 128 bytes (32 f32) and whose users
 // all follow a view's layout gets rows 8 elements longer: a warp's two-column stores of 4 rows
 // then hit different banks.
