@@ -549,42 +549,61 @@ std::optional<Rescaled> rescaledAccumulator(scf::ForOp loop, DotPlan p) {
   return Rescaled{*index, scale};
 }
 
-/// `g`'s body (elementwiseOnC) for C's element (r, c) whose value in `self` (and in C) is
-/// `acc`: its other inputs loaded at the element's indices, at `b`.
-Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, Value self,
-                               Value acc, Value r, Value c,
-                               llvm::function_ref<Value(OpOperand *)> inRegisters = nullptr) {
+/// Whether `loop` (around `p`'s matmul, or null) carries the accumulators in registers as they
+/// are: C allocated outside it and touched there only by the matmul (a K loop). (C is a
+/// memref.alloc itself: planDot's isTileBuffer.)
+bool carriedByLoop(scf::ForOp loop, const DotPlan &p) {
+  return loop && loop.isDefinedOutsideOfLoop(p.c) && !othersTouch(loop, p.op, p.c);
+}
+
+/// `g`'s body (all loops parallel, pure ops) for the element at `indices` (one a loop), at
+/// `b`: an operand `inRegisters` gives a value for reads it, scalars are themselves, the other
+/// buffers are loaded at the element's indices through their maps (dimensions and constants).
+Value elementwiseBody(OpBuilder &b, Location loc, linalg::GenericOp g, ArrayRef<Value> indices,
+                      llvm::function_ref<Value(OpOperand *)> inRegisters) {
   Block &body = g.getRegion().front();
   IRMapping map;
-  map.map(g.getRegionOutputArgs()[0], acc);
-  for (OpOperand *input : g.getDpsInputOperands()) {
-    BlockArgument arg = g.getMatchingBlockArgument(input);
-    if (input->get() == self) {
-      map.map(arg, acc);
+  for (OpOperand &operand : g->getOpOperands()) {
+    BlockArgument arg = g.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
       continue;
-    }
-    if (Value v = inRegisters ? inRegisters(input) : nullptr) {
+    if (Value v = inRegisters(&operand)) {
       map.map(arg, v);
       continue;
     }
-    SmallVector<Value> indices;
-    for (AffineExpr e : g.getMatchingIndexingMap(input).getResults()) {
-      if (auto dim = dyn_cast<AffineDimExpr>(e))
-        indices.push_back(dim.getPosition() == 0 ? r : c);
-      else
-        indices.push_back(arith::ConstantIndexOp::create(
-            b, loc, cast<AffineConstantExpr>(e).getValue()));
+    if (!isa<MemRefType>(operand.get().getType())) {
+      map.map(arg, operand.get());
+      continue;
     }
-    map.map(arg, memref::LoadOp::create(b, loc, input->get(), indices));
+    SmallVector<Value> at;
+    for (AffineExpr e : g.getMatchingIndexingMap(&operand).getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(e))
+        at.push_back(indices[dim.getPosition()]);
+      else
+        at.push_back(arith::ConstantIndexOp::create(b, loc, cast<AffineConstantExpr>(e).getValue()));
+    }
+    map.map(arg, memref::LoadOp::create(b, loc, operand.get(), at));
   }
   for (Operation &op : body.without_terminator()) {
     if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-      map.map(index.getResult(), index.getDim() == 0 ? r : c);
+      map.map(index.getResult(), indices[index.getDim()]);
       continue;
     }
     b.clone(op, map);
   }
   return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
+/// `g`'s body (elementwiseOnC) for C's element (r, c) whose value in `self` (and in C) is
+/// `acc`: its other inputs from `inRegisters` or loaded at the element's indices, at `b`.
+Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, Value self,
+                               Value acc, Value r, Value c,
+                               llvm::function_ref<Value(OpOperand *)> inRegisters = nullptr) {
+  return elementwiseBody(b, loc, g, {r, c}, [&](OpOperand *operand) -> Value {
+    if (g.isDpsInit(operand) || operand->get() == self)
+      return acc;
+    return inRegisters ? inRegisters(operand) : nullptr;
+  });
 }
 
 /// A per-thread region at `b` returning `types`: `body` run with an emitter of `plan`, located
@@ -758,8 +777,9 @@ bool rowwise(linalg::GenericOp g, int64_t rows) {
 /// Whether every use of `value`'s buffer (through views) but `ignore`'s that could read what
 /// `producer` makes is in `producer`'s block after it: a buffer allocated in that block holds
 /// nothing from an earlier iteration, so its uses before the producer do not count (a block
-/// argument does: it holds what the previous iteration left).
-bool usedOnlyFrom(Value value, Operation *producer, Operation *ignore) {
+/// argument does: it holds what the previous iteration left). `atProducer`: whether the
+/// producer's own uses count as after it.
+bool usedOnlyFrom(Value value, Operation *producer, Operation *ignore, bool atProducer = true) {
   Block *block = producer->getBlock();
   bool fresh = value.getDefiningOp<memref::AllocOp>() && value.getParentBlock() == block;
   std::function<bool(Value)> ok = [&](Value v) {
@@ -769,7 +789,7 @@ bool usedOnlyFrom(Value value, Operation *producer, Operation *ignore) {
       if (isa<ViewLikeOpInterface>(user))
         return llvm::all_of(user->getResults(), ok);
       Operation *at = block->findAncestorOpInBlock(*user);
-      return at && (fresh || at == producer || producer->isBeforeInBlock(at));
+      return at && (fresh || (atProducer && at == producer) || producer->isBeforeInBlock(at));
     });
   };
   return ok(value);
@@ -964,16 +984,8 @@ llvm::SmallDenseSet<unsigned> rowIterArgs(Operation *last, int64_t rows) {
   for (unsigned k = 0; loop && k < loop.getNumRegionIterArgs(); ++k) {
     Value arg = loop.getRegionIterArg(k);
     auto type = dyn_cast<MemRefType>(arg.getType());
-    std::function<bool(Value)> after = [&](Value v) {
-      return llvm::all_of(v.getUsers(), [&](Operation *user) {
-        if (isa<ViewLikeOpInterface>(user) && isMemoryEffectFree(user))
-          return llvm::all_of(user->getResults(), after);
-        Operation *at = loop.getBody()->findAncestorOpInBlock(*user);
-        return at && last->isBeforeInBlock(at);
-      });
-    };
     if (type && type.getShape() == ArrayRef<int64_t>{rows} && type.getLayout().isIdentity() &&
-        !type.getMemorySpace() && after(arg))
+        !type.getMemorySpace() && usedOnlyFrom(arg, last, nullptr, /*atProducer=*/false))
       offered.insert(k);
   }
   return offered;
@@ -1081,7 +1093,8 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain,
     Location loc = step.op->getLoc();
     SmallVector<Type> types;
     SmallVector<Value> made;
-    if (auto r = dyn_cast<linalg::ReduceOp>(step.op)) {
+    if (step.kind == RegisterStep::Reduce) {
+      auto r = cast<linalg::ReduceOp>(step.op);
       Operation *combiner = &r.getCombiner().front().front();
       Value from = r.getInputs()[0];
       Value initial = step.fill ? cast<linalg::FillOp>(step.fill).getInputs()[0] : nullptr;
@@ -1130,32 +1143,14 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain,
       // A row vector: the body once a slot, live operands from the registers, the others
       // loaded at the slot's row.
       auto g = cast<linalg::GenericOp>(step.op);
-      Block &body = g.getRegion().front();
       types.assign(2 * p.piecesM(), cast<MemRefType>(step.to.getType()).getElementType());
       auto region = withEmitter(at, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
         SmallVector<Value> rows = e.rowSlots(), out;
-        for (auto [slot, row] : llvm::enumerate(rows)) {
-          IRMapping map;
-          for (OpOperand &operand : g->getOpOperands()) {
-            BlockArgument arg = g.getMatchingBlockArgument(&operand);
-            if (arg.use_empty())
-              continue;
-            Value v = operand.get();
-            if (!isa<MemRefType>(v.getType()))
-              map.map(arg, v);
-            else if (!held(v).empty())
-              map.map(arg, held(v)[slot]);
-            else
-              map.map(arg, memref::LoadOp::create(in, loc, v, row));
-          }
-          for (Operation &op : body.without_terminator()) {
-            if (auto index = dyn_cast<linalg::IndexOp>(op))
-              map.map(index.getResult(), row);
-            else
-              in.clone(op, map);
-          }
-          out.push_back(map.lookupOrDefault(body.getTerminator()->getOperand(0)));
-        }
+        for (auto [slot, row] : llvm::enumerate(rows))
+          out.push_back(elementwiseBody(in, loc, g, row, [&](OpOperand *operand) -> Value {
+            ArrayRef<Value> v = held(operand->get());
+            return v.empty() ? nullptr : v[slot];
+          }));
         if (step.store)
           e.storeRows(out, step.to);
         return out;
@@ -1188,9 +1183,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   DotPlan p = plan;
   Location loc = p.op.getLoc();
   auto loop = dyn_cast<scf::ForOp>(p.op->getParentOp());
-  // (C is a memref.alloc itself: planDot's isTileBuffer.)
-  bool carried =
-      loop && loop.isDefinedOutsideOfLoop(p.c) && !othersTouch(loop, p.op, p.c);
+  bool carried = carriedByLoop(loop, p);
   // Or carried through the loop's buffers and rescaled before each matmul (mma.sync's
   // accumulators; a warpgroup's would wait for its group at every rescale).
   std::optional<Rescaled> rescaled;
@@ -1466,8 +1459,7 @@ void tessel::cuda::rewriteDots(
     for (size_t later = current + 1; later < plans.size(); ++later) {
       DotPlan &q = plans[later];
       auto loop = dyn_cast<scf::ForOp>(q.op->getParentOp());
-      if (!loop || q.warpgroups ||
-          (loop.isDefinedOutsideOfLoop(q.c) && !othersTouch(loop, q.op, q.c)))
+      if (!loop || q.warpgroups || carriedByLoop(loop, q))
         continue;
       std::optional<Rescaled> r = rescaledAccumulator(loop, q);
       if (r && r->scale.getOperation() == op)
