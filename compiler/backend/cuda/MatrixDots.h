@@ -129,8 +129,8 @@ public:
 
 protected:
   /// Whether pieceElements lists each lane's elements as pairs of adjacent columns, the first
-  /// an even one (m16n8Elements' order).
-  virtual bool columnPairs() const { return false; }
+  /// an even one (m16n8Elements' order: the quadRows layouts).
+  bool columnPairs() const { return p_.shape.quadRows; }
   /// The accumulators through `convert` into `tile` (C's shape): column pairs as one vector
   /// store aligned to `pairAlignment` bytes, else element by element.
   void storeInto(mlir::ValueRange accs, mlir::Value tile,

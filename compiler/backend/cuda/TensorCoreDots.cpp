@@ -215,8 +215,6 @@ private:
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b_, loc_, x, y); }
 
-  bool columnPairs() const override { return true; }
-
   /// The four (row, column) elements of piece (i, j) this thread holds.
   SmallVector<std::pair<Value, Value>> pieceElements(int64_t i, int64_t j) override {
     return m16n8Elements(add(row0_, cst(16 * i)), add(col0_, cst(8 * j)));

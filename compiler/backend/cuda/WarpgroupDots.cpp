@@ -153,8 +153,6 @@ public:
   }
 
 private:
-  bool columnPairs() const override { return true; }
-
   /// Piece (i, j): the m16n8 fragment at 64 i rows and 8 j columns of the warp's part.
   SmallVector<std::pair<Value, Value>> pieceElements(int64_t i, int64_t j) override {
     return m16n8Elements(add(row0_, cst(64 * i)), add(col0_, cst(8 * j)));
