@@ -93,6 +93,19 @@ SmallVector<Value> DotEmitter::mapAccumulators(
   return out;
 }
 
+SmallVector<Value> DotEmitter::handedFragment(int64_t i, int64_t k) {
+  SmallVector<Value> pairs;
+  for (int64_t j : {2 * k / 16, 2 * k / 16 + 1})
+    for (int64_t e : {0, 2}) {
+      Value piece = p_.aRegisters[i * p_.aPiecesN + j];
+      pairs.push_back(vector::FromElementsOp::create(
+          b_, loc_, VectorType::get({2}, p_.input),
+          ValueRange{vector::ExtractOp::create(b_, loc_, piece, e),
+                     vector::ExtractOp::create(b_, loc_, piece, e + 1)}));
+    }
+  return pairs;
+}
+
 SmallVector<Value> DotEmitter::rowSlots() {
   assert(p_.shape.quadRows && "rows held by quads of lanes");
   SmallVector<Value> rows;
@@ -637,15 +650,37 @@ int64_t pieceRow(const DotPlan &p, int64_t warp, int64_t i) {
   return (warp % p.activeWarps / p.warpsN) * p.tileM + 16 * i;
 }
 
-/// Whether `consumer` (mma.sync on 16-bit operands) can take its A from the registers of a
-/// tile in `producer`'s accumulator layout: the producer's warps each span all of its columns
-/// (its K), and each warp's pieces lie at the rows of the consumer's; where a column of warps
-/// makes them so, the consumer is regridded to it.
-bool takesAFrom(DotPlan &consumer, const DotPlan &producer) {
-  if (consumer.warpgroups || !consumer.shape.quadRows || consumer.input.isF32() ||
-      producer.warpsN != 1 || producer.activeWarps != producer.warps ||
-      consumer.m != producer.m || consumer.k != producer.n)
+/// Whether `consumer` (16-bit operands) can take its A from the registers of a tile in
+/// `producer`'s accumulator layout: the producer's warps each span all of its columns (its K),
+/// and each warp's pieces lie at the rows of the consumer's. Where `warpgroups` re-plans it on
+/// wgmma (A as registers) with the rows so, the consumer is regridded to that; else, where a
+/// column of warps makes them so, to one column of mma.sync's warps.
+bool takesAFrom(DotPlan &consumer, const DotPlan &producer,
+                llvm::function_ref<void(DotPlan &, bool)> warpgroups) {
+  if (!consumer.shape.quadRows || consumer.input.isF32() || producer.warpsN != 1 ||
+      producer.activeWarps != producer.warps || consumer.m != producer.m ||
+      consumer.k != producer.n)
     return false;
+  auto sameRows = [&](const DotPlan &q) {
+    if (q.piecesM() != producer.piecesM())
+      return false;
+    for (int64_t w = 0; w < q.warps; ++w)
+      for (int64_t i = 0; i < q.piecesM(); ++i)
+        if (pieceRow(q, w, i) != pieceRow(producer, w, i))
+          return false;
+    return true;
+  };
+  // Already regridded by an earlier question.
+  if (consumer.warpgroups)
+    return consumer.aInRegisters && sameRows(consumer);
+  if (warpgroups) {
+    DotPlan w = consumer;
+    warpgroups(w, /*aInRegisters=*/true);
+    if (w.warpgroups && sameRows(w)) {
+      consumer = w;
+      return true;
+    }
+  }
   DotPlan q = consumer;
   if (q.warpsN != 1) {
     if (q.m % (16 * q.warps))
@@ -655,12 +690,8 @@ bool takesAFrom(DotPlan &consumer, const DotPlan &producer) {
     q.tileM = q.m / q.warps;
     q.tileN = q.n;
   }
-  if (q.piecesM() != producer.piecesM())
+  if (!sameRows(q))
     return false;
-  for (int64_t w = 0; w < q.warps; ++w)
-    for (int64_t i = 0; i < q.piecesM(); ++i)
-      if (pieceRow(q, w, i) != pieceRow(producer, w, i))
-        return false;
   consumer = q;
   return true;
 }
@@ -1184,10 +1215,10 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   Location loc = p.op.getLoc();
   auto loop = dyn_cast<scf::ForOp>(p.op->getParentOp());
   bool carried = carriedByLoop(loop, p);
-  // Or carried through the loop's buffers and rescaled before each matmul (mma.sync's
-  // accumulators; a warpgroup's would wait for its group at every rescale).
+  // Or carried through the loop's buffers and rescaled before each matmul (a warpgroup's
+  // group is then waited for at each step, before the next rescale reads the accumulators).
   std::optional<Rescaled> rescaled;
-  if (!carried && loop && !p.warpgroups)
+  if (!carried && loop)
     rescaled = rescaledAccumulator(loop, p);
   // Row vectors handed over for a rescale that is not run here after all: stored where it
   // reads them (the rows are this plan's slots).
@@ -1299,7 +1330,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
           }
           return e.multiply(carried);
         });
-        if (p.warpgroups)
+        if (p.warpgroups && !rescaled)
           step->setAttr(kWarpgroupStepAttr, b.getI64IntegerAttr(p.warpsM * p.warpsN));
         return SmallVector<Value>(step.getResults());
       });
@@ -1320,7 +1351,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());
-  if (p.warpgroups) {
+  if (p.warpgroups && !rescaled) {
     // The loop's last wgmma group is waited for on the way out of the loop only: the loop
     // under a guard that it runs, the wait after it inside the guard. Where the wait follows
     // a merge with the path around the loop (whose accumulators are their initial values),
@@ -1417,7 +1448,7 @@ bool paddable(Value tile) {
 void tessel::cuda::rewriteDots(
     func::FuncOp func, int64_t warps, DotShapeFor shapeFor,
     llvm::function_ref<void(Value tile, llvm::function_ref<bool(Operation *)> isDot)> stage,
-    DotEmitterFactory make, llvm::function_ref<void(DotPlan &)> regrid) {
+    DotEmitterFactory make, llvm::function_ref<void(DotPlan &, bool)> regrid) {
   // Kernels only: a device function runs on one thread.
   if (!func.isPublic() || func.isExternal())
     return;
@@ -1440,14 +1471,15 @@ void tessel::cuda::rewriteDots(
     for (Value tile : {p.a, p.b})
       if (staged.insert(tile).second)
         stage(tile, isDot);
+  SmallVector<DotPlan, 2> planned(plans);
   // A matmul whose A an earlier one's register steps make (attention's P) reads it from the
-  // registers where its plan can.
+  // registers where its plan can (on wgmma where `regrid` re-plans it so).
   llvm::DenseMap<Operation *, std::pair<SmallVector<Value>, int64_t>> handed;
   size_t current = 0;
   auto takes = [&](Operation *matmul, Value tile, const DotPlan &producer) {
     for (size_t later = current + 1; later < plans.size(); ++later)
       if (plans[later].op == matmul)
-        return plans[later].a == tile && takesAFrom(plans[later], producer);
+        return plans[later].a == tile && takesAFrom(plans[later], producer, regrid);
     return false;
   };
   auto give = [&](Operation *matmul, ArrayRef<Value> values, int64_t piecesN) {
@@ -1459,11 +1491,11 @@ void tessel::cuda::rewriteDots(
     for (size_t later = current + 1; later < plans.size(); ++later) {
       DotPlan &q = plans[later];
       auto loop = dyn_cast<scf::ForOp>(q.op->getParentOp());
-      if (!loop || q.warpgroups || carriedByLoop(loop, q))
+      if (!loop || carriedByLoop(loop, q))
         continue;
       std::optional<Rescaled> r = rescaledAccumulator(loop, q);
       if (r && r->scale.getOperation() == op)
-        return takesAFrom(q, producer) ? q.op.getOperation() : nullptr;
+        return takesAFrom(q, producer, nullptr) ? q.op.getOperation() : nullptr;
     }
     return nullptr;
   };
@@ -1483,8 +1515,12 @@ void tessel::cuda::rewriteDots(
       std::tie(p.aRegisters, p.aPiecesN) = registers->second;
     if (rows != handedRows.end())
       std::tie(p.rowsReader, p.rowRegisters) = rows->second;
-    if (registers == handed.end() && rows == handedRows.end() && regrid)
-      regrid(p);
+    // A plan a hand-off changed (takesAFrom) that got nothing handed over is planned afresh.
+    if (registers == handed.end() && rows == handedRows.end()) {
+      p = planned[current];
+      if (regrid)
+        regrid(p, /*aInRegisters=*/false);
+    }
     if (Value c = rewriteDot(p, make, &handOff))
       stepped.push_back(c);
     if (!p.aRegisters.empty())

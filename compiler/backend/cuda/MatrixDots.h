@@ -58,6 +58,9 @@ struct DotPlan {
   /// pieces a row, whose rows each warp and lane holds as this plan's A fragments need them.
   llvm::SmallVector<mlir::Value> aRegisters;
   int64_t aPiecesN = 0;
+  /// Warpgroups: A goes to wgmma as registers (its m16n8k16 A fragments) instead of through a
+  /// descriptor: aRegisters where they are handed over, else loaded from A's tile.
+  bool aInRegisters = false;
   /// Row vectors another plan's register steps made that `rowsReader` (the elementwise op that
   /// rescales this plan's carried C) reads at its rows: one value a row slot, the slots this
   /// plan's own (the same rows for every warp and lane).
@@ -122,6 +125,11 @@ public:
   /// A row vector (one value a slot) into the 1-D `buffer` at its rows, by each quad's first
   /// lane.
   void storeRows(mlir::ValueRange values, mlir::Value buffer);
+  /// The four A fragment registers of k step `k` (16 columns) of piece row `i` where A is
+  /// handed over in registers (aRegisters, in m16n8 pieces): pieces 2k/16 and 2k/16 + 1, each
+  /// lane's elements at its rows r and r + 8, as pairs of adjacent columns
+  /// (vector<2 x input>).
+  llvm::SmallVector<mlir::Value> handedFragment(int64_t i, int64_t k);
   /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
   /// of the operand tiles (whose bytes C may reuse).
@@ -194,13 +202,14 @@ mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make,
 /// where it is loaded column-contiguous, stage each operand tile once (`stage`: its writes,
 /// given whether an op is one of the planned matmuls), then rewriteDot.
 /// `regrid`, where given, may change a plan once its tiles are staged (for an instruction that
-/// reads the tiles as they are stored).
+/// reads the tiles as they are stored; `aInRegisters`: where A is to come from registers, so
+/// its tile's layout does not matter).
 void rewriteDots(mlir::func::FuncOp func, int64_t warps, DotShapeFor shapeFor,
                  llvm::function_ref<void(mlir::Value tile,
                                          llvm::function_ref<bool(mlir::Operation *)> isDot)>
                      stage,
                  DotEmitterFactory make,
-                 llvm::function_ref<void(DotPlan &)> regrid = nullptr);
+                 llvm::function_ref<void(DotPlan &, bool aInRegisters)> regrid = nullptr);
 
 } // namespace tessel::cuda
 

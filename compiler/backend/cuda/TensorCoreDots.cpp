@@ -144,18 +144,9 @@ private:
     }
     // A in registers, as another plan's m16n8 pieces (8 columns each): this step's 16 columns
     // are pieces 2k/16 and 2k/16 + 1, whose rows r and r + 8 are A's fragment registers.
-    for (int64_t i = 0; i < p_.piecesM() && !p_.aRegisters.empty(); ++i) {
-      SmallVector<Value> regs;
-      for (int64_t j : {2 * k / 16, 2 * k / 16 + 1})
-        for (int64_t e : {0, 2}) {
-          Value piece = p_.aRegisters[i * p_.aPiecesN + j];
-          regs.push_back(word(vector::FromElementsOp::create(
-              b_, loc_, VectorType::get({2}, p_.input),
-              ValueRange{vector::ExtractOp::create(b_, loc_, piece, e),
-                         vector::ExtractOp::create(b_, loc_, piece, e + 1)})));
-        }
-      aFrags.push_back(regs);
-    }
+    for (int64_t i = 0; i < p_.piecesM() && !p_.aRegisters.empty(); ++i)
+      aFrags.push_back(llvm::map_to_vector(handedFragment(i, k),
+                                           [&](Value pair) { return word(pair); }));
     SmallVector<SmallVector<Value>> bFrags;
     if (p_.bTransposed) {
       // B stored N x K: ldmatrix without transposing reads its 8 x 8 matrices (rows n, 8
@@ -309,12 +300,12 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
     };
     // With wgmma: the plans whose staged tiles a descriptor describes run on warpgroups.
     bool anyWarpgroup = false;
-    auto regrid = [&](tessel::cuda::DotPlan &p) {
-      anyWarpgroup |= tessel::cuda::planWarpgroupDot(p, numWarps);
+    auto regrid = [&](tessel::cuda::DotPlan &p, bool aInRegisters) {
+      anyWarpgroup |= tessel::cuda::planWarpgroupDot(p, numWarps, aInRegisters);
     };
-    tessel::cuda::rewriteDots(getOperation(), numWarps, shape, stage, make,
-                              wgmma ? llvm::function_ref<void(tessel::cuda::DotPlan &)>(regrid)
-                                    : nullptr);
+    tessel::cuda::rewriteDots(
+        getOperation(), numWarps, shape, stage, make,
+        wgmma ? llvm::function_ref<void(tessel::cuda::DotPlan &, bool)>(regrid) : nullptr);
     if (anyWarpgroup)
       tessel::cuda::fenceAsyncProxyAfterWrites(getOperation());
   }

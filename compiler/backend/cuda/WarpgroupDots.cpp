@@ -88,8 +88,9 @@ public:
 
   SmallVector<Value> multiply(ValueRange accs) override {
     MLIRContext *ctx = b_.getContext();
-    StoredLayout a = *storedLayout(p_.a), b = *storedLayout(p_.b);
-    Value aAddr = address(p_.a), bAddr = address(p_.b);
+    StoredLayout a = p_.aInRegisters ? StoredLayout() : *storedLayout(p_.a);
+    StoredLayout b = *storedLayout(p_.b);
+    Value aAddr = p_.aInRegisters ? nullptr : address(p_.a), bAddr = address(p_.b);
     Value groupRow = i64(groupRow_), groupCol = i64(groupCol_);
     int64_t aHigh = descriptorHigh(16, 8 * a.rowBytes, a.mode);
     // B stored N x K is K-major like A; stored K x N it is N-major: its column blocks are the
@@ -101,6 +102,12 @@ public:
     Type f32 = b_.getF32Type();
     auto structType =
         LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(pieces * 4, f32));
+    // A's registers, all made before the fence (a register written between two wgmma makes
+    // ptxas wait for the first: C7519).
+    SmallVector<SmallVector<Value>> aRegs;
+    for (int64_t k = 0; k < p_.k && p_.aInRegisters; k += 16)
+      for (int64_t r = 0; r < p_.piecesM(); ++r)
+        aRegs.push_back(aFragment(r, k));
     NVVM::WgmmaFenceAlignedOp::create(b_, loc_);
     SmallVector<Value> inFlight;
     for (int64_t r = 0; r < p_.piecesM(); ++r) {
@@ -122,7 +129,10 @@ public:
               ? add64(mul64(groupCol, b.rowBytes), (k / 64) * b.blockBytes + (k % 64) * 2)
               : add64(mul64(div64(groupCol, 64), b.blockBytes), k * b.rowBytes);
       Value bDesc = descriptor(bAddr, bOffset, bHigh);
-      for (int64_t r = 0; r < p_.piecesM(); ++r) {
+      for (int64_t r = 0; r < p_.piecesM() && p_.aInRegisters; ++r)
+        inFlight[r] = multiplyFromRegisters(structType, inFlight[r],
+                                            aRegs[k / 16 * p_.piecesM() + r], bDesc);
+      for (int64_t r = 0; r < p_.piecesM() && !p_.aInRegisters; ++r) {
         Value aOffset = add64(mul64(groupRow, a.rowBytes),
                               64 * r * a.rowBytes + (k / 64) * a.blockBytes + (k % 64) * 2);
         Value aDesc = descriptor(aAddr, aOffset, aHigh);
@@ -153,6 +163,78 @@ public:
   }
 
 private:
+  /// A's four fragment registers (32 bits each) of k step `k` of the warp's 16 rows of piece
+  /// row `r`: handed over (aRegisters), else read from A's tile (a plan re-planned for the
+  /// registers a chain analysis that was then discarded offered), each lane's two adjacent
+  /// columns at a time (rows g and g + 8, columns 2t and 2t + 8 of the step).
+  SmallVector<Value> aFragment(int64_t r, int64_t k) {
+    SmallVector<Value> pairs;
+    if (!p_.aRegisters.empty()) {
+      pairs = handedFragment(r, k);
+    } else {
+      Value tile = inSharedMemory(p_.a);
+      auto type = cast<MemRefType>(p_.a.getType());
+      bool swizzled = p_.a.getDefiningOp()->hasAttr(kSwizzledAttr);
+      Value row = add(row0_, cst(64 * r));
+      for (int64_t c : {k, k + 8})
+        for (Value at : {row, add(row, cst(8))}) {
+          // The lane's pair within its 16-byte chunk (8 elements), where the chunk is stored.
+          Value col = add(arith::SubIOp::create(b_, loc_, col0_, groupCol_), cst(c));
+          Value chunk = mul(div(col, 8), 8), within = rem(col, 8);
+          auto [sr, sc] = swizzled ? swizzledPosition(b_, loc_, at, chunk, type)
+                                   : std::pair<Value, Value>{at, chunk};
+          Value first = add(sc, within);
+          pairs.push_back(vector::FromElementsOp::create(
+              b_, loc_, VectorType::get({2}, p_.input),
+              ValueRange{memref::LoadOp::create(b_, loc_, tile, ValueRange{sr, first}),
+                         memref::LoadOp::create(b_, loc_, tile,
+                                                ValueRange{sr, add(first, cst(1))})}));
+        }
+    }
+    return llvm::map_to_vector(pairs, [&](Value pair) -> Value {
+      Value word =
+          vector::BitCastOp::create(b_, loc_, VectorType::get({1}, b_.getI32Type()), pair);
+      return vector::ExtractOp::create(b_, loc_, word, 0);
+    });
+  }
+
+  /// One wgmma.mma_async.m64nNk16 with A from the registers `a` (MLIR's nvvm op takes
+  /// descriptors only): inline PTX, the accumulators tied to its results, B's descriptor.
+  Value multiplyFromRegisters(Type structType, Value acc, ArrayRef<Value> a, Value bDesc) {
+    int64_t n = p_.tileN / 2;
+    std::string type = p_.input.isBF16() ? "bf16" : "f16";
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * n + 5) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(p_.tileN) +
+                       "k16.f32." + type + "." + type + " {";
+    std::string constraints;
+    SmallVector<Value> operands;
+    for (int64_t e = 0; e < n; ++e) {
+      text += (e ? ", $" : "$") + std::to_string(e);
+      constraints += "=f,";
+    }
+    for (int64_t e = 0; e < n; ++e) {
+      operands.push_back(LLVM::ExtractValueOp::create(b_, loc_, acc, e));
+      constraints += std::to_string(e) + ",";
+    }
+    text += "}, {";
+    for (int64_t e = 0; e < 4; ++e) {
+      text += (e ? ", $" : "$") + std::to_string(2 * n + e);
+      operands.push_back(a[e]);
+      constraints += "r,";
+    }
+    // B stored N x K is K-major (not transposed); K x N is transposed by wgmma.
+    text += "}, $" + std::to_string(2 * n + 4) + ", p, 1, 1, " +
+            (p_.bTransposed ? "0" : "1") + ";\n}\n";
+    operands.push_back(bDesc);
+    operands.push_back(LLVM::ConstantOp::create(b_, loc_, b_.getI32Type(), 1));
+    constraints += "l,n";
+    return LLVM::InlineAsmOp::create(b_, loc_, structType, operands, text, constraints,
+                                     /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                     LLVM::tailcallkind::TailCallKind::None,
+                                     LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   /// Piece (i, j): the m16n8 fragment at 64 i rows and 8 j columns of the warp's part.
   SmallVector<std::pair<Value, Value>> pieceElements(int64_t i, int64_t j) override {
     return m16n8Elements(add(row0_, cst(64 * i)), add(col0_, cst(8 * j)));
@@ -192,12 +274,12 @@ private:
 
 } // namespace
 
-bool tessel::cuda::planWarpgroupDot(DotPlan &p, int64_t warps) {
+bool tessel::cuda::planWarpgroupDot(DotPlan &p, int64_t warps, bool aInRegisters) {
   // 16-bit operands (tf32 stays on mma.sync: wgmma reads tf32 K-major only).
   if (warps % 4 || p.m % 64 || !(p.input.isF16() || p.input.isBF16()))
     return false;
   std::optional<StoredLayout> a = storedLayout(p.a), b = storedLayout(p.b);
-  if (!a || !b)
+  if ((!a && !aInRegisters) || !b)
     return false;
   int64_t groups = warps / 4;
   // The widest part of N a warpgroup can take (fewest reads of A), all warpgroups busy.
@@ -212,10 +294,12 @@ bool tessel::cuda::planWarpgroupDot(DotPlan &p, int64_t warps) {
     if (!p.bTransposed && (b->blockBytes ? tileN % 64 != 0 : wgN != 1))
       continue;
     for (Value tile : {p.a, p.b})
-      tile.getDefiningOp()->setAttr(
-          kTileAlignmentAttr,
-          IntegerAttr::get(IntegerType::get(tile.getContext(), 64), kWarpgroupTileAlignment));
+      if (tile != p.a || !aInRegisters)
+        tile.getDefiningOp()->setAttr(
+            kTileAlignmentAttr,
+            IntegerAttr::get(IntegerType::get(tile.getContext(), 64), kWarpgroupTileAlignment));
     p.warpgroups = true;
+    p.aInRegisters = aInRegisters;
     p.activeWarps = warps;
     p.warpsM = wgM;
     p.warpsN = wgN;

@@ -431,11 +431,11 @@ func.func public @softmax_in_registers(%o: memref<?xf32>, %h: memref<?xf16>, %p0
 // CHECK: arith.mulf %{{.*}}, %[[ALPHA]]#1 : f32
 // CHECK: vector.extract %[[P]]#0[0]
 // CHECK: vector.extract %[[P]]#0[1]
-// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK: vector.extract %[[P]]#0[2]
 // CHECK: vector.extract %[[P]]#0[3]
 // CHECK: vector.extract %[[P]]#1[0]
 // CHECK: vector.extract %[[P]]#1[2]
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<16x16xbf16, #gpu.address_space<workgroup>>
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK: nvvm.mma.sync

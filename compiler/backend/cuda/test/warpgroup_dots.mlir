@@ -338,3 +338,103 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
   linalg.copy ins(%part : memref<?x?xbf16, strided<[128, 1]>>) outs(%dst : memref<?x?xbf16, strided<[?, 1]>>)
   return
 }
+
+// -----
+
+// Attention's P.V on wgmma with A from registers: the softmax of Q.K^T's scores (one
+// warpgroup's wgmma) runs on its accumulators, and P, their 16-bit exponentials, goes to P.V
+// as A's fragment registers (m16n8k16's layout, which wgmma's register A shares: each warp
+// its 16 rows), an inline wgmma.mma_async whose A operand is four 32-bit registers
+// (MLIR's nvvm op takes descriptors only), built before the fence; B (V) comes by
+// descriptor, N-major (transposed by wgmma: the last immediate 1). P is neither stored nor
+// allocated. P.V's carried accumulator is rescaled in registers by the rescale factor the
+// softmax made, its group waited for within the step (the next rescale reads it), so the loop
+// needs no guard.
+// CHECK-LABEL: func.func public @p_from_registers(
+// CHECK-NOT: memref.alloc() : memref<64x32xbf16>
+// CHECK: scf.for
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: scf.execute_region -> (f32, f32) no_inline {
+// CHECK: gpu.shuffle
+// CHECK: %[[ALPHA:.*]]:2 = scf.execute_region -> (f32, f32) no_inline {
+// CHECK: math.exp2
+// CHECK: } {tessel.per_thread}
+// CHECK: %[[P:.*]]:4 = scf.execute_region -> (vector<4xbf16>, vector<4xbf16>, vector<4xbf16>, vector<4xbf16>) no_inline {
+// CHECK-NOT: vector.store
+// CHECK: } {tessel.per_thread}
+// CHECK: scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
+// CHECK-NOT: memref.load
+// CHECK: arith.mulf %{{.*}}, %[[ALPHA]]#0 : f32
+// CHECK: vector.extract %[[P]]#0[0]
+// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {$0, $1, {{.*}}, $15}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},15,r,r,r,r,l,n"
+// CHECK: llvm.inline_asm has_side_effects
+// CHECK-NOT: llvm.inline_asm
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: } {tessel.per_thread}
+// CHECK-NOT: scf.if
+// CHECK-NOT: linalg.matmul
+// CHECK: return
+#rows4 = affine_map<(d0, d1) -> (d0, 0)>
+#all4 = affine_map<(d0, d1) -> (d0, d1)>
+#one4 = affine_map<(d0) -> (d0)>
+func.func public @p_from_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                   %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
+  %tq = memref.alloc() : memref<64x32xbf16>
+  %tk = memref.alloc() : memref<32x32xbf16>
+  %tv = memref.alloc() : memref<32x32xbf16>
+  %s = memref.alloc() : memref<64x32xf32>
+  %p16 = memref.alloc() : memref<64x32xbf16>
+  %init = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%init : memref<64x32xf32>)
+  %m = memref.alloc() : memref<64xf32>
+  %mold = memref.alloc() : memref<64xf32>
+  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%prev = %init) -> (memref<64x32xf32>) {
+    linalg.fill ins(%zero : f32) outs(%s : memref<64x32xf32>)
+    linalg.matmul ins(%tq, %tk : memref<64x32xbf16>, memref<32x32xbf16>)
+                  outs(%s : memref<64x32xf32>)
+    linalg.fill ins(%low : f32) outs(%m : memref<64xf32>)
+    linalg.reduce { arith.maximumf } ins(%s : memref<64x32xf32>) outs(%m : memref<64xf32>)
+        dimensions = [1]
+    %alpha = memref.alloc() : memref<64xf32>
+    linalg.generic {indexing_maps = [#one4, #one4, #one4], iterator_types = ["parallel"]}
+        ins(%mold, %m : memref<64xf32>, memref<64xf32>) outs(%alpha : memref<64xf32>) {
+    ^bb0(%x: f32, %y: f32, %out: f32):
+      %d = arith.subf %x, %y : f32
+      %z = math.exp2 %d : f32
+      linalg.yield %z : f32
+    }
+    %mm = memref.expand_shape %m [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
+    linalg.generic {indexing_maps = [#all4, #rows4, #all4], iterator_types = ["parallel", "parallel"]}
+        ins(%s, %mm : memref<64x32xf32>, memref<64x1xf32>) outs(%p16 : memref<64x32xbf16>) {
+    ^bb0(%x: f32, %y: f32, %out: bf16):
+      %d = arith.subf %x, %y : f32
+      %e = math.exp2 %d : f32
+      %t = arith.truncf %e : f32 to bf16
+      linalg.yield %t : bf16
+    }
+    %next = memref.alloc() : memref<64x32xf32>
+    %ae = memref.expand_shape %alpha [[0, 1]] output_shape [64, 1] : memref<64xf32> into memref<64x1xf32>
+    linalg.generic {indexing_maps = [#all4, #rows4, #all4], iterator_types = ["parallel", "parallel"]}
+        ins(%prev, %ae : memref<64x32xf32>, memref<64x1xf32>) outs(%next : memref<64x32xf32>) {
+    ^bb0(%x: f32, %a: f32, %out: f32):
+      %y = arith.mulf %x, %a : f32
+      linalg.yield %y : f32
+    }
+    linalg.matmul ins(%p16, %tv : memref<64x32xbf16>, memref<32x32xbf16>)
+                  outs(%next : memref<64x32xf32>)
+    scf.yield %next : memref<64x32xf32>
+  }
+  %x = memref.load %acc[%c1, %c1] : memref<64x32xf32>
+  memref.store %x, %o[%c0] : memref<?xf32>
+  return
+}
