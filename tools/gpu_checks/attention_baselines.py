@@ -38,7 +38,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtypes", default="bf16,f16")
     parser.add_argument("--shapes", default=None)
+    parser.add_argument("--triton-configs", default=None,
+                        help="BLOCK_M,BLOCK_N,num_warps,num_stages;... tried for Triton instead "
+                             "of the default list")
     args = parser.parse_args()
+    configs = TRITON_CONFIGS
+    if args.triton_configs:
+        configs = parse_shapes(args.triton_configs, ("BLOCK_M", "BLOCK_N", "num_warps", "num_stages"),
+                               "attention_baselines")
     shapes = (parse_shapes(args.shapes, ("Z", "H", "N", "D", "CAUSAL"), "attention_baselines")
               if args.shapes else None)
     kernel = load_zoo_kernel("attention.py", "attention")
@@ -56,7 +63,7 @@ def main():
             out = {"shape": shape, "dtype": name, **host,
                    "sdpa_ms": sdpa_ms, "sdpa_tflops": flops / sdpa_ms / 1e9}
             best = None
-            for bm, bn, warps, stages in TRITON_CONFIGS:
+            for bm, bn, warps, stages in configs:
                 o = torch.full_like(q, float("nan"))
                 grid = (triton.cdiv(n, bm), z * h, 1)
 

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -57,12 +58,19 @@ inline constexpr llvm::StringLiteral kTileAlignmentAttr = "tessel.tile_alignment
 /// number of warpgroups that run the step.
 inline constexpr llvm::StringLiteral kWarpgroupStepAttr = "tessel.warpgroup_step";
 
-/// Whether `op` writes registers only although it declares no memory effects: mma.sync, and
-/// wgmma, whose shared-memory operands are read through descriptors made from the tiles'
-/// addresses (the region taking an address touches the tile).
+/// Marks tessel's own inline assembly (wgmma with A from registers, WarpgroupDots.cpp) that
+/// writes registers only: the side effects it declares keep it in order with the wgmma fences
+/// and waits.
+inline constexpr llvm::StringLiteral kRegistersOnlyAttr = "tessel.registers_only";
+
+/// Whether `op` writes registers only although it declares no memory effects (or, inline
+/// assembly marked kRegistersOnlyAttr, unknown ones): mma.sync, and wgmma, whose shared-memory
+/// operands are read through descriptors made from the tiles' addresses (the region taking an
+/// address touches the tile).
 inline bool registersOnly(mlir::Operation *op) {
   return llvm::isa<mlir::NVVM::MmaOp, mlir::NVVM::WgmmaMmaAsyncOp, mlir::NVVM::WgmmaFenceAlignedOp,
-                   mlir::NVVM::WgmmaGroupSyncAlignedOp, mlir::NVVM::WgmmaWaitGroupSyncOp>(op);
+                   mlir::NVVM::WgmmaGroupSyncAlignedOp, mlir::NVVM::WgmmaWaitGroupSyncOp>(op) ||
+         (llvm::isa<mlir::LLVM::InlineAsmOp>(op) && op->hasAttr(kRegistersOnlyAttr));
 }
 
 /// The memref and indices `op` reads or writes when it is a memref.load or memref.store.

@@ -6,7 +6,7 @@
 // (cvt.rmi, max, abs, sqrt.rn, fma.rn, ...) that LLVM's NVPTX backend emits for the
 // corresponding intrinsics. Without libdevice the transcendental functions never get here (the
 // pipeline approximates them with polynomials first); with it, they are linked from the
-// toolkit's libdevice (linkLibdevice), exp and exp2 on f32 excepted (ex2.approx, as Triton).
+// toolkit's libdevice (linkLibdevice), exp and exp2 on f32 excepted (ex2.approx.ftz, as Triton).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,10 +32,14 @@ absl::Status tessel::replaceLibdeviceCalls(llvm::Module &module, bool haveLibdev
     llvm::Intrinsic::ID id = exactMathIntrinsic(name);
     if (id == llvm::Intrinsic::not_intrinsic && name.ends_with("f"))
       id = exactMathIntrinsic(name.drop_back());
-    // tl.exp2 is the hardware's approximate 2^x (ex2.approx.f32), as in Triton, and tl.exp
-    // on f32 is 2^(x log2 e) through it (Triton's lowering too).
+    // tl.exp2 on f32 is the hardware's approximate 2^x with subnormal inputs and results
+    // flushed to zero (ex2.approx.ftz.f32: one MUFU.EX2; without ftz ptxas scales inputs below
+    // -126 around it, three instructions more), as Triton 3.6's kernels run it, and tl.exp on
+    // f32 is 2^(x log2 e) through it (Triton's lowering too).
     bool exp = name == "expf";
-    if (name == "exp2f" || name == "exp2" || exp)
+    if (name == "exp2f" || exp)
+      id = llvm::Intrinsic::nvvm_ex2_approx_ftz;
+    else if (name == "exp2")
       id = llvm::Intrinsic::nvvm_ex2_approx;
     if (id == llvm::Intrinsic::not_intrinsic || f.arg_empty()) {
       // Left for libdevice where it is linked.

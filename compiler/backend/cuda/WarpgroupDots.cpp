@@ -228,11 +228,12 @@ private:
     operands.push_back(bDesc);
     operands.push_back(LLVM::ConstantOp::create(b_, loc_, b_.getI32Type(), 1));
     constraints += "l,n";
-    return LLVM::InlineAsmOp::create(b_, loc_, structType, operands, text, constraints,
-                                     /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                     LLVM::tailcallkind::TailCallKind::None,
-                                     LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
+    auto wgmma = LLVM::InlineAsmOp::create(b_, loc_, structType, operands, text, constraints,
+                                           /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                           LLVM::tailcallkind::TailCallKind::None,
+                                           LLVM::AsmDialectAttr(), ArrayAttr());
+    wgmma->setAttr(kRegistersOnlyAttr, b_.getUnitAttr());
+    return wgmma.getResult(0);
   }
 
   /// Piece (i, j): the m16n8 fragment at 64 i rows and 8 j columns of the warp's part.

@@ -1,6 +1,6 @@
 // The cuda backend emits PTX without a CUDA toolkit (LLVM's NVPTX backend): a kernel entry
 // taking the Triton signature (three pointers and an i32), the chip and PTX version set
-// explicitly, exp2 as the hardware's ex2.approx and the row max as max.f32 (no libdevice
+// explicitly, exp2 as the hardware's ex2.approx.ftz and the row max as max.f32 (no libdevice
 // calls left). A cubin needs ptxas: without a toolkit that is a clear error.
 // RUN: tessel-compile %s --entry kern --target cuda:sm_80 --cuda-toolkit=none --emit ptx -o - | FileCheck %s
 // RUN: tessel-compile %s --entry kern --target cuda --cuda-toolkit=none --emit ptx -o - | FileCheck %s --check-prefix=SM90
@@ -15,7 +15,7 @@
 // CHECK-NEXT: .param .u64 .ptr .align 1 kern_param_0,
 // CHECK-NEXT: .param .u64 .ptr .align 1 kern_param_1,
 // CHECK-NEXT: .param .u32 kern_param_2
-// CHECK: ex2.approx
+// CHECK: ex2.approx.ftz.f32
 // CHECK: bar.sync
 // CHECK: max.f32
 // CHECK-NOT: __nv_

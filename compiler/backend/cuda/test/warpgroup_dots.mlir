@@ -349,10 +349,15 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 // descriptor, N-major (transposed by wgmma: the last immediate 1). P is neither stored nor
 // allocated. P.V's carried accumulator is rescaled in registers by the rescale factor the
 // softmax made, its group waited for within the step (the next rescale reads it), so the loop
-// needs no guard.
+// needs no guard. The inline wgmma writes registers only (kRegistersOnlyAttr): the K and V
+// tiles the loop copies are still pipelined over 2 stages (two slots each, the copies of the
+// next iteration pending at each wait).
 // CHECK-LABEL: func.func public @p_from_registers(
 // CHECK-NOT: memref.alloc() : memref<64x32xbf16>
+// CHECK: memref.alloc() {{.*}} : memref<2x32x32xbf16>
+// CHECK: memref.alloc() {{.*}} : memref<2x32x32xbf16>
 // CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 2
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: scf.execute_region -> (f32, f32) no_inline {
@@ -363,6 +368,7 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 // CHECK: %[[P:.*]]:4 = scf.execute_region -> (vector<4xbf16>, vector<4xbf16>, vector<4xbf16>, vector<4xbf16>) no_inline {
 // CHECK-NOT: vector.store
 // CHECK: } {tessel.per_thread}
+// CHECK: nvvm.cp.async.wait.group 2
 // CHECK: scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
 // CHECK-NOT: memref.load
 // CHECK: arith.mulf %{{.*}}, %[[ALPHA]]#0 : f32
@@ -370,8 +376,8 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 // CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-NOT: nvgpu.ldmatrix
-// CHECK: llvm.inline_asm has_side_effects {{.*}}"{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {$0, $1, {{.*}}, $15}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},15,r,r,r,r,l,n"
-// CHECK: llvm.inline_asm has_side_effects
+// CHECK: llvm.inline_asm has_side_effects {tessel.registers_only} "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {$0, $1, {{.*}}, $15}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},15,r,r,r,r,l,n"
+// CHECK: llvm.inline_asm has_side_effects {tessel.registers_only}
 // CHECK-NOT: llvm.inline_asm
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
@@ -382,11 +388,15 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 #rows4 = affine_map<(d0, d1) -> (d0, 0)>
 #all4 = affine_map<(d0, d1) -> (d0, d1)>
 #one4 = affine_map<(d0) -> (d0)>
-func.func public @p_from_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
-                                   %g1: i32, %g2: i32) {
+func.func public @p_from_registers(%o: memref<?xf32>, %kv: memref<?xbf16>, %n: i32, %p0: i32,
+                                   %p1: i32, %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %steps = arith.index_cast %n : i32 to index
+  %rows = arith.muli %steps, %c32 : index
+  %kv2 = memref.reinterpret_cast %kv to offset: [0], sizes: [%rows, 32], strides: [32, 1]
+      : memref<?xbf16> to memref<?x32xbf16, strided<[32, 1]>>
   %zero = arith.constant 0.0 : f32
   %low = arith.constant 0xFF800000 : f32
   %tq = memref.alloc() : memref<64x32xbf16>
@@ -398,7 +408,12 @@ func.func public @p_from_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i
   linalg.fill ins(%zero : f32) outs(%init : memref<64x32xf32>)
   %m = memref.alloc() : memref<64xf32>
   %mold = memref.alloc() : memref<64xf32>
-  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%prev = %init) -> (memref<64x32xf32>) {
+  %acc = scf.for %k = %c0 to %steps step %c1 iter_args(%prev = %init) -> (memref<64x32xf32>) {
+    %row = arith.muli %k, %c32 : index
+    %kvk = memref.subview %kv2[%row, 0] [32, 32] [1, 1]
+        : memref<?x32xbf16, strided<[32, 1]>> to memref<32x32xbf16, strided<[32, 1], offset: ?>>
+    linalg.copy ins(%kvk : memref<32x32xbf16, strided<[32, 1], offset: ?>>)
+                outs(%tk : memref<32x32xbf16>)
     linalg.fill ins(%zero : f32) outs(%s : memref<64x32xf32>)
     linalg.matmul ins(%tq, %tk : memref<64x32xbf16>, memref<32x32xbf16>)
                   outs(%s : memref<64x32xf32>)
@@ -430,6 +445,8 @@ func.func public @p_from_registers(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i
       %y = arith.mulf %x, %a : f32
       linalg.yield %y : f32
     }
+    linalg.copy ins(%kvk : memref<32x32xbf16, strided<[32, 1], offset: ?>>)
+                outs(%tv : memref<32x32xbf16>)
     linalg.matmul ins(%p16, %tv : memref<64x32xbf16>, memref<32x32xbf16>)
                   outs(%next : memref<64x32xf32>)
     scf.yield %next : memref<64x32xf32>
