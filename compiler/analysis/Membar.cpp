@@ -95,8 +95,14 @@ struct Accesses {
   /// Everything `op` and the ops inside it access.
   void addOp(Operation *op) {
     op->walk([&](Operation *inner) {
-      if (isa<gpu::BarrierOp>(inner) || isMemoryEffectFree(inner) || isa<NVVM::MmaOp>(inner))
+      if (isa<gpu::BarrierOp>(inner) || isMemoryEffectFree(inner) ||
+          isa<NVVM::MmaOp, NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp>(inner))
         return;
+      if (isa<NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaWaitGroupSyncOp>(inner) ||
+          inner->hasAttr(kRegistersOnlyAttr)) {
+        readsAllShared = true;
+        return;
+      }
       if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
         return; // its ops are visited
       auto effects = dyn_cast<MemoryEffectOpInterface>(inner);

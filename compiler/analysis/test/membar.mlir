@@ -173,3 +173,52 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// wgmma reads shared memory (its operand tiles through descriptors, until its wait) and writes
+// registers only; tessel's inline wgmma (A from registers) is marked tessel.registers_only to
+// say the same of its side effects. Two of them on either side of a barrier: reads on both
+// sides, not needed; a store into shared memory after the wait: needed.
+// CHECK-LABEL: gpu.func @wgmma_reads
+// CHECK: llvm.inline_asm
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.inline_asm
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store
+gpu.module @m {
+  gpu.func @wgmma_reads(%d: i64) workgroup(%s: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    nvvm.wgmma.fence.aligned
+    %r0 = llvm.inline_asm has_side_effects {tessel.registers_only} "wgmma $0, $1;", "=f,l" %d : (i64) -> f32
+    // expected-remark @below {{barrier not needed}}
+    gpu.barrier
+    %r1 = llvm.inline_asm has_side_effects {tessel.registers_only} "wgmma $0, $1;", "=f,l" %d : (i64) -> f32
+    nvvm.wgmma.commit.group.sync.aligned
+    nvvm.wgmma.wait.group.sync.aligned 0
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    memref.store %x, %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Inline assembly that does not say it writes registers only may access any memory: the
+// barrier after it stays.
+// CHECK-LABEL: gpu.func @unknown_asm
+// CHECK: llvm.inline_asm
+// CHECK-NEXT: gpu.barrier
+gpu.module @m {
+  gpu.func @unknown_asm(%d: i64) workgroup(%s: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    llvm.inline_asm has_side_effects "st.shared.f32 [$0], 1.0;", "l" %d : (i64) -> ()
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    %y = memref.load %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}

@@ -9,6 +9,7 @@
 #ifndef TESSEL_COMPILER_BACKEND_CUDA_BLOCKMAPPING_H
 #define TESSEL_COMPILER_BACKEND_CUDA_BLOCKMAPPING_H
 
+#include "compiler/analysis/Membar.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -58,19 +59,14 @@ inline constexpr llvm::StringLiteral kTileAlignmentAttr = "tessel.tile_alignment
 /// number of warpgroups that run the step.
 inline constexpr llvm::StringLiteral kWarpgroupStepAttr = "tessel.warpgroup_step";
 
-/// Marks tessel's own inline assembly (wgmma with A from registers, WarpgroupDots.cpp) that
-/// writes registers only: the side effects it declares keep it in order with the wgmma fences
-/// and waits.
-inline constexpr llvm::StringLiteral kRegistersOnlyAttr = "tessel.registers_only";
-
 /// Whether `op` writes registers only although it declares no memory effects (or, inline
-/// assembly marked kRegistersOnlyAttr, unknown ones): mma.sync, and wgmma, whose shared-memory
+/// assembly marked tessel::kRegistersOnlyAttr, unknown ones): mma.sync, and wgmma, whose shared-memory
 /// operands are read through descriptors made from the tiles' addresses (the region taking an
 /// address touches the tile).
 inline bool registersOnly(mlir::Operation *op) {
   return llvm::isa<mlir::NVVM::MmaOp, mlir::NVVM::WgmmaMmaAsyncOp, mlir::NVVM::WgmmaFenceAlignedOp,
                    mlir::NVVM::WgmmaGroupSyncAlignedOp, mlir::NVVM::WgmmaWaitGroupSyncOp>(op) ||
-         (llvm::isa<mlir::LLVM::InlineAsmOp>(op) && op->hasAttr(kRegistersOnlyAttr));
+         (llvm::isa<mlir::LLVM::InlineAsmOp>(op) && op->hasAttr(tessel::kRegistersOnlyAttr));
 }
 
 /// The memref and indices `op` reads or writes when it is a memref.load or memref.store.

@@ -334,8 +334,23 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) 
   };
   IRRewriter rewriter(loop.getContext());
   rewriter.setInsertionPoint(loop);
-  if (failed(scf::pipelineForLoop(rewriter, loop, options)))
+  FailureOr<scf::ForOp> pipelined = scf::pipelineForLoop(rewriter, loop, options);
+  if (failed(pipelined))
     return loop.emitError("pipelining the tile loads failed");
+  // Every wait leaves the same number of groups pending: one that no commit precedes since the
+  // wait before it (attention's wait for V after the one for K, both groups committed an
+  // iteration ahead) waits for nothing more, and goes with its proxy fence (the first wait's
+  // fence and the barrier after it cover what it read).
+  bool committed = true;
+  for (Operation &op : llvm::make_early_inc_range(pipelined->getBody()->without_terminator())) {
+    if (op.hasAttr(kAsyncCommitAttr)) {
+      committed = true;
+    } else if (op.hasAttr(kAsyncWaitAttr)) {
+      if (!committed)
+        op.erase();
+      committed = false;
+    }
+  }
   return success();
 }
 

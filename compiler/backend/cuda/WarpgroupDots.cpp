@@ -232,7 +232,7 @@ private:
                                            /*has_side_effects=*/true, /*is_align_stack=*/false,
                                            LLVM::tailcallkind::TailCallKind::None,
                                            LLVM::AsmDialectAttr(), ArrayAttr());
-    wgmma->setAttr(kRegistersOnlyAttr, b_.getUnitAttr());
+    wgmma->setAttr(tessel::kRegistersOnlyAttr, b_.getUnitAttr());
     return wgmma.getResult(0);
   }
 
