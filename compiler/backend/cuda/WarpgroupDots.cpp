@@ -121,21 +121,27 @@ public:
     }
     NVVM::WGMMATypes input = p_.input.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     auto shape = NVVM::MMAShapeAttr::get(ctx, 64, p_.tileN, 16);
+    // Each tile's descriptor at the warpgroup's part once; a k step's and a piece's are that
+    // many 16-byte units further (the start address field is the shared-memory address / 16:
+    // an address in the tile stays in the field, so adding to the descriptor adds to it).
+    // K-major: row r, column k at r * rowBytes + (k / 64) * blockBytes + (k % 64) * 2.
+    // N-major: k row k of the warpgroup's first column block.
+    Value bBase = descriptor(bAddr,
+                             p_.bTransposed ? mul64(groupCol, b.rowBytes)
+                                            : mul64(div64(groupCol, 64), b.blockBytes),
+                             bHigh);
+    Value aBase =
+        p_.aInRegisters ? nullptr : descriptor(aAddr, mul64(groupRow, a.rowBytes), aHigh);
     for (int64_t k = 0; k < p_.k; k += 16) {
-      // K-major: row r, column k at r * rowBytes + (k / 64) * blockBytes + (k % 64) * 2.
-      // N-major: k row k of the warpgroup's first column block.
-      Value bOffset =
-          p_.bTransposed
-              ? add64(mul64(groupCol, b.rowBytes), (k / 64) * b.blockBytes + (k % 64) * 2)
-              : add64(mul64(div64(groupCol, 64), b.blockBytes), k * b.rowBytes);
-      Value bDesc = descriptor(bAddr, bOffset, bHigh);
+      Value bDesc = add64(bBase, (p_.bTransposed ? (k / 64) * b.blockBytes + (k % 64) * 2
+                                                 : k * b.rowBytes) /
+                                     16);
       for (int64_t r = 0; r < p_.piecesM() && p_.aInRegisters; ++r)
         inFlight[r] = multiplyFromRegisters(structType, inFlight[r],
                                             aRegs[k / 16 * p_.piecesM() + r], bDesc);
       for (int64_t r = 0; r < p_.piecesM() && !p_.aInRegisters; ++r) {
-        Value aOffset = add64(mul64(groupRow, a.rowBytes),
-                              64 * r * a.rowBytes + (k / 64) * a.blockBytes + (k % 64) * 2);
-        Value aDesc = descriptor(aAddr, aOffset, aHigh);
+        Value aDesc = add64(
+            aBase, (64 * r * a.rowBytes + (k / 64) * a.blockBytes + (k % 64) * 2) / 16);
         inFlight[r] = NVVM::WgmmaMmaAsyncOp::create(
             b_, loc_, structType, inFlight[r], aDesc, bDesc, shape, input, input,
             NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
