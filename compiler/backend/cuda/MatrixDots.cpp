@@ -1314,6 +1314,11 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
         auto step = withEmitter(b, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
           SmallVector<Value> carried(accs.begin(), accs.end());
           if (rescaled) {
+            // A warpgroup's previous step may still be in flight (its wait relaxed by
+            // tessel-cuda-pipeline-tile-loads): waited for before the rescale reads it (where
+            // another matmul's wait already did, at no cost).
+            if (p.warpgroups)
+              e.settle();
             Value previous = loop.getRegionIterArg(rescaled->index);
             carried = e.mapAccumulators(carried, [&](Value acc, Value r, Value c, int64_t slot) {
               // Row vectors handed over in registers (rowRegisters), at the element's slot.
@@ -1330,7 +1335,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
           }
           return e.multiply(carried);
         });
-        if (p.warpgroups && !rescaled)
+        if (p.warpgroups)
           step->setAttr(kWarpgroupStepAttr, b.getI64IntegerAttr(p.warpsM * p.warpsN));
         return SmallVector<Value>(step.getResults());
       });
@@ -1351,7 +1356,8 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());
-  if (p.warpgroups && !rescaled) {
+  ValueRange results = newLoop.getResults();
+  if (p.warpgroups) {
     // The loop's last wgmma group is waited for on the way out of the loop only: the loop
     // under a guard that it runs, the wait after it inside the guard. Where the wait follows
     // a merge with the path around the loop (whose accumulators are their initial values),
@@ -1372,7 +1378,8 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     scf::YieldOp::create(inThen, loc, newLoop.getResults());
     OpBuilder inElse = OpBuilder::atBlockEnd(guard.elseBlock());
     scf::YieldOp::create(inElse, loc, newLoop.getInitArgs());
-    finals = guard.getResults().take_back(types.size());
+    results = guard.getResults();
+    finals = results.take_back(types.size());
     after.setInsertionPointAfter(guard);
   }
   // Rescaled: the loop no longer needs C's buffers (it passes the one it starts with through,
@@ -1388,7 +1395,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
       eraseInit(fill);
     DotPlan last = p;
     last.c = memref::AllocOp::create(after, loc, cast<MemRefType>(p.c.getType()));
-    newLoop.getResult(rescaled->index).replaceAllUsesWith(last.c);
+    results[rescaled->index].replaceAllUsesWith(last.c);
     withEmitter(after, loc, {}, last, make, [&](OpBuilder &, DotEmitter &e) {
       e.storeAccumulators(finals);
       return SmallVector<Value>{};

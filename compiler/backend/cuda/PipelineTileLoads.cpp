@@ -259,7 +259,11 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) 
     if (!pipelined || read.empty())
       continue;
     extraSlot.insert(read.begin(), read.end());
-    op.walk([&](NVVM::WgmmaWaitGroupSyncOp wait) { inFlight.push_back(wait); });
+    // The step's own wait, after its commit (not one for an earlier step's group).
+    op.walk([&](NVVM::WgmmaWaitGroupSyncOp wait) {
+      if (isa_and_nonnull<NVVM::WgmmaGroupSyncAlignedOp>(wait->getPrevNode()))
+        inFlight.push_back(wait);
+    });
     fewestWarpgroups = fewestWarpgroups ? std::min(fewestWarpgroups, groups.getInt())
                                         : groups.getInt();
   }

@@ -348,15 +348,19 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 // (MLIR's nvvm op takes descriptors only), built before the fence; B (V) comes by
 // descriptor, N-major (transposed by wgmma: the last immediate 1). P is neither stored nor
 // allocated. P.V's carried accumulator is rescaled in registers by the rescale factor the
-// softmax made, its group waited for within the step (the next rescale reads it), so the loop
-// needs no guard. The inline wgmma writes registers only (kRegistersOnlyAttr): the K and V
-// tiles the loop copies are still pipelined over 2 stages (two slots each, the copies of the
-// next iteration pending at the wait). V's wait, after K's with no commit between them once
-// both are committed an iteration ahead, waited for nothing more: it is dropped.
+// softmax made. The inline wgmma writes registers only (kRegistersOnlyAttr): the K and V tiles
+// the loop copies are still pipelined over 2 stages (the copies of the next iteration pending
+// at the wait). V's wait, after K's with no commit between them once both are committed an
+// iteration ahead, waited for nothing more: it is dropped. P.V's group stays in flight into
+// the next iteration (wait 1; V takes a third slot, so the next iteration's copies do not
+// overwrite what it reads), where Q.K^T's wait covers it; the step waits for it (wait 0)
+// before its rescale reads the accumulators all the same, and the loop's last group is waited
+// for on the way out of the loop, under a guard that it runs.
 // CHECK-LABEL: func.func public @p_from_registers(
 // CHECK-NOT: memref.alloc() : memref<64x32xbf16>
 // CHECK: memref.alloc() {{.*}} : memref<2x32x32xbf16>
-// CHECK: memref.alloc() {{.*}} : memref<2x32x32xbf16>
+// CHECK: memref.alloc() {{.*}} : memref<3x32x32xbf16>
+// CHECK: scf.if
 // CHECK: scf.for
 // CHECK: nvvm.cp.async.wait.group 2
 // CHECK: nvvm.wgmma.mma_async
@@ -371,6 +375,8 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 // CHECK: } {tessel.per_thread}
 // CHECK-NOT: nvvm.cp.async.wait.group
 // CHECK: scf.execute_region -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) no_inline {
+// CHECK-NOT: arith.mulf
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: memref.load
 // CHECK: arith.mulf %{{.*}}, %[[ALPHA]]#0 : f32
 // CHECK: vector.extract %[[P]]#0[0]
@@ -381,9 +387,13 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 // CHECK: llvm.inline_asm has_side_effects {tessel.registers_only}
 // CHECK-NOT: llvm.inline_asm
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: } {tessel.per_thread, tessel.warpgroup_step = 1 : i64}
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: } {tessel.per_thread}
-// CHECK-NOT: scf.if
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } {tessel.per_thread}
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
 // CHECK-NOT: linalg.matmul
 // CHECK: return
 #rows4 = affine_map<(d0, d1) -> (d0, 0)>
