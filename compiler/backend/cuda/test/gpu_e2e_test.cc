@@ -423,8 +423,9 @@ TEST_F(GpuEndToEnd, Tf32MatmulOnTensorCores) {
 // The zoo's attention (kernels/attention/attention.py) on tensor cores, its K and V tiles
 // copied by cp.async over 2 stages, checked by the zoo's own problem (fresh random Q, K, V,
 // the output poisoned, a sample of query rows against a double reference) at token counts
-// that are not multiples of the blocks: on sm_90a with Q.K^T on wgmma (bf16, head dim 64,
-// causal) and on sm_90 with mma.sync (f16, head dim 128).
+// that are not multiples of the blocks: on sm_90a with both products on wgmma (bf16, head dim
+// 64 causal with 4 warps; head dim 128 with 8, two warpgroups) and on sm_90 with mma.sync
+// (f16, head dim 128).
 TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
   if (device_->kind() != "cuda")
     GTEST_SKIP() << "the artifacts are built for NVIDIA sm_90 and sm_90a";
@@ -435,10 +436,11 @@ TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
   ASSERT_NE(attention, nullptr);
   struct Variant {
     const char *artifact, *dtype;
-    int64_t d, causal, blockM, blockN;
+    int64_t d, causal, blockM, blockN, warps;
   };
-  for (const Variant &v : {Variant{"attention_sm90a", "bf16", 64, 1, 64, 64},
-                           Variant{"attention_sm90", "f16", 128, 0, 32, 64}}) {
+  for (const Variant &v : {Variant{"attention_sm90a", "bf16", 64, 1, 64, 64, 4},
+                           Variant{"attention_sm90a_d128", "bf16", 128, 0, 128, 128, 8},
+                           Variant{"attention_sm90", "f16", 128, 0, 32, 64, 4}}) {
     auto executable = device_->Load(artifactPath(v.artifact));
     ASSERT_TRUE(executable.ok()) << executable.status();
     auto kernel = (*executable)->GetKernel("attention");
@@ -450,7 +452,7 @@ TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
       tessel::autotune::Point config{{"BLOCK_M", v.blockM},
                                      {"BLOCK_N", v.blockN},
                                      {"knob.num_stages", 2},
-                                     {"knob.num_warps", 4}};
+                                     {"knob.num_warps", v.warps}};
       absl::Status s = problem->RunAndCheck(*device_, *kernel, config);
       EXPECT_TRUE(s.ok()) << v.artifact << " N_CTX=" << n << ": " << s;
     }
