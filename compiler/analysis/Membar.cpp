@@ -6,6 +6,7 @@
 
 #include "compiler/analysis/Membar.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -99,7 +100,7 @@ struct Accesses {
           isa<NVVM::MmaOp, NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp>(inner))
         return;
       if (isa<NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaWaitGroupSyncOp>(inner) ||
-          inner->hasAttr(kRegistersOnlyAttr)) {
+          (isa<LLVM::InlineAsmOp>(inner) && inner->hasAttr(kRegistersOnlyAttr))) {
         readsAllShared = true;
         return;
       }

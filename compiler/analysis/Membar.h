@@ -7,9 +7,9 @@
 // its buffer: a workgroup attribution, a workgroup global, the dynamic shared-memory arena (one
 // buffer: its views are not told apart), private memory (never a conflict) or global memory.
 // An op with undeclared effects (a call, an NVVM op other than mma.sync) reads and writes all
-// memory; wgmma (nvvm.wgmma.mma_async and inline assembly marked kRegistersOnlyAttr) and its
-// wait read all shared memory (the operand tiles through descriptors, until the wait) and write
-// registers only; its fence and commit access nothing. Control flow is followed conservatively: an op with regions counts with everything
+// memory; wgmma (nvvm.wgmma.mma_async and inline assembly marked kRegistersOnlyAttr) and
+// its wait read all shared memory (the operand tiles through descriptors, until the wait)
+// and write registers only; its fence and commit access nothing. Control flow is followed conservatively: an op with regions counts with everything
 // inside it (its own barriers do not stop the scan), a loop's body wraps around to its start
 // and end (the previous or next iteration), ifs and execute_regions are passed through.
 //

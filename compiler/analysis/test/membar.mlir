@@ -222,3 +222,23 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// The registers-only wgmma reads shared memory: a store into it before the barrier, the
+// wgmma after it (another warp's wgmma may read what this thread stored): needed.
+// CHECK-LABEL: gpu.func @wgmma_after_store
+// CHECK: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: llvm.inline_asm
+gpu.module @m {
+  gpu.func @wgmma_after_store(%d: i64) workgroup(%s: memref<4xf32, #gpu.address_space<workgroup>>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    memref.store %x, %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    %r0 = llvm.inline_asm has_side_effects {tessel.registers_only} "wgmma $0, $1;", "=f,l" %d : (i64) -> f32
+    gpu.return
+  }
+}

@@ -1357,6 +1357,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   OpBuilder after(newLoop->getBlock(), std::next(newLoop->getIterator()));
   ValueRange finals = newLoop.getResults().take_back(types.size());
   ValueRange results = newLoop.getResults();
+  Operation *guarded = nullptr;
   if (p.warpgroups) {
     // The loop's last wgmma group is waited for on the way out of the loop only: the loop
     // under a guard that it runs, the wait after it inside the guard. Where the wait follows
@@ -1379,6 +1380,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     OpBuilder inElse = OpBuilder::atBlockEnd(guard.elseBlock());
     scf::YieldOp::create(inElse, loc, newLoop.getInitArgs());
     results = guard.getResults();
+    guarded = guard;
     finals = results.take_back(types.size());
     after.setInsertionPointAfter(guard);
   }
@@ -1390,7 +1392,8 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     yield->setOperand(rescaled->index, newLoop.getRegionIterArg(rescaled->index));
     // The buffer the loop starts with then has no reader: its constant fill goes.
     if (fill && llvm::all_of(first.c.getUsers(), [&](Operation *user) {
-          return user == fill || user == newLoop.getOperation();
+          return user == fill || user == newLoop.getOperation() ||
+                 (guarded && guarded->isAncestor(user));
         }))
       eraseInit(fill);
     DotPlan last = p;

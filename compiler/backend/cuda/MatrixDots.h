@@ -130,9 +130,10 @@ public:
   /// lane's elements at its rows r and r + 8, as pairs of adjacent columns
   /// (vector<2 x input>).
   llvm::SmallVector<mlir::Value> handedFragment(int64_t i, int64_t k);
-  /// Waits for the thread's matrix instructions a loop left in flight (wgmma), in a region of
+  /// Waits for the thread's matrix instructions a loop left in flight (wgmma): in a region of
   /// its own before the barrier that orders the accumulators' store after every warp's reads
-  /// of the operand tiles (whose bytes C may reuse).
+  /// of the operand tiles (whose bytes C may reuse), and in a rescaled step before the rescale
+  /// reads the accumulators.
   virtual void settle() {}
 
 protected:

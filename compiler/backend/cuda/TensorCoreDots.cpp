@@ -298,7 +298,8 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
         return tessel::cuda::makeWarpgroupEmitter(b, loc, p);
       return std::make_unique<MmaEmitter>(b, loc, p);
     };
-    // With wgmma: the plans whose staged tiles a descriptor describes run on warpgroups.
+    // With wgmma: the plans whose staged tiles a descriptor describes run on warpgroups, and
+    // those taking A from another plan's registers where their rows allow (rewriteDots).
     bool anyWarpgroup = false;
     auto regrid = [&](tessel::cuda::DotPlan &p, bool aInRegisters) {
       anyWarpgroup |= tessel::cuda::planWarpgroupDot(p, numWarps, aInRegisters);

@@ -5,8 +5,10 @@
 // whose accumulators are the f32 registers of the 4 warps: warp s of the group holds rows
 // 16 s .. 16 s + 15 of each 64, in the m16n8 fragment layout of mma.sync (lane l, g = l / 4,
 // t = l % 4: (g, 2t), (g, 2t + 1), (g + 8, 2t), (g + 8, 2t + 1) of each 8 columns), so the
-// accumulators load and store as mma.sync's do. A is read K-major (its rows are M), B K-major
-// when stored N x K (transposeLoadsOfB) and N-major (transposed by wgmma) when stored K x N.
+// accumulators load and store as mma.sync's do. A is read K-major (its rows are M), or from
+// registers in m16n8k16's A fragment layout (each warp its 16 rows; attention's P, handed over
+// by the softmax's register steps) by inline PTX; B K-major when stored N x K
+// (transposeLoadsOfB) and N-major (transposed by wgmma) when stored K x N.
 // The k steps of one matmul are one wgmma group, waited for before the region ends (the
 // operand tiles are then free to be overwritten); in a K loop whose operand tiles have a slot
 // more than its stages, a step's group stays in flight while the next step's copies are
