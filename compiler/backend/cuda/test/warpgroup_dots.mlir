@@ -379,12 +379,31 @@ func.func public @converted_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %c:
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK-NOT: memref.load
 // CHECK: arith.mulf %{{.*}}, %[[ALPHA]]#0 : f32
-// CHECK: vector.extract %[[P]]#0[0]
-// CHECK: vector.bitcast %{{.*}} : vector<2xbf16> to vector<1xi32>
+// A's first k step: pieces 0 and 1 (8 columns each), each lane's rows g and g + 8 of each:
+// registers (g, 2t), (g + 8, 2t), (g, 2t + 8), (g + 8, 2t + 8), each an adjacent pair.
+// CHECK: %[[A00:.*]] = vector.extract %[[P]]#0[0]
+// CHECK-NEXT: %[[A01:.*]] = vector.extract %[[P]]#0[1]
+// CHECK-NEXT: %[[A0:.*]] = vector.from_elements %[[A00]], %[[A01]] : vector<2xbf16>
+// CHECK-NEXT: %[[A10:.*]] = vector.extract %[[P]]#0[2]
+// CHECK-NEXT: %[[A11:.*]] = vector.extract %[[P]]#0[3]
+// CHECK-NEXT: %[[A1:.*]] = vector.from_elements %[[A10]], %[[A11]] : vector<2xbf16>
+// CHECK-NEXT: %[[A20:.*]] = vector.extract %[[P]]#1[0]
+// CHECK-NEXT: %[[A21:.*]] = vector.extract %[[P]]#1[1]
+// CHECK-NEXT: %[[A2:.*]] = vector.from_elements %[[A20]], %[[A21]] : vector<2xbf16>
+// CHECK-NEXT: %[[A30:.*]] = vector.extract %[[P]]#1[2]
+// CHECK-NEXT: %[[A31:.*]] = vector.extract %[[P]]#1[3]
+// CHECK-NEXT: %[[A3:.*]] = vector.from_elements %[[A30]], %[[A31]] : vector<2xbf16>
+// CHECK: vector.bitcast %[[A0]] : vector<2xbf16> to vector<1xi32>
+// CHECK: vector.bitcast %[[A1]] : vector<2xbf16> to vector<1xi32>
+// CHECK: vector.bitcast %[[A2]] : vector<2xbf16> to vector<1xi32>
+// CHECK: vector.bitcast %[[A3]] : vector<2xbf16> to vector<1xi32>
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-NOT: nvgpu.ldmatrix
 // CHECK: llvm.inline_asm has_side_effects {tessel.registers_only} "{\0A.reg .pred p;\0Asetp.ne.b32 p, $37, 0;\0Awgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {$0, $1, {{.*}}, $15}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}\0A", "=f,{{.*}},=f,0,1,{{.*}},15,r,r,r,r,l,n"
-// CHECK: llvm.inline_asm has_side_effects {tessel.registers_only}
+// The second k step's descriptor of V: the first's plus 16 rows of 64 bytes in 16-byte units.
+// CHECK-NEXT: %[[K16:.*]] = arith.constant 64 : i64
+// CHECK-NEXT: %[[B16:.*]] = arith.addi %{{.*}}, %[[K16]] : i64
+// CHECK: llvm.inline_asm has_side_effects {tessel.registers_only} {{.*}}%[[B16]], %{{.*}} : (
 // CHECK-NOT: llvm.inline_asm
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
