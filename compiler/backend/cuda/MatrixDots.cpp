@@ -569,6 +569,14 @@ bool carriedByLoop(scf::ForOp loop, const DotPlan &p) {
   return loop && loop.isDefinedOutsideOfLoop(p.c) && !othersTouch(loop, p.op, p.c);
 }
 
+/// How `p`'s C is carried by `loop` (around its matmul, or null) where not as it is
+/// (carriedByLoop): through the loop's buffers, rescaled before each matmul.
+std::optional<Rescaled> rescaledIn(scf::ForOp loop, const DotPlan &p) {
+  if (!loop || carriedByLoop(loop, p))
+    return std::nullopt;
+  return rescaledAccumulator(loop, p);
+}
+
 /// `g`'s body (all loops parallel, pure ops) for the element at `indices` (one a loop), at
 /// `b`: an operand `inRegisters` gives a value for reads it, scalars are themselves, the other
 /// buffers are loaded at the element's indices through their maps (dimensions and constants).
@@ -607,15 +615,21 @@ Value elementwiseBody(OpBuilder &b, Location loc, linalg::GenericOp g, ArrayRef<
   return map.lookupOrDefault(body.getTerminator()->getOperand(0));
 }
 
+Value readAtRow(linalg::GenericOp g, OpOperand *operand);
+
 /// `g`'s body (elementwiseOnC) for C's element (r, c) whose value in `self` (and in C) is
-/// `acc`: its other inputs from `inRegisters` or loaded at the element's indices, at `b`.
+/// `acc`, at `b`: an input read at the element's row (readAtRow) whose row vector `rows` holds
+/// in registers is its value at the element's row slot `slot`; the others are loaded at the
+/// element's indices.
 Value elementwiseOnAccumulator(OpBuilder &b, Location loc, linalg::GenericOp g, Value self,
-                               Value acc, Value r, Value c,
-                               llvm::function_ref<Value(OpOperand *)> inRegisters = nullptr) {
+                               Value acc, Value r, Value c, int64_t slot = -1,
+                               llvm::function_ref<ArrayRef<Value>(Value)> rows = nullptr) {
   return elementwiseBody(b, loc, g, {r, c}, [&](OpOperand *operand) -> Value {
     if (g.isDpsInit(operand) || operand->get() == self)
       return acc;
-    return inRegisters ? inRegisters(operand) : nullptr;
+    Value row = rows && slot >= 0 ? readAtRow(g, operand) : nullptr;
+    ArrayRef<Value> held = row ? rows(row) : ArrayRef<Value>();
+    return held.empty() ? nullptr : held[slot];
   });
 }
 
@@ -1159,11 +1173,7 @@ void runOnRegisters(const DotPlan &p, const RegisterChain &chain,
       auto region = withEmitter(at, loc, types, p, make, [&](OpBuilder &in, DotEmitter &e) {
         SmallVector<Value> out =
             e.mapAccumulators(held(self), [&](Value acc, Value r, Value c, int64_t slot) {
-              auto rowValue = [&](OpOperand *operand) -> Value {
-                Value row = readAtRow(g, operand);
-                return row && !held(row).empty() ? held(row)[slot] : nullptr;
-              };
-              return elementwiseOnAccumulator(in, loc, g, self, acc, r, c, rowValue);
+              return elementwiseOnAccumulator(in, loc, g, self, acc, r, c, slot, held);
             });
         if (step.store)
           e.storeTile(out, step.to);
@@ -1217,9 +1227,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   bool carried = carriedByLoop(loop, p);
   // Or carried through the loop's buffers and rescaled before each matmul (a warpgroup's
   // group is then waited for at each step, before the next rescale reads the accumulators).
-  std::optional<Rescaled> rescaled;
-  if (!carried && loop)
-    rescaled = rescaledAccumulator(loop, p);
+  std::optional<Rescaled> rescaled = rescaledIn(loop, p);
   // Row vectors handed over for a rescale that is not run here after all: stored where it
   // reads them (the rows are this plan's slots).
   if (!p.rowRegisters.empty() && (!rescaled || rescaled->scale != p.rowsReader)) {
@@ -1320,17 +1328,16 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
             if (p.warpgroups)
               e.settle();
             Value previous = loop.getRegionIterArg(rescaled->index);
+            // Row vectors handed over in registers (rowRegisters).
+            auto handed = [&](Value row) -> ArrayRef<Value> {
+              for (auto &[buffer, values] : p.rowRegisters)
+                if (buffer == row)
+                  return values;
+              return {};
+            };
             carried = e.mapAccumulators(carried, [&](Value acc, Value r, Value c, int64_t slot) {
-              // Row vectors handed over in registers (rowRegisters), at the element's slot.
-              auto rowValue = [&](OpOperand *operand) -> Value {
-                Value row = readAtRow(rescaled->scale, operand);
-                for (auto &[buffer, values] : p.rowRegisters)
-                  if (row && buffer == row && slot >= 0)
-                    return values[slot];
-                return nullptr;
-              };
               return elementwiseOnAccumulator(in, loc, rescaled->scale, previous, acc, r, c,
-                                              rowValue);
+                                              slot, handed);
             });
           }
           return e.multiply(carried);
@@ -1500,10 +1507,7 @@ void tessel::cuda::rewriteDots(
   auto rescaling = [&](Operation *op, const DotPlan &producer) -> Operation * {
     for (size_t later = current + 1; later < plans.size(); ++later) {
       DotPlan &q = plans[later];
-      auto loop = dyn_cast<scf::ForOp>(q.op->getParentOp());
-      if (!loop || carriedByLoop(loop, q))
-        continue;
-      std::optional<Rescaled> r = rescaledAccumulator(loop, q);
+      std::optional<Rescaled> r = rescaledIn(dyn_cast<scf::ForOp>(q.op->getParentOp()), q);
       if (r && r->scale.getOperation() == op)
         return takesAFrom(q, producer, nullptr) ? q.op.getOperation() : nullptr;
     }

@@ -103,15 +103,18 @@ bool writesOnlyAllocations(Operation *op) {
               .wasInterrupted();
 }
 
+/// Whether `wait` is a step's wait for its own wgmma group (right after its commit), not one
+/// for an earlier step's.
+bool waitsForOwnGroup(NVVM::WgmmaWaitGroupSyncOp wait) {
+  return isa_and_nonnull<NVVM::WgmmaGroupSyncAlignedOp>(wait->getPrevNode());
+}
+
 /// Whether the step on warpgroups `step` reads the accumulators it carries before it issues
-/// its group (a rescaled accumulator: attention's P.V), waiting for the previous group first
-/// (a wait that follows no commit).
+/// its group (a rescaled accumulator: attention's P.V), waiting for the previous group first.
 bool readsAccumulatorsFirst(Operation *step) {
   return step
       ->walk([](NVVM::WgmmaWaitGroupSyncOp wait) {
-        return isa_and_nonnull<NVVM::WgmmaGroupSyncAlignedOp>(wait->getPrevNode())
-                   ? WalkResult::advance()
-                   : WalkResult::interrupt();
+        return waitsForOwnGroup(wait) ? WalkResult::advance() : WalkResult::interrupt();
       })
       .wasInterrupted();
 }
@@ -275,7 +278,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) 
     extraSlot.insert(read.begin(), read.end());
     // The step's own wait, after its commit (not one for an earlier step's group).
     op.walk([&](NVVM::WgmmaWaitGroupSyncOp wait) {
-      if (isa_and_nonnull<NVVM::WgmmaGroupSyncAlignedOp>(wait->getPrevNode()))
+      if (waitsForOwnGroup(wait))
         inFlight.push_back(wait);
     });
     fewestWarpgroups = fewestWarpgroups ? std::min(fewestWarpgroups, groups.getInt())

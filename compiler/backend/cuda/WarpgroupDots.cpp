@@ -184,13 +184,12 @@ private:
       auto type = cast<MemRefType>(p_.a.getType());
       bool swizzled = p_.a.getDefiningOp()->hasAttr(kSwizzledAttr);
       Value row = add(row0_, cst(64 * r));
+      // The lane's pair (columns 2t, 2t + 1) of the 16-byte chunk (8 elements) at column c.
+      Value within = arith::SubIOp::create(b_, loc_, col0_, groupCol_);
       for (int64_t c : {k, k + 8})
         for (Value at : {row, add(row, cst(8))}) {
-          // The lane's pair within its 16-byte chunk (8 elements), where the chunk is stored.
-          Value col = add(arith::SubIOp::create(b_, loc_, col0_, groupCol_), cst(c));
-          Value chunk = mul(div(col, 8), 8), within = rem(col, 8);
-          auto [sr, sc] = swizzled ? swizzledPosition(b_, loc_, at, chunk, type)
-                                   : std::pair<Value, Value>{at, chunk};
+          auto [sr, sc] = swizzled ? swizzledPosition(b_, loc_, at, cst(c), type)
+                                   : std::pair<Value, Value>{at, cst(c)};
           Value first = add(sc, within);
           pairs.push_back(vector::FromElementsOp::create(
               b_, loc_, VectorType::get({2}, p_.input),
