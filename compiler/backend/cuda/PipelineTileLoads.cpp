@@ -523,22 +523,22 @@ struct CudaPipelineTileLoads
     // The pipeliner carries each loop value from an op of the body: iter_args a loop yields
     // unchanged (tessel-cuda-tensor-core-dots leaves them where registers carry what a buffer
     // did) go first, as canonicalization would drop them (scf.for's patterns, which replace
-    // the loop: the loops are collected again after). Inner loops come first in the walk, and
-    // an outer loop's rewrite moves them without replacing them.
+    // the loop: the loops are collected again after). All such loops in one rewrite: one
+    // loop's rewrite may replace another loop of the list (attention's second loop, whose init
+    // values are the first's results), which the driver then drops from its worklist.
     RewritePatternSet passThrough(&getContext());
     scf::ForOp::getCanonicalizationPatterns(passThrough, &getContext());
     FrozenRewritePatternSet frozen(std::move(passThrough));
-    bool rewrote = false;
+    SmallVector<Operation *> passing;
     for (scf::ForOp loop : loops) {
       auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
       if (numStages > 1 && llvm::any_of(llvm::enumerate(yield.getOperands()), [&](auto yielded) {
             return yielded.value() == loop.getRegionIterArg(yielded.index());
-          })) {
-        (void)applyOpPatternsGreedily({loop.getOperation()}, frozen);
-        rewrote = true;
-      }
+          }))
+        passing.push_back(loop);
     }
-    if (rewrote) {
+    if (!passing.empty()) {
+      (void)applyOpPatternsGreedily(passing, frozen);
       loops.clear();
       getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     }

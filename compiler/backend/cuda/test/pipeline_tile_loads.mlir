@@ -158,6 +158,73 @@ func.func public @passed_through(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>
 
 // -----
 
+// Two loops in a row, the second carrying what the first yields (attention's key blocks
+// without a mask, then those with one), each passing an iter_arg through: the first's rewrite
+// replaces the second too (its init value changed); both are then pipelined.
+// CHECK-LABEL: func.func public @two_loops(
+// CHECK-COUNT-4: memref.alloc() {tessel.swizzled} : memref<2x
+// CHECK: %[[KEEP:.*]] = memref.alloc() : memref<4xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %{{.*}} iter_args(
+// CHECK-NOT: memref<4xf32>
+// CHECK: nvvm.cp.async.wait.group 2
+// CHECK: nvvm.mma.sync
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(
+// CHECK-NOT: memref<4xf32>
+// CHECK: nvvm.cp.async.wait.group 2
+// CHECK: nvvm.mma.sync
+// CHECK: memref.load %[[KEEP]]
+func.func public @two_loops(%a: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                            %b: memref<?x?xf16, strided<[?, 1], offset: ?>>,
+                            %out: memref<?xf32>, %n: index, %end: index, %p0: i32, %p1: i32,
+                            %p2: i32, %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = memref.alloc() : memref<32x16xf16>
+  %tb = memref.alloc() : memref<16x32xf16>
+  %ta2 = memref.alloc() : memref<32x16xf16>
+  %tb2 = memref.alloc() : memref<16x32xf16>
+  %acc = memref.alloc() : memref<32x32xf32>
+  %keep = memref.alloc() : memref<4xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+  %r = scf.for %k = %c0 to %n step %c1 iter_args(%kept = %keep) -> (memref<4xf32>) {
+    %col = arith.muli %k, %c16 : index
+    %va = memref.subview %a[0, %col] [32, 16] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<32x16xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<32x16xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta : memref<32x16xf16>)
+    %vb = memref.subview %b[%col, 0] [16, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<16x32xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<16x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%tb : memref<16x32xf16>)
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x32xf16>)
+                  outs(%acc : memref<32x32xf32>)
+    scf.yield %kept : memref<4xf32>
+  }
+  %r2 = scf.for %k = %n to %end step %c1 iter_args(%kept = %r) -> (memref<4xf32>) {
+    %col = arith.muli %k, %c16 : index
+    %va = memref.subview %a[0, %col] [32, 16] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<32x16xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%va : memref<32x16xf16, strided<[?, 1], offset: ?>>)
+                outs(%ta2 : memref<32x16xf16>)
+    %vb = memref.subview %b[%col, 0] [16, 32] [1, 1]
+        : memref<?x?xf16, strided<[?, 1], offset: ?>> to memref<16x32xf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%vb : memref<16x32xf16, strided<[?, 1], offset: ?>>)
+                outs(%tb2 : memref<16x32xf16>)
+    linalg.matmul ins(%ta2, %tb2 : memref<32x16xf16>, memref<16x32xf16>)
+                  outs(%acc : memref<32x32xf32>)
+    scf.yield %kept : memref<4xf32>
+  }
+  %x = memref.load %r2[%c1] : memref<4xf32>
+  memref.store %x, %out[%c0] : memref<?xf32>
+  %y = memref.load %acc[%c1, %c1] : memref<32x32xf32>
+  memref.store %y, %out[%c1] : memref<?xf32>
+  return
+}
+
+// -----
+
 // Dropping the iter_args a loop yields unchanged runs scf.for's canonicalization on that loop,
 // which may remove the loop itself (one iteration): its body stays, nothing is pipelined.
 // CHECK-LABEL: func.func public @one_iteration(
