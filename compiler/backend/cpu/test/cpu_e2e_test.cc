@@ -463,7 +463,7 @@ TEST_P(CpuEndToEnd, ColumnSum) {
 /// sizes are baked into the dump (BLOCK_M = 64, BLOCK_N = 32).
 void runAttention(ThreadPool &pool, int headDim, bool causal) {
   std::string name = "attn_fwd_d" + std::to_string(headDim) + (causal ? "_causal" : "_full");
-  Loaded k = compileAndLoad(name, "attn_fwd");
+  Loaded k = compileAndLoad(name, "attention");
   ASSERT_TRUE(k.kernel);
   const int Z = 2, H = 3, S = 200, D = headDim; // S is not a multiple of the blocks
   const float scale = 1.0f / std::sqrt(float(D));
