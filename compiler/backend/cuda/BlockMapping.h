@@ -135,6 +135,10 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location lo
 /// guarded loop tessel-cuda-whole-tile-loops makes of a masked load or store. Null otherwise.
 mlir::scf::IfOp guardOfBody(mlir::Block *body);
 
+/// What every tile buffer in shared memory starts at, at least (a vector access of a group
+/// reads 16 bytes).
+inline constexpr int64_t kSharedTileAlignment = 16;
+
 /// Whether an access of `memref` (a view of a kernel argument) at `indices`, the innermost
 /// being the loop's innermost induction variable `inner`, touches groups of `v` elements
 /// (inner = 0 mod v) contiguous in memory and aligned to their bytes: unit innermost
@@ -149,16 +153,17 @@ bool groupsAligned(mlir::Value memref, mlir::ValueRange indices, mlir::Value inn
 /// One group of a loop's iterations at `b`, lane l under `maps[l]` (`cloneLane` clones a range
 /// of the body's ops for a lane). With the body's `guard` (guardOfBody): every lane's test,
 /// then the lanes' guarded ops side by side under one test where all pass (for LLVM to make
-/// one vector access of neighbouring accesses) and each under its own test otherwise. With
-/// `packAlignment` (bytes), the lanes' loads and stores where all lanes run are explicit
-/// vector accesses of that alignment (the caller knows every group starts so aligned).
+/// one vector access of neighbouring accesses) and each under its own test otherwise. Where
+/// `packAlignment` gives a load or store of the body a non-zero alignment (bytes), the lanes'
+/// copies of it where all lanes run are one explicit vector access so aligned (the caller
+/// knows every group's elements start so aligned).
 void cloneGroup(mlir::OpBuilder &b, mlir::Location loc, mlir::Block *body, mlir::scf::IfOp guard,
                 llvm::MutableArrayRef<mlir::IRMapping> maps,
                 llvm::function_ref<void(mlir::OpBuilder &,
                                         llvm::iterator_range<mlir::Block::iterator>,
                                         mlir::IRMapping &, int64_t)>
                     cloneLane,
-                int64_t packAlignment = 0);
+                llvm::function_ref<int64_t(mlir::Operation &)> packAlignment = nullptr);
 
 /// Tiles kept in registers (ThreadTiles.cpp): a tile buffer of static shape that every access
 /// reaches element for element from a loop over its whole shape, with at most

@@ -10,8 +10,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/BlockMapping.h"
+#include "compiler/backend/GpuKernels.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -45,12 +48,37 @@ scf::IfOp guardOfBody(Block *body) {
   return guard;
 }
 
+/// Whether `value` is a known multiple of `v`: a constant, a product with one, or an integer
+/// argument of the kernel whose divisibility (Triton's specialization, kArgDivisibilityAttr,
+/// checked at launch) is.
+static bool knownMultiple(Value value, int64_t v) {
+  if (std::optional<int64_t> c = getConstantIntValue(value))
+    return *c % v == 0;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getFunctionBody().front())
+      return false;
+    auto d = func->getAttrOfType<DenseI64ArrayAttr>(kArgDivisibilityAttr);
+    return d && arg.getArgNumber() < d.size() && d[arg.getArgNumber()] % v == 0;
+  }
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp>(
+          def))
+    return knownMultiple(def->getOperand(0), v);
+  if (isa_and_nonnull<arith::MulIOp>(def))
+    return knownMultiple(def->getOperand(0), v) || knownMultiple(def->getOperand(1), v);
+  if (isa_and_nonnull<arith::AddIOp>(def))
+    return knownMultiple(def->getOperand(0), v) && knownMultiple(def->getOperand(1), v);
+  return false;
+}
+
 bool groupsAligned(Value memref, ValueRange indices, Value inner, int64_t v,
                    SmallVectorImpl<Value> *runtimeStrides) {
   if (indices.empty() || indices.back() != inner)
     return false;
   auto multipleOfV = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % v == 0; };
-  // Unit innermost stride; the others multiples of v, or (runtimeStrides) dynamic.
+  // Unit innermost stride; the others multiples of v, or dynamic (known multiples of v, or
+  // tested at run time: below).
   auto stridesOk = [&](MemRefType type) {
     SmallVector<int64_t> strides;
     int64_t offset;
@@ -58,7 +86,7 @@ bool groupsAligned(Value memref, ValueRange indices, Value inner, int64_t v,
         strides.back() != 1)
       return false;
     return llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
-      return multipleOfV(s) || (runtimeStrides && ShapedType::isDynamic(s));
+      return multipleOfV(s) || ShapedType::isDynamic(s);
     });
   };
   auto type = cast<MemRefType>(memref.getType());
@@ -81,14 +109,13 @@ bool groupsAligned(Value memref, ValueRange indices, Value inner, int64_t v,
   auto assume = at.getDefiningOp<memref::AssumeAlignmentOp>();
   if (!assume || assume.getAlignment() % bytes != 0 || !stridesOk(assume.getType()))
     return false;
-  if (!runtimeStrides)
-    return true;
   // The dynamic strides: operands of the reinterpret_cast the aligned view is.
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(assume.getType().getStridesAndOffset(strides, offset)))
     return false;
   auto cast = assume.getMemref().getDefiningOp<memref::ReinterpretCastOp>();
+  SmallVector<Value> tested;
   for (auto [d, stride] : llvm::enumerate(ArrayRef(strides).drop_back())) {
     if (!ShapedType::isDynamic(stride))
       continue;
@@ -97,9 +124,15 @@ bool groupsAligned(Value memref, ValueRange indices, Value inner, int64_t v,
     auto value = dyn_cast<Value>(cast.getMixedStrides()[d]);
     if (!value)
       return false;
+    if (knownMultiple(value, v))
+      continue;
+    if (!runtimeStrides)
+      return false;
+    tested.push_back(value);
+  }
+  for (Value value : tested)
     if (!llvm::is_contained(*runtimeStrides, value))
       runtimeStrides->push_back(value);
-  }
   return true;
 }
 
@@ -143,13 +176,14 @@ void cloneGroup(OpBuilder &b, Location loc, Block *body, scf::IfOp guard,
                 llvm::function_ref<void(OpBuilder &, llvm::iterator_range<Block::iterator>,
                                         IRMapping &, int64_t)>
                     cloneLane,
-                int64_t packAlignment) {
+                llvm::function_ref<int64_t(Operation &)> packAlignment) {
   int64_t lanes = maps.size();
   // Op by op, every lane's copy of it: the lanes' loads side by side, then their stores
   // (iterations of a parallel loop are independent, so their accesses may be reordered so).
   auto sideBySide = [&](OpBuilder &at, llvm::iterator_range<Block::iterator> ops) {
     for (Operation &op : ops) {
-      if (packAlignment && packAccess(at, op, maps, packAlignment))
+      if (int64_t alignment = packAlignment ? packAlignment(op) : 0;
+          alignment && packAccess(at, op, maps, alignment))
         continue;
       for (int64_t lane = 0; lane < lanes; ++lane)
         cloneLane(at, llvm::make_range(op.getIterator(), std::next(op.getIterator())),

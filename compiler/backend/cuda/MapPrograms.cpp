@@ -541,7 +541,7 @@ private:
     BlockArgument buffer = func_.addWorkgroupAttribution(type, loc);
     func_.setWorkgroupAttributionAttr(func_.getNumWorkgroupAttributions() - 1,
                                       LLVM::LLVMDialect::getAlignAttrName(),
-                                      OpBuilder(func_).getI64IntegerAttr(kSharedTileAlignment));
+                                      OpBuilder(func_).getI64IntegerAttr(tessel::cuda::kSharedTileAlignment));
     return buffer;
   }
 
@@ -1008,7 +1008,7 @@ private:
   /// (guarded or not, as tessel-cuda-whole-tile-loops leaves a masked copy), every access at
   /// the innermost induction variable of a buffer whose groups of V consecutive elements
   /// start aligned: a shared tile whose rows are whole groups, or a global view
-  /// (groupsAligned). Each thread then takes V consecutive iterations at a time (group g
+  /// (groupsAligned); or a load at indices the innermost one does not change. Each thread then takes V consecutive iterations at a time (group g
   /// at g * V, groups tid, tid + T, ...), so its accesses of a group become one vector access
   /// (a matmul's epilogue: 16-byte reads of the staged tile, 16-byte stores into C). A
   /// global view's row stride known only at run time is tested there: the groups where it is
@@ -1042,16 +1042,21 @@ private:
     };
     if (!plain(body) || (guard && !plain(guard.thenBlock())) || accesses.empty())
       return nullptr;
-    // Every access of elements of one size in whole bytes (one vector width for all; a vector
-    // of i1 is stored as bits, a buffer of i1 one byte each).
-    int64_t bytes = 0;
-    for (Operation *op : accesses) {
+    // Elements in whole bytes (a vector of i1 is stored as bits, a buffer of i1 one byte
+    // each); V from the widest (an epilogue reading f32 and storing bf16: 16-byte reads,
+    // 8-byte stores).
+    auto elementBytes = [](Operation *op) {
       Type element = cast<MemRefType>(tessel::cuda::memrefAccess(op)->first.getType())
                          .getElementType();
-      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
-          (bytes && element.getIntOrFloatBitWidth() / 8 != bytes))
+      return element.isIntOrFloat() && element.getIntOrFloatBitWidth() % 8 == 0
+                 ? int64_t(element.getIntOrFloatBitWidth() / 8)
+                 : int64_t(0);
+    };
+    int64_t bytes = 0;
+    for (Operation *op : accesses) {
+      if (!elementBytes(op))
         return nullptr;
-      bytes = element.getIntOrFloatBitWidth() / 8;
+      bytes = std::max(bytes, elementBytes(op));
     }
     if (vectorBytes_ <= bytes)
       return nullptr;
@@ -1060,7 +1065,6 @@ private:
       v /= 2;
     if (v <= 1)
       return nullptr;
-    int64_t groupBytes = v * bytes;
     Value inner = loop.getInductionVars().back();
     // Whether `value` varies with the innermost induction variable (through the body's ops).
     std::function<bool(Value)> followsInner = [&](Value value) {
@@ -1069,9 +1073,16 @@ private:
       Operation *def = value.getDefiningOp();
       return def && loop->isAncestor(def) && llvm::any_of(def->getOperands(), followsInner);
     };
+    // Loads at the same element for every lane of a group (a row's scale in an epilogue):
+    // each lane's copy reads it (LLVM merges them), no vector access.
+    llvm::SmallPtrSet<Operation *, 4> sameForLanes;
     SmallVector<Value> runtimeStrides;
     for (Operation *op : accesses) {
       auto [memref, indices] = *tessel::cuda::memrefAccess(op);
+      if (isa<memref::LoadOp>(op) && llvm::none_of(indices, followsInner)) {
+        sameForLanes.insert(op);
+        continue;
+      }
       // The group's elements side by side: the same outer indices for every lane.
       if (!indices.empty() && llvm::any_of(indices.drop_back(), followsInner))
         return nullptr;
@@ -1135,7 +1146,11 @@ private:
             for (Operation &op : ops)
               in.clone(op, map);
           },
-          groupBytes);
+          [&](Operation &op) {
+            return !tessel::cuda::memrefAccess(&op) || sameForLanes.contains(&op)
+                       ? int64_t(0)
+                       : v * elementBytes(&op);
+          });
     };
     Operation *last = spreadOverThreads(b, loc, groups, unroll_, emitGroup);
     if (!version) {
@@ -1191,9 +1206,7 @@ private:
   int64_t threads_, unroll_, threadTileElements_, vectorBytes_;
   int64_t arenaBytes_ = 0;
   int64_t staticSharedBytes_;
-  int64_t tileAlignment_ = 16;
-  /// What a static shared buffer starts at (a vector access of a group reads 16 bytes).
-  static constexpr int64_t kSharedTileAlignment = 16;
+  int64_t tileAlignment_ = tessel::cuda::kSharedTileAlignment;
   Value arenaPad_; ///< bytes from the arena's start to its first aligned address
   bool useArena_ = false;
   Value tid_, numThreads_, zero_, arena_;

@@ -557,13 +557,42 @@ private:
         auto tail = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
         in.setInsertionPoint(tail.thenBlock()->getTerminator());
       }
-      tessel::cuda::cloneGroup(in, loc, body, guard, maps,
-                               [&](OpBuilder &at, llvm::iterator_range<Block::iterator> ops,
-                                   IRMapping &map, int64_t lane) {
-                                 cloneAtSlot(at, ops, map, j * vec_ + lane);
-                               });
+      tessel::cuda::cloneGroup(
+          in, loc, body, guard, maps,
+          [&](OpBuilder &at, llvm::iterator_range<Block::iterator> ops, IRMapping &map,
+              int64_t lane) { cloneAtSlot(at, ops, map, j * vec_ + lane); },
+          [&](Operation &op) { return groupAlignment(op, loop.getInductionVars().back()); });
     }
     loop.erase();
+  }
+
+  /// The alignment (bytes) of the group of vec_ elements `op` accesses in a loop over kept
+  /// tiles (innermost induction variable `inner`), where it is one vector access: a global
+  /// view chooseVectorWidth proved aligned, or a shared tile (a buffer the program allocates
+  /// and does not keep, which MapPrograms places kSharedTileAlignment-aligned) whose rows are
+  /// whole groups. 0 otherwise (the lanes' accesses one by one; a kept tile's are slots).
+  int64_t groupAlignment(Operation &op, Value inner) {
+    auto access = tessel::cuda::memrefAccess(&op);
+    if (vec_ <= 1 || !access || isOwned(access->first) || access->second.empty() ||
+        access->second.back() != inner)
+      return 0;
+    auto type = cast<MemRefType>(access->first.getType());
+    if (!type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8 != 0)
+      return 0;
+    int64_t bytes = vec_ * type.getElementTypeBitWidth() / 8;
+    Value buffer = tessel::cuda::viewedBuffer(access->first);
+    if (isa<BlockArgument>(buffer))
+      return tessel::cuda::groupsAligned(access->first, access->second, inner, vec_) ? bytes : 0;
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getParentOfType<scf::ParallelOp>()) // the latter: a thread's own
+      return 0;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    auto multiple = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % vec_ == 0; };
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
+        !multiple(offset) || !llvm::all_of(ArrayRef(strides).drop_back(), multiple))
+      return 0;
+    return std::min<int64_t>(bytes, tessel::cuda::kSharedTileAlignment);
   }
 
   /// A reduction of a kept tile into a scalar: each thread its slots, then the block's total.
