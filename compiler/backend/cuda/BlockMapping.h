@@ -144,9 +144,11 @@ inline constexpr int64_t kSharedTileAlignment = 16;
 /// (inner = 0 mod v) contiguous in memory and aligned to their bytes: unit innermost
 /// stride, the other strides and the views' offsets multiples of v, down to a
 /// memref.assume_alignment (triton-to-structured's AxisInfo proof that the tile's first
-/// element is aligned) of at least v elements' bytes. With `runtimeStrides`, a dynamic stride
-/// of the memref.reinterpret_cast under that alignment is accepted too and added there (the
-/// caller tests it at run time).
+/// element is aligned) of at least v elements' bytes. A dynamic stride of the
+/// memref.reinterpret_cast under that alignment is accepted where it is a known multiple of v
+/// (a constant, a product with one, or an integer argument of the kernel whose
+/// kArgDivisibilityAttr is: Triton's specialization, checked at launch), and otherwise, with
+/// `runtimeStrides`, added there (the caller tests it at run time). `v` is a power of two.
 bool groupsAligned(mlir::Value memref, mlir::ValueRange indices, mlir::Value inner, int64_t v,
                    llvm::SmallVectorImpl<mlir::Value> *runtimeStrides = nullptr);
 

@@ -48,9 +48,10 @@ scf::IfOp guardOfBody(Block *body) {
   return guard;
 }
 
-/// Whether `value` is a known multiple of `v`: a constant, a product with one, or an integer
-/// argument of the kernel whose divisibility (Triton's specialization, kArgDivisibilityAttr,
-/// checked at launch) is.
+/// Whether `value` is a known multiple of `v` (a power of two, so wrapping products and sums
+/// and casts keep it one): a constant, a product with one, or an integer argument of the
+/// kernel whose divisibility (Triton's specialization, kArgDivisibilityAttr, checked at
+/// launch) is.
 static bool knownMultiple(Value value, int64_t v) {
   if (std::optional<int64_t> c = getConstantIntValue(value))
     return *c % v == 0;
@@ -74,6 +75,7 @@ static bool knownMultiple(Value value, int64_t v) {
 
 bool groupsAligned(Value memref, ValueRange indices, Value inner, int64_t v,
                    SmallVectorImpl<Value> *runtimeStrides) {
+  assert(llvm::isPowerOf2_64(uint64_t(v)) && "knownMultiple needs v a power of two");
   if (indices.empty() || indices.back() != inner)
     return false;
   auto multipleOfV = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % v == 0; };

@@ -1008,8 +1008,9 @@ private:
   /// (guarded or not, as tessel-cuda-whole-tile-loops leaves a masked copy), every access at
   /// the innermost induction variable of a buffer whose groups of V consecutive elements
   /// start aligned: a shared tile whose rows are whole groups, or a global view
-  /// (groupsAligned); or a load at indices the innermost one does not change. Each thread then takes V consecutive iterations at a time (group g
-  /// at g * V, groups tid, tid + T, ...), so its accesses of a group become one vector access
+  /// (groupsAligned); or a load at indices the innermost one does not change. Each thread
+  /// then takes V consecutive iterations at a time (group g at g * V, groups tid, tid + T,
+  /// ...), so its accesses of a group become one vector access
   /// (a matmul's epilogue: 16-byte reads of the staged tile, 16-byte stores into C). A
   /// global view's row stride known only at run time is tested there: the groups where it is
   /// a multiple of V (their vector accesses carry the group's alignment, which the test and

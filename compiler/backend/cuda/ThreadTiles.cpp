@@ -35,6 +35,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
@@ -579,6 +580,16 @@ private:
     auto type = cast<MemRefType>(access->first.getType());
     if (!type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8 != 0)
       return 0;
+    // The group's elements side by side: outer indices the same for every lane.
+    std::function<bool(Value)> followsInner = [&](Value value) {
+      if (value == inner)
+        return true;
+      Operation *def = value.getDefiningOp();
+      return def && inner.getParentBlock()->getParentOp()->isAncestor(def) &&
+             llvm::any_of(def->getOperands(), followsInner);
+    };
+    if (llvm::any_of(access->second.drop_back(), followsInner))
+      return 0;
     int64_t bytes = vec_ * type.getElementTypeBitWidth() / 8;
     Value buffer = tessel::cuda::viewedBuffer(access->first);
     if (isa<BlockArgument>(buffer))
@@ -586,6 +597,11 @@ private:
     auto alloc = buffer.getDefiningOp<memref::AllocOp>();
     if (!alloc || alloc->getParentOfType<scf::ParallelOp>()) // the latter: a thread's own
       return 0;
+    // A memref.view's type hides its byte shift.
+    for (Value at = access->first; at != buffer;
+         at = cast<ViewLikeOpInterface>(at.getDefiningOp()).getViewSource())
+      if (at.getDefiningOp<memref::ViewOp>())
+        return 0;
     SmallVector<int64_t> strides;
     int64_t offset;
     auto multiple = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % vec_ == 0; };
