@@ -139,6 +139,15 @@ mlir::scf::IfOp guardOfBody(mlir::Block *body);
 /// reads 16 bytes).
 inline constexpr int64_t kSharedTileAlignment = 16;
 
+/// Whether `value` varies with the induction variable `inner` of `loop` (through the ops of
+/// the loop that compute it).
+bool followsInduction(mlir::Value value, mlir::Value inner, mlir::Operation *loop);
+
+/// Whether a memref of `type` keeps groups of `v` elements aligned where its first element is
+/// (a shared tile, kSharedTileAlignment-aligned): unit innermost stride, the other strides and
+/// the offset static multiples of v.
+bool rowsOfWholeGroups(mlir::MemRefType type, int64_t v);
+
 /// Whether an access of `memref` (a view of a kernel argument) at `indices`, the innermost
 /// being the loop's innermost induction variable `inner`, touches groups of `v` elements
 /// (inner = 0 mod v) contiguous in memory and aligned to their bytes: unit innermost

@@ -48,6 +48,24 @@ scf::IfOp guardOfBody(Block *body) {
   return guard;
 }
 
+bool followsInduction(Value value, Value inner, Operation *loop) {
+  if (value == inner)
+    return true;
+  Operation *def = value.getDefiningOp();
+  return def && loop->isAncestor(def) && llvm::any_of(def->getOperands(), [&](Value operand) {
+           return followsInduction(operand, inner, loop);
+         });
+}
+
+bool rowsOfWholeGroups(MemRefType type, int64_t v) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  auto multipleOfV = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % v == 0; };
+  return succeeded(type.getStridesAndOffset(strides, offset)) && !strides.empty() &&
+         strides.back() == 1 && multipleOfV(offset) &&
+         llvm::all_of(ArrayRef(strides).drop_back(), multipleOfV);
+}
+
 /// Whether `value` is a known multiple of `v` (a power of two, so wrapping products and sums
 /// and casts keep it one): a constant, a product with one, or an integer argument of the
 /// kernel whose divisibility (Triton's specialization, kArgDivisibilityAttr, checked at

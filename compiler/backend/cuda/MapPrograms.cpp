@@ -541,7 +541,8 @@ private:
     BlockArgument buffer = func_.addWorkgroupAttribution(type, loc);
     func_.setWorkgroupAttributionAttr(func_.getNumWorkgroupAttributions() - 1,
                                       LLVM::LLVMDialect::getAlignAttrName(),
-                                      OpBuilder(func_).getI64IntegerAttr(tessel::cuda::kSharedTileAlignment));
+                                      OpBuilder(func_).getI64IntegerAttr(
+                                          tessel::cuda::kSharedTileAlignment));
     return buffer;
   }
 
@@ -1067,12 +1068,8 @@ private:
     if (v <= 1)
       return nullptr;
     Value inner = loop.getInductionVars().back();
-    // Whether `value` varies with the innermost induction variable (through the body's ops).
-    std::function<bool(Value)> followsInner = [&](Value value) {
-      if (value == inner)
-        return true;
-      Operation *def = value.getDefiningOp();
-      return def && loop->isAncestor(def) && llvm::any_of(def->getOperands(), followsInner);
+    auto followsInner = [&](Value value) {
+      return tessel::cuda::followsInduction(value, inner, loop);
     };
     // Loads at the same element for every lane of a group (a row's scale in an epilogue):
     // each lane's copy reads it (LLVM merges them), no vector access.
@@ -1092,12 +1089,8 @@ private:
         // Shared tiles start kSharedTileAlignment-aligned; rows of whole groups (a view of
         // one at static strides and offset, multiples of V) keep every group so.
         auto type = cast<MemRefType>(memref.getType());
-        SmallVector<int64_t> strides;
-        int64_t offset;
-        auto multipleOfV = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % v == 0; };
         if (indices.empty() || indices.back() != inner || type.getShape().back() % v != 0 ||
-            failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
-            !multipleOfV(offset) || !llvm::all_of(ArrayRef(strides).drop_back(), multipleOfV))
+            !tessel::cuda::rowsOfWholeGroups(type, v))
           return nullptr;
         continue;
       }

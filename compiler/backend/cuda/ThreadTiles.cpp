@@ -542,6 +542,11 @@ private:
     scf::IfOp guard = vec_ > 1 ? tessel::cuda::guardOfBody(body) : scf::IfOp();
     OpBuilder b = perThreadRegion(loop);
     int64_t groups = slotsFor(total) / vec_;
+    // Each access's group alignment, the same for every group.
+    llvm::DenseMap<Operation *, int64_t> alignments;
+    body->walk([&](Operation *op) {
+      alignments[op] = groupAlignment(*op, loop.getInductionVars().back());
+    });
     for (int64_t j = 0; j < groups; ++j) {
       OpBuilder in = b;
       SmallVector<IRMapping> maps(vec_);
@@ -562,7 +567,7 @@ private:
           in, loc, body, guard, maps,
           [&](OpBuilder &at, llvm::iterator_range<Block::iterator> ops, IRMapping &map,
               int64_t lane) { cloneAtSlot(at, ops, map, j * vec_ + lane); },
-          [&](Operation &op) { return groupAlignment(op, loop.getInductionVars().back()); });
+          [&](Operation &op) { return alignments.lookup(&op); });
     }
     loop.erase();
   }
@@ -581,14 +586,10 @@ private:
     if (!type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8 != 0)
       return 0;
     // The group's elements side by side: outer indices the same for every lane.
-    std::function<bool(Value)> followsInner = [&](Value value) {
-      if (value == inner)
-        return true;
-      Operation *def = value.getDefiningOp();
-      return def && inner.getParentBlock()->getParentOp()->isAncestor(def) &&
-             llvm::any_of(def->getOperands(), followsInner);
-    };
-    if (llvm::any_of(access->second.drop_back(), followsInner))
+    Operation *loop = inner.getParentBlock()->getParentOp();
+    if (llvm::any_of(access->second.drop_back(), [&](Value index) {
+          return tessel::cuda::followsInduction(index, inner, loop);
+        }))
       return 0;
     int64_t bytes = vec_ * type.getElementTypeBitWidth() / 8;
     Value buffer = tessel::cuda::viewedBuffer(access->first);
@@ -602,11 +603,7 @@ private:
          at = cast<ViewLikeOpInterface>(at.getDefiningOp()).getViewSource())
       if (at.getDefiningOp<memref::ViewOp>())
         return 0;
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    auto multiple = [&](int64_t x) { return !ShapedType::isDynamic(x) && x % vec_ == 0; };
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1 ||
-        !multiple(offset) || !llvm::all_of(ArrayRef(strides).drop_back(), multiple))
+    if (!tessel::cuda::rowsOfWholeGroups(type, vec_))
       return 0;
     return std::min<int64_t>(bytes, tessel::cuda::kSharedTileAlignment);
   }
