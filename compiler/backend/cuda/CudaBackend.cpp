@@ -41,6 +41,10 @@ public:
          "sm_90a: 1 runs a matmul whose operand tiles are loaded in its K loop on warpgroups "
          "(wgmma.mma_async from swizzled shared memory), 0 on mma.sync as on sm_80; other "
          "chips: mma.sync"},
+        {"pingpong", 0, 1, {0, 1}, 1,
+         "sm_90a with wgmma and 8 or more warps: 1 lets the warpgroups issue the first "
+         "tensor-core product of a loop that chains products (attention) in turns, so one "
+         "warpgroup's softmax overlaps the others' products; 0 issues them all at once"},
     };
     return knobs;
   }
@@ -100,7 +104,8 @@ public:
     std::string pipeline =
         cudaPipeline(numWarps, knobs.at("num_stages"), knobs.at("unroll"),
                      knobs.at("vector_bytes"), *maxShared, !libdevice.empty(),
-                     /*wgmma=*/arch == "sm_90a" && knobs.at("wgmma") == 1);
+                     /*wgmma=*/arch == "sm_90a" && knobs.at("wgmma") == 1,
+                     /*warpgroupTurns=*/knobs.at("pingpong") == 1);
     GpuArtifact artifact;
     artifact.arch = arch;
     artifact.ptxVersion = *PtxVersionFor(arch);

@@ -14,7 +14,7 @@
 
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                                  int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
-                                 bool wgmma) {
+                                 bool wgmma, bool warpgroupTurns) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -39,6 +39,10 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
       "}");
   // Its barriers where they order conflicting accesses only.
   add("tessel-cuda-redundant-barriers");
+  // Warpgroups take turns at a chain's first product: one's softmax overlaps the others'
+  // products (named barriers, after the analysis above, which knows barrier 0 only).
+  if (wgmma && warpgroupTurns && numWarps >= 8)
+    add("tessel-cuda-warpgroup-turns{warpgroups=" + std::to_string(numWarps / 4) + "}");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
   add(fp8Lowering());
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) becomes LLVM intrinsics

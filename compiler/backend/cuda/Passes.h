@@ -35,10 +35,12 @@ namespace tessel {
 /// iterations of a distributed loop per thread at once; `vectorBytes`: the widest group of
 /// consecutive elements a thread owns in a kept tile (vector accesses); `maxSharedBytes`:
 /// what a block may use; `libdevice`: math is left to libdevice (linked after the lowering),
-/// not approximated; `wgmma`: matmuls whose tiles allow it on warpgroups (sm_90a).
+/// not approximated; `wgmma`: matmuls whose tiles allow it on warpgroups (sm_90a);
+/// `warpgroupTurns`: with wgmma and two or more warpgroups, they issue the first product of a
+/// loop chaining products in turns (tessel-cuda-warpgroup-turns).
 std::string cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                          int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
-                         bool wgmma = false);
+                         bool wgmma = false, bool warpgroupTurns = false);
 
 } // namespace tessel
 

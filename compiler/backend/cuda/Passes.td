@@ -169,6 +169,27 @@ def CudaRedundantBarriers : Pass<"tessel-cuda-redundant-barriers", "::mlir::Modu
   }];
 }
 
+def CudaWarpgroupTurns : Pass<"tessel-cuda-warpgroup-turns", "::mlir::ModuleOp"> {
+  let summary = "Warpgroups issue a loop's first tensor-core product in turns (ping-pong)";
+  let description = [{
+    In a loop of a GPU kernel that issues two or more wgmma groups an iteration (a chain of
+    products with other work between them: attention's Q.K^T, softmax, P.V), whose bounds and
+    enclosing conditions are the same for every thread, the `warpgroups` warpgroups of the
+    block issue the iteration's first group in turns: warpgroup g waits at named barrier 1 + g
+    until warpgroup g - 1 has issued its group, and arrives at barrier 1 + (g + 1) mod G once
+    it has issued its own. The tensor cores then run the warpgroups' products one after
+    another, and each warpgroup's work between the products overlaps the other warpgroups'
+    products instead of all of it running at once while the tensor cores idle. The last
+    warpgroup arrives once before the loop and the first waits once after it, so the barriers
+    balance whatever the trip count. Fewer than two warpgroups: nothing changes.
+  }];
+  let options = [
+    Option<"warpgroups", "warpgroups", "int64_t", "0", "warpgroups of a block (128 threads each)">,
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect"];
+}
+
 def CudaBarePointerKernels : Pass<"tessel-cuda-bare-pointer-kernels", "::mlir::ModuleOp"> {
   let summary = "Kernels take bare pointers and scalars: the launch ABI the runtime uses";
   let description = [{

@@ -424,8 +424,8 @@ TEST_F(GpuEndToEnd, Tf32MatmulOnTensorCores) {
 // copied by cp.async over 2 stages, checked by the zoo's own problem (fresh random Q, K, V,
 // the output poisoned, a sample of query rows against a double reference) at token counts
 // that are not multiples of the blocks: on sm_90a with both products on wgmma (bf16, head dim
-// 64 causal with 4 warps; head dim 128 with 8, two warpgroups) and on sm_90 with mma.sync
-// (f16, head dim 128).
+// 64 causal with 4 warps; head dim 128 with 8, two warpgroups taking turns at Q.K^T, causal
+// and not) and on sm_90 with mma.sync (f16, head dim 128).
 TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
   if (device_->kind() != "cuda")
     GTEST_SKIP() << "the artifacts are built for NVIDIA sm_90 and sm_90a";
@@ -440,6 +440,7 @@ TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
   };
   for (const Variant &v : {Variant{"attention_sm90a", "bf16", 64, 1, 64, 64, 4},
                            Variant{"attention_sm90a_d128", "bf16", 128, 0, 128, 128, 8},
+                           Variant{"attention_sm90a_d128_causal", "bf16", 128, 1, 128, 64, 8},
                            Variant{"attention_sm90", "f16", 128, 0, 32, 64, 4}}) {
     auto executable = device_->Load(artifactPath(v.artifact));
     ASSERT_TRUE(executable.ok()) << executable.status();
