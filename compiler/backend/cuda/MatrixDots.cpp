@@ -1304,8 +1304,21 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
   Operation *fill = constantInitBefore(loop, first.c, fillValue);
   Operation *init = nullptr;
   SmallVector<Value> initial;
+  // Rescaled after a loop that left its accumulators in that buffer under the same layout, with
+  // nothing touching it in between (attention's second key loop after the first): from those
+  // registers, and the store goes.
+  Operation *forwardedStore = nullptr;
   if (fill && fillValue.getType().isF32()) {
     initial = constantAccumulators(before, loc, p, fillValue);
+  } else if (auto [held, store] = rescaled && handOff && handOff->storedIn
+                                      ? handOff->storedIn(first.c, p)
+                                      : std::pair<SmallVector<Value>, Operation *>{};
+             store && store->getBlock() == loop->getBlock() && store->isBeforeInBlock(loop) &&
+             llvm::none_of(llvm::make_range(std::next(store->getIterator()), loop->getIterator()),
+                           [&](Operation &op) { return touches(&op, first.c); })) {
+    fill = nullptr;
+    initial = held;
+    forwardedStore = store;
   } else {
     fill = nullptr;
     auto region = withEmitter(before, loc, types, first, make,
@@ -1350,7 +1363,7 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     // The matmul stays for the scalar lowering.
     if (init)
       init->erase();
-    else
+    else if (!forwardedStore)
       for (Value v : initial)
         v.getDefiningOp()->erase();
     return nullptr;
@@ -1403,13 +1416,30 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
                  (guarded && guarded->isAncestor(user));
         }))
       eraseInit(fill);
+    // Forwarded: the loop passes a buffer nothing reads through (its iter_arg is no longer
+    // read), so the stored one has no reader left but the store.
+    if (forwardedStore) {
+      OpBuilder at(guarded ? guarded : newLoop.getOperation());
+      Value unread = memref::AllocOp::create(at, loc, cast<MemRefType>(first.c.getType()));
+      newLoop.getInitArgsMutable()[rescaled->index].assign(unread);
+      if (guarded)
+        cast<scf::IfOp>(guarded).elseYield()->setOperand(rescaled->index, unread);
+      if (llvm::all_of(first.c.getUsers(), [&](Operation *user) {
+            return forwardedStore->isAncestor(user) || isa<memref::DeallocOp>(user);
+          })) {
+        forwardedStore->erase();
+        eraseUnused(first.c);
+      }
+    }
     DotPlan last = p;
     last.c = memref::AllocOp::create(after, loc, cast<MemRefType>(p.c.getType()));
     results[rescaled->index].replaceAllUsesWith(last.c);
-    withEmitter(after, loc, {}, last, make, [&](OpBuilder &, DotEmitter &e) {
+    auto store = withEmitter(after, loc, {}, last, make, [&](OpBuilder &, DotEmitter &e) {
       e.storeAccumulators(finals);
       return SmallVector<Value>{};
     });
+    if (handOff && handOff->stored)
+      handOff->stored(last.c, SmallVector<Value>(finals), p, store.getOperation());
     return nullptr;
   }
   // Where C only goes on converted to 16 bits, the accumulators are converted in registers
@@ -1519,7 +1549,29 @@ void tessel::cuda::rewriteDots(
     handedRows[matmul].first = reader;
     handedRows[matmul].second.push_back({buffer, SmallVector<Value>(values)});
   };
-  RegisterHandOff handOff{takes, give, rescaling, giveRows};
+  // Accumulators a rescaled loop stored into a buffer, for a later loop starting from it under
+  // the same layout (the same warps' pieces of the same C shape).
+  llvm::DenseMap<Value, std::tuple<SmallVector<Value>, DotPlan, Operation *>> storedAccumulators;
+  auto sameLayout = [](const DotPlan &x, const DotPlan &y) {
+    return x.m == y.m && x.n == y.n && x.warps == y.warps && x.activeWarps == y.activeWarps &&
+           x.warpsM == y.warpsM && x.warpsN == y.warpsN && x.tileM == y.tileM &&
+           x.tileN == y.tileN && x.warpgroups == y.warpgroups &&
+           x.shape.pieceM == y.shape.pieceM && x.shape.pieceN == y.shape.pieceN &&
+           x.shape.accElements == y.shape.accElements && x.shape.quadRows == y.shape.quadRows;
+  };
+  auto stored = [&](Value buffer, ArrayRef<Value> values, const DotPlan &plan, Operation *store) {
+    storedAccumulators[buffer] = {SmallVector<Value>(values), plan, store};
+  };
+  auto storedIn = [&](Value buffer,
+                      const DotPlan &plan) -> std::pair<SmallVector<Value>, Operation *> {
+    auto it = storedAccumulators.find(buffer);
+    if (it == storedAccumulators.end() || !sameLayout(std::get<1>(it->second), plan))
+      return {};
+    auto found = std::make_pair(std::get<0>(it->second), std::get<2>(it->second));
+    storedAccumulators.erase(it);
+    return found;
+  };
+  RegisterHandOff handOff{takes, give, rescaling, giveRows, stored, storedIn};
   SmallVector<Value> stepped;
   for (; current < plans.size(); ++current) {
     DotPlan &p = plans[current];

@@ -175,6 +175,9 @@ using DotEmitterFactory = llvm::function_ref<std::unique_ptr<DotEmitter>(
 /// carries C in buffers that an elementwise op rescales before each matmul (attention's
 /// accumulator: the rescale applied to the registers, the buffers no longer written in the
 /// loop, the accumulators stored into the one the loop returns).
+/// A rescaled loop that starts from the buffer an earlier one stored its accumulators into
+/// under the same layout (`handOff`'s storedIn; attention's masked key loop after the unmasked
+/// one) starts from those registers instead, and that store goes where nothing else reads it.
 /// Where the matmul stores C at each step, the ops after it that read C row by row or element
 /// for element run on the accumulators (quadRows layouts); a 16-bit tile they make goes to a
 /// later matmul as its A in registers where `handOff` says it can take it.
@@ -195,6 +198,17 @@ struct RegisterHandOff {
   llvm::function_ref<void(mlir::Operation *matmul, mlir::Operation *reader, mlir::Value buffer,
                           llvm::ArrayRef<mlir::Value>)>
       giveRows;
+  /// A rescaled loop's accumulators `values`, stored by `store` into `buffer` after it under
+  /// `plan`'s layout (attention's first key loop).
+  llvm::function_ref<void(mlir::Value buffer, llvm::ArrayRef<mlir::Value> values,
+                          const DotPlan &plan, mlir::Operation *store)>
+      stored = nullptr;
+  /// The values a later loop starting from `buffer` under `plan`'s layout can start from
+  /// instead of loading them (the second key loop), with the region that stored them; empty
+  /// where there are none.
+  llvm::function_ref<std::pair<llvm::SmallVector<mlir::Value>, mlir::Operation *>(
+      mlir::Value buffer, const DotPlan &plan)>
+      storedIn = nullptr;
 };
 mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make,
                        const RegisterHandOff *handOff = nullptr);

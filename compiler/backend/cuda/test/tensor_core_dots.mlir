@@ -289,6 +289,65 @@ func.func public @rescaled_in_loop(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i
 
 // -----
 
+// Two such loops, the second starting from the first's result (attention's unmasked key blocks,
+// then the masked ones): the second starts from the first's accumulators in registers, so the
+// first's are not stored (its buffer goes) and nothing loads them back; only the second's are
+// stored after it.
+// CHECK-LABEL: func.func public @rescaled_twice(
+// CHECK: %[[FIRST:.*]]:2 = scf.for {{.*}} -> (memref<32x8xf32>, vector<4xf32>)
+// CHECK-NOT: vector.store
+// CHECK-NOT: vector.load
+// CHECK: %[[SECOND:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[FIRST]]#1)
+// CHECK: scf.yield %{{.*}}, %{{.*}} : memref<32x8xf32>, vector<4xf32>
+// CHECK: %[[OWN:.*]] = memref.alloc() : memref<32x8xf32>
+// CHECK: scf.execute_region no_inline {
+// CHECK-COUNT-2: vector.store %{{.*}}, %[[OWN]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<32x8xf32>, vector<2xf32>
+// CHECK: } {tessel.per_thread}
+// CHECK: memref.load %[[OWN]]
+#rows_twice = affine_map<(d0, d1) -> (d0, 0)>
+#all_twice = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @rescaled_twice(%o: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32, %g0: i32,
+                                 %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %ta = memref.alloc() : memref<32x16xf16>
+  %tb = memref.alloc() : memref<16x8xf16>
+  %alpha = memref.alloc() : memref<32x1xf32>
+  %init = memref.alloc() : memref<32x8xf32>
+  linalg.fill ins(%zero : f32) outs(%init : memref<32x8xf32>)
+  %acc = scf.for %k = %c0 to %c4 step %c1 iter_args(%prev = %init) -> (memref<32x8xf32>) {
+    %next = memref.alloc() : memref<32x8xf32>
+    linalg.generic {indexing_maps = [#all_twice, #rows_twice, #all_twice], iterator_types = ["parallel", "parallel"]}
+        ins(%prev, %alpha : memref<32x8xf32>, memref<32x1xf32>) outs(%next : memref<32x8xf32>) {
+    ^bb0(%x: f32, %a: f32, %out: f32):
+      %y = arith.mulf %x, %a : f32
+      linalg.yield %y : f32
+    }
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x8xf16>)
+                  outs(%next : memref<32x8xf32>)
+    scf.yield %next : memref<32x8xf32>
+  }
+  %acc2 = scf.for %k = %c0 to %c4 step %c1 iter_args(%prev = %acc) -> (memref<32x8xf32>) {
+    %next = memref.alloc() : memref<32x8xf32>
+    linalg.generic {indexing_maps = [#all_twice, #rows_twice, #all_twice], iterator_types = ["parallel", "parallel"]}
+        ins(%prev, %alpha : memref<32x8xf32>, memref<32x1xf32>) outs(%next : memref<32x8xf32>) {
+    ^bb0(%x: f32, %a: f32, %out: f32):
+      %y = arith.mulf %x, %a : f32
+      linalg.yield %y : f32
+    }
+    linalg.matmul ins(%ta, %tb : memref<32x16xf16>, memref<16x8xf16>)
+                  outs(%next : memref<32x8xf32>)
+    scf.yield %next : memref<32x8xf32>
+  }
+  %x = memref.load %acc2[%c1, %c1] : memref<32x8xf32>
+  memref.store %x, %o[%c0] : memref<?xf32>
+  return
+}
+
+// -----
+
 // Attention's softmax on the scores: where each row of C lies in one quad of one warp's lanes
 // (4 warps over 64 x 8: a 4 x 1 grid), the ops that read the scores row by row or element for
 // element run on the accumulators, and 1-D buffers of the rows they make are row vectors in
