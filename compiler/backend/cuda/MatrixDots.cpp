@@ -1560,6 +1560,13 @@ void tessel::cuda::rewriteDots(
            x.shape.accElements == y.shape.accElements && x.shape.quadRows == y.shape.quadRows;
   };
   auto stored = [&](Value buffer, ArrayRef<Value> values, const DotPlan &plan, Operation *store) {
+    // Not where a later matmul inside the op that made the values (the loop, or its guard) is
+    // still to be rewritten: that rewrite may replace the loop and its results.
+    Operation *producer = values.empty() ? nullptr : values.front().getDefiningOp();
+    if (!producer || llvm::any_of(llvm::drop_begin(plans, current + 1), [&](const DotPlan &q) {
+          return producer->isAncestor(q.op);
+        }))
+      return;
     storedAccumulators[buffer] = {SmallVector<Value>(values), plan, store};
   };
   auto storedIn = [&](Value buffer,

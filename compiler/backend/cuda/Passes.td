@@ -180,8 +180,10 @@ def CudaWarpgroupTurns : Pass<"tessel-cuda-warpgroup-turns", "::mlir::ModuleOp">
     it has issued its own. The tensor cores then run the warpgroups' products one after
     another, and each warpgroup's work between the products overlaps the other warpgroups'
     products instead of all of it running at once while the tensor cores idle. The last
-    warpgroup arrives once before the loop and the first waits once after it, so the barriers
-    balance whatever the trip count. Fewer than two warpgroups: nothing changes.
+    warpgroup arrives once before the loop and the first waits once after it, followed by a
+    block barrier, so the barriers balance whatever the trip count and however many such loops
+    follow one another. Nested loops that both qualify are left alone. Fewer than two
+    warpgroups: nothing changes.
   }];
   let options = [
     Option<"warpgroups", "warpgroups", "int64_t", "0", "warpgroups of a block (128 threads each)">,

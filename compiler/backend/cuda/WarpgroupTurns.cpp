@@ -10,13 +10,16 @@
 // overlap). With G warpgroups, warpgroup g waits at named barrier 1 + g (256 threads: its own
 // 128 and warpgroup g - 1's) before that issue and arrives at barrier 1 + (g + 1) mod G after
 // it; the last warpgroup arrives at barrier 1 once before the loop, the first waits there once
-// after it, so every barrier is balanced whatever the trip count. A warpgroup waits only for
-// the previous one's issue, never for its completion.
+// after it, followed by a block barrier, so every barrier is balanced whatever the trip count
+// and however many such loops run one after another. Loops nested in one another that both
+// qualify are left alone. A warpgroup waits only for the previous one's issue, never for its
+// completion.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cuda/Passes.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
@@ -60,10 +63,14 @@ private:
       return false;
     }
     Operation *def = v.getDefiningOp();
-    if (isa<gpu::ThreadIdOp, gpu::LaneIdOp>(def) || def->getNumRegions() != 0)
-      return false;
     if (isa<gpu::BlockIdOp, gpu::GridDimOp, gpu::BlockDimOp>(def))
       return true;
+    // Thread, lane, subgroup or global ids and special registers; regions; atomics and other
+    // ops with effects but plain loads.
+    if (isa<gpu::GPUDialect, NVVM::NVVMDialect>(def->getDialect()) ||
+        def->getNumRegions() != 0 ||
+        (!isMemoryEffectFree(def) && !isa<memref::LoadOp, vector::LoadOp>(def)))
+      return false;
     return llvm::all_of(def->getOperands(), [&](Value o) { return uniform(o); });
   }
 
@@ -135,8 +142,13 @@ struct CudaWarpgroupTurns : tessel::impl::CudaWarpgroupTurnsBase<CudaWarpgroupTu
         if (auto issue = firstIssue(loop, uniformity))
           loops.push_back({loop, *issue});
       });
+      // Nested loops that both qualify would share the barriers: neither takes turns.
       for (auto &[loop, issue] : loops)
-        takeTurns(loop, issue.first, issue.second);
+        if (llvm::none_of(loops, [&](auto &other) {
+              return other.first != loop && (other.first->isAncestor(loop) ||
+                                             loop->isAncestor(other.first));
+            }))
+          takeTurns(loop, issue.first, issue.second);
     });
   }
 
@@ -165,11 +177,15 @@ struct CudaWarpgroupTurns : tessel::impl::CudaWarpgroupTurnsBase<CudaWarpgroupTu
     NVVM::BarrierOp::create(b, loc, TypeRange{}, mine, pair, /*reductionOp=*/{}, Value{});
     b.setInsertionPointAfter(commit);
     NVVM::BarrierArriveOp::create(b, loc, next, pair);
-    // The last warpgroup's last arrival, taken.
+    // The last warpgroup's last arrival, taken; then a block barrier, so that no warpgroup
+    // arrives for a later loop's (or a later run of this one's) first turn before the first
+    // warpgroup has taken this one's last arrival (two arrivals in a row would complete
+    // barrier 1 without it).
     b.setInsertionPointAfter(loop);
     onlyGroup(0, [&] {
       NVVM::BarrierOp::create(b, loc, TypeRange{}, first, pair, /*reductionOp=*/{}, Value{});
     });
+    gpu::BarrierOp::create(b, loc);
   }
 };
 

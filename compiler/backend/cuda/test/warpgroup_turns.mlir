@@ -3,8 +3,10 @@
 // threads) before the issue and arrives at barrier (g + 1) mod G + 1 after its commit; the last
 // warpgroup arrives at barrier 1 before the loop, the first waits there after it. Loops with
 // one group an iteration (a matmul's K loop), loops whose bounds or enclosing conditions
-// differ between threads, and issues under a condition inside the loop are left alone, as is
-// everything with fewer than two warpgroups.
+// differ between threads, issues under a condition inside the loop and loops nested in a loop
+// that takes turns too are left alone, as is everything with fewer than two warpgroups. After
+// a loop a block barrier keeps the next loop's first arrival behind the first warpgroup's
+// last wait (two loops in a row: attention's unmasked and masked key blocks).
 // RUN: tessel-opt %s --split-input-file --tessel-cuda-warpgroup-turns='warpgroups=2' | FileCheck %s
 // RUN: tessel-opt %s --split-input-file --tessel-cuda-warpgroup-turns='warpgroups=4' | FileCheck %s --check-prefix=FOUR
 // RUN: tessel-opt %s --split-input-file --tessel-cuda-warpgroup-turns='warpgroups=1' | FileCheck %s --check-prefix=ONE
@@ -34,6 +36,8 @@
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[GROUP]], %c0_i32
 // CHECK: scf.if %[[FIRST]] {
 // CHECK-NEXT: nvvm.barrier id = %[[UNIT]] number_of_threads = %[[PAIR]]
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
 // CHECK: gpu.return
 // FOUR-LABEL: gpu.func @chain
 // FOUR: arith.remui %{{.*}}, %c4_i32
@@ -130,6 +134,112 @@ gpu.module @kernels {
       scf.if %p {
         nvvm.wgmma.fence.aligned
         nvvm.wgmma.commit.group.sync.aligned
+      }
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Two loops in a row: the second's first arrival comes after the first's last wait and a
+// block barrier.
+// CHECK-LABEL: gpu.func @two_in_a_row
+// CHECK: scf.for
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads
+// CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.barrier id =
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.barrier.arrive id =
+// CHECK: scf.for
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads
+// CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.barrier id =
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: gpu.return
+gpu.module @kernels {
+  gpu.func @two_in_a_row(%n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
+      }
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
+      }
+    }
+    scf.for %i = %c0 to %n step %c1 {
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
+      }
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// A chain inside a chain (the barriers would be shared), and a trip count from the subgroup
+// id: unchanged.
+// CHECK-LABEL: gpu.func @nested_or_subgroup
+// CHECK-NOT: nvvm.barrier
+// CHECK: gpu.return
+gpu.module @kernels {
+  gpu.func @nested_or_subgroup(%n: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
+      }
+      scf.for %j = %c0 to %n step %c1 {
+        scf.execute_region {
+          nvvm.wgmma.fence.aligned
+          nvvm.wgmma.commit.group.sync.aligned
+          scf.yield
+        }
+        scf.execute_region {
+          nvvm.wgmma.fence.aligned
+          nvvm.wgmma.commit.group.sync.aligned
+          scf.yield
+        }
+      }
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
+      }
+    }
+    %s = gpu.subgroup_id : index
+    scf.for %i = %c0 to %s step %c1 {
+      scf.execute_region {
+        nvvm.wgmma.fence.aligned
+        nvvm.wgmma.commit.group.sync.aligned
+        scf.yield
       }
       scf.execute_region {
         nvvm.wgmma.fence.aligned
