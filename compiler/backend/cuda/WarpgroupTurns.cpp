@@ -77,27 +77,25 @@ private:
   llvm::DenseMap<Value, bool> known_;
 };
 
-/// The loops a wgmma op belongs to: the nearest enclosing scf.for.
-scf::ForOp enclosingLoop(Operation *op) { return op->getParentOfType<scf::ForOp>(); }
-
 /// The first issue of `loop`'s iterations where they qualify: its fence and the commit that
 /// ends that group, in one block that only execute_regions separate from the loop's body, in a
 /// loop that issues at least two groups an iteration (a chain of products with other work
-/// between them) and that every thread of the block runs alike.
+/// between them) and that every thread of the block runs alike. Ops of loops nested in it
+/// count for those loops only.
 std::optional<std::pair<Operation *, Operation *>> firstIssue(scf::ForOp loop,
                                                               Uniformity &uniformity) {
-  SmallVector<Operation *> fences, commits;
+  Operation *fence = nullptr;
+  int64_t commits = 0;
   loop.getBody()->walk([&](Operation *op) {
-    if (enclosingLoop(op) != loop)
+    if (op->getParentOfType<scf::ForOp>() != loop)
       return;
-    if (isa<NVVM::WgmmaFenceAlignedOp>(op))
-      fences.push_back(op);
+    if (isa<NVVM::WgmmaFenceAlignedOp>(op) && !fence)
+      fence = op;
     if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op))
-      commits.push_back(op);
+      ++commits;
   });
-  if (commits.size() < 2 || fences.empty())
+  if (commits < 2 || !fence)
     return std::nullopt;
-  Operation *fence = fences.front();
   Operation *commit = nullptr;
   for (Operation *op = fence->getNextNode(); op && !commit; op = op->getNextNode())
     if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op))
