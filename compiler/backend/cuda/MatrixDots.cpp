@@ -153,13 +153,15 @@ void DotEmitter::storeRows(ValueRange values, Value buffer) {
     memref::StoreOp::create(b_, loc_, value, buffer, row);
 }
 
-void DotEmitter::storeInto(ValueRange accs, Value tile,
-                           llvm::function_ref<Value(Value)> convert, int64_t pairAlignment) {
+void DotEmitter::storeAccumulators(ValueRange accs) { storeTile(accs, p_.c); }
+
+void DotEmitter::storeTile(ValueRange accs, Value tile) {
   Type element = cast<MemRefType>(tile.getType()).getElementType();
   auto pair = VectorType::get({2}, element);
+  llvm::MaybeAlign pairAlignment(2 * element.getIntOrFloatBitWidth() / 8);
   forEachPiece([&](int64_t at, ArrayRef<std::pair<Value, Value>> elements) {
     auto value = [&](size_t k) {
-      return convert(vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k)));
+      return vector::ExtractOp::create(b_, loc_, accs[at], int64_t(k)).getResult();
     };
     if (!columnPairs()) {
       for (auto [e, rc] : llvm::enumerate(elements))
@@ -173,21 +175,8 @@ void DotEmitter::storeInto(ValueRange accs, Value tile,
                               vector::FromElementsOp::create(b_, loc_, pair,
                                                              ValueRange{value(e), value(e + 1)}),
                               tile, ValueRange{elements[e].first, elements[e].second},
-                              /*nontemporal=*/false, llvm::MaybeAlign(pairAlignment));
+                              /*nontemporal=*/false, pairAlignment);
   });
-}
-
-void DotEmitter::storeAccumulators(ValueRange accs) { storeTile(accs, p_.c); }
-
-void DotEmitter::storeTile(ValueRange accs, Value tile) {
-  int64_t bytes = cast<MemRefType>(tile.getType()).getElementTypeBitWidth() / 8;
-  storeInto(accs, tile, [](Value v) { return v; }, 2 * bytes);
-}
-
-void DotEmitter::storeConverted(ValueRange accs, Value tile) {
-  Type element = cast<MemRefType>(tile.getType()).getElementType();
-  storeInto(
-      accs, tile, [&](Value v) { return arith::TruncFOp::create(b_, loc_, element, v); }, 4);
 }
 
 namespace {
@@ -419,40 +408,6 @@ bool tessel::cuda::transposeLoadsOfB(DotPlan &p) {
 
 namespace {
 
-/// C's conversion as the structured lowering leaves it after a K loop: C (f32) read only by
-/// an elementwise arith.truncf into a tile of C's shape (row-major, 16-bit elements) that the
-/// conversion is the first to touch.
-linalg::GenericOp convertingReader(Value c) {
-  linalg::GenericOp convert;
-  for (Operation *user : c.getUsers()) {
-    auto g = dyn_cast<linalg::GenericOp>(user);
-    if (!g || convert || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
-        g.getDpsInputs()[0] != c || !g.hasPureBufferSemantics() ||
-        !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
-      return nullptr;
-    Block &body = g.getRegion().front();
-    auto trunc = dyn_cast<arith::TruncFOp>(body.front());
-    if (body.getOperations().size() != 2 || !trunc || trunc.getIn() != body.getArgument(0) ||
-        body.getTerminator()->getOperand(0) != trunc.getResult())
-      return nullptr;
-    convert = g;
-  }
-  if (!convert)
-    return nullptr;
-  Value tile = convert.getDpsInits()[0];
-  auto type = cast<MemRefType>(tile.getType());
-  if (!tile.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity() ||
-      type.getShape() != cast<MemRefType>(c.getType()).getShape() ||
-      type.getElementTypeBitWidth() != 16)
-    return nullptr;
-  for (Operation *user : tile.getUsers()) {
-    Operation *at = convert->getBlock()->findAncestorOpInBlock(*user);
-    if (user != convert && (!at || at->isBeforeInBlock(convert)))
-      return nullptr;
-  }
-  return convert;
-}
-
 /// A tile (a memref.alloc, M x N) as the first N columns of an M x (N + 8) buffer: a store of
 /// two columns by a warp writes 8 rows of 4 threads each, and with the rows 8 elements longer
 /// those rows start 4 (16-bit elements) or 8 (f32) banks apart (rows a multiple of 128 bytes
@@ -524,6 +479,39 @@ bool elementwiseOnC(linalg::GenericOp g, Value c, Value self) {
   }
   return llvm::all_of(g.getRegion().front().without_terminator(),
                       [](Operation &op) { return isPure(&op) && !op.getNumRegions(); });
+}
+
+/// The one op reading C (`c`, but deallocations) after a loop, where it is elementwise on C
+/// (elementwiseOnC) into a fresh tile of C's shape (a memref.alloc, row-major, 16- or 32-bit
+/// floats, which it is the first to touch) in `block`: the conversion of a K loop's C to 16
+/// bits, attention's `(acc / l_i[:, None]).to(bf16)`. The registers holding C can run it and
+/// store its tile, where C's f32 bytes would go through memory and a pass over them.
+linalg::GenericOp elementwiseReader(Value c, Block *block) {
+  linalg::GenericOp reader;
+  for (Operation *user : c.getUsers()) {
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g || reader || g->getBlock() != block || g.getNumDpsInits() != 1)
+      return nullptr;
+    reader = g;
+  }
+  if (!reader)
+    return nullptr;
+  Value tile = reader.getDpsInits()[0];
+  auto type = cast<MemRefType>(tile.getType());
+  if (!tile.getDefiningOp<memref::AllocOp>() || !type.getLayout().isIdentity() ||
+      type.getShape() != cast<MemRefType>(c.getType()).getShape() ||
+      !isa<FloatType>(type.getElementType()) ||
+      (type.getElementTypeBitWidth() != 16 && type.getElementTypeBitWidth() != 32) ||
+      !elementwiseOnC(reader, tile, c) || !reader.getRegionOutputArgs()[0].use_empty())
+    return nullptr;
+  for (Operation *user : tile.getUsers()) {
+    Operation *at = block->findAncestorOpInBlock(*user);
+    if (user != reader && (!at || at->isBeforeInBlock(reader)))
+      return nullptr;
+  }
+  return reader;
 }
 
 /// Where `p`'s C is so: the accumulators can stay in registers across the loop, each rescaled
@@ -654,6 +642,27 @@ void eraseUnused(Value tile) {
   for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
     u->erase();
   alloc->erase();
+}
+
+/// `reader` (elementwiseReader of `p.c`) run where it was on `accs`, C's accumulators under
+/// `p`: its tile (rows padded, padRows) stored from the registers, the op gone, and C with it
+/// where nothing else uses it.
+void runReader(linalg::GenericOp reader, const DotPlan &p, ValueRange accs,
+               DotEmitterFactory make) {
+  Value tile = padRows(reader.getDpsInits()[0]);
+  Location loc = reader.getLoc();
+  OpBuilder at(reader);
+  withEmitter(at, loc, {}, p, make, [&](OpBuilder &in, DotEmitter &e) {
+    e.storeTile(e.mapAccumulators(accs,
+                                  [&](Value acc, Value r, Value c, int64_t) {
+                                    return elementwiseOnAccumulator(in, loc, reader, p.c, acc,
+                                                                    r, c);
+                                  }),
+                tile);
+    return SmallVector<Value>{};
+  });
+  reader->erase();
+  eraseUnused(p.c);
 }
 
 /// The first row of piece `i` (16 rows) of warp `warp`'s part of C under `p` (the emitters'
@@ -1434,6 +1443,12 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
     DotPlan last = p;
     last.c = memref::AllocOp::create(after, loc, cast<MemRefType>(p.c.getType()));
     results[rescaled->index].replaceAllUsesWith(last.c);
+    // Read by one elementwise op into a tile of their own (attention's division by the row
+    // sums and conversion): that op on the registers.
+    if (linalg::GenericOp reader = elementwiseReader(last.c, after.getBlock())) {
+      runReader(reader, last, finals, make);
+      return nullptr;
+    }
     auto store = withEmitter(after, loc, {}, last, make, [&](OpBuilder &, DotEmitter &e) {
       e.storeAccumulators(finals);
       return SmallVector<Value>{};
@@ -1442,20 +1457,11 @@ Value tessel::cuda::rewriteDot(const DotPlan &plan, DotEmitterFactory make,
       handOff->stored(last.c, SmallVector<Value>(finals), p, store.getOperation());
     return nullptr;
   }
-  // Where C only goes on converted to 16 bits, the accumulators are converted in registers
-  // and stored into the converted tile, two columns at a time (not C's f32 bytes and a pass
-  // converting them).
-  if (linalg::GenericOp convert = convertingReader(p.c);
-      convert && convert->getBlock() == after.getBlock()) {
-    Value tile = padRows(convert.getDpsInits()[0]);
-    OpBuilder at(convert);
-    withEmitter(at, loc, {}, p, make, [&](OpBuilder &, DotEmitter &e) {
-      e.storeConverted(finals, tile);
-      return SmallVector<Value>{};
-    });
-    convert->erase();
-    if (p.c.use_empty())
-      p.c.getDefiningOp()->erase();
+  // Where C only goes on through one elementwise op into a tile of its own (converted to 16
+  // bits), that op runs on the registers and stores its tile, two columns at a time (not C's
+  // f32 bytes and a pass over them).
+  if (linalg::GenericOp reader = elementwiseReader(p.c, after.getBlock())) {
+    runReader(reader, p, finals, make);
     return nullptr;
   }
   withEmitter(after, loc, {}, p, make, [&](OpBuilder &, DotEmitter &e) {

@@ -100,11 +100,6 @@ public:
   /// come in pairs of adjacent columns (columnPairs), each pair one 8-byte access.
   llvm::SmallVector<mlir::Value> loadAccumulators();
   void storeAccumulators(mlir::ValueRange accs);
-  /// The accumulators converted (arith.truncf to `tile`'s 16-bit element type) into `tile`
-  /// (C's shape; rows of an even number of elements apart, 4-byte aligned: a view of a tile
-  /// with padded rows), where they come in column pairs each lane's two adjacent columns as
-  /// one 4-byte vector store, otherwise element by element.
-  void storeConverted(mlir::ValueRange accs, mlir::Value tile);
   /// `accs` with each element replaced by `f(element, row, column, slot)` (C's row and column;
   /// its row slot in quadRows layouts, else -1); the vectors' element type is f's.
   llvm::SmallVector<mlir::Value> mapAccumulators(
@@ -140,10 +135,6 @@ protected:
   /// Whether pieceElements lists each lane's elements as pairs of adjacent columns, the first
   /// an even one (m16n8Elements' order: the quadRows layouts).
   bool columnPairs() const { return p_.shape.quadRows; }
-  /// The accumulators through `convert` into `tile` (C's shape): column pairs as one vector
-  /// store aligned to `pairAlignment` bytes, else element by element.
-  void storeInto(mlir::ValueRange accs, mlir::Value tile,
-                 llvm::function_ref<mlir::Value(mlir::Value)> convert, int64_t pairAlignment);
   /// `visit(at, elements)` for each piece of C in accumulator order: `at` its index among the
   /// accumulators, `elements` its thread's elements (pieceElements).
   void forEachPiece(

@@ -271,7 +271,7 @@ func.func public @tile_before_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out:
 // -----
 
 // C converted to bf16 before it goes on (as the structured lowering leaves a matmul's
-// epilogue): the accumulators are converted in registers and stored into the bf16 tile, each
+// epilogue): the conversion runs on the accumulators and they are stored into the bf16 tile, each
 // lane's two adjacent columns as one 4-byte vector store; the f32 tile and the conversion are
 // gone, the copy of the tile's in-bounds part stays. The tile's rows are 8 elements longer
 // (the first 128 columns of a 64 x 136 buffer): a warp's store then spreads over the banks.
@@ -282,9 +282,12 @@ func.func public @tile_before_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out:
 // CHECK: %[[WIDE:.*]] = memref.alloc() : memref<64x136xbf16>
 // CHECK-NEXT: %[[T:.*]] = memref.subview %[[WIDE]][0, 0] [64, 128] [1, 1] : memref<64x136xbf16> to memref<64x128xbf16, strided<[136, 1]>>
 // CHECK-NEXT: scf.execute_region
-// CHECK: %[[LO:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[L0:.*]] = arith.truncf %{{.*}} : f32 to bf16
 // CHECK-NEXT: vector.extract
-// CHECK-NEXT: %[[HI:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK-NEXT: %[[H0:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: %[[V:.*]] = vector.from_elements %[[L0]], %[[H0]], %{{.*}}, %{{.*}} : vector<4xbf16>
+// CHECK: %[[LO:.*]] = vector.extract %[[V]][0] : bf16 from vector<4xbf16>
+// CHECK-NEXT: %[[HI:.*]] = vector.extract %[[V]][1] : bf16 from vector<4xbf16>
 // CHECK-NEXT: %[[PAIR:.*]] = vector.from_elements %[[LO]], %[[HI]] : vector<2xbf16>
 // CHECK-NEXT: vector.store %[[PAIR]], %[[T]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<64x128xbf16, strided<[136, 1]>>, vector<2xbf16>
 // CHECK-COUNT-31: vector.store %{{.*}}, %[[T]]
