@@ -41,6 +41,12 @@ public:
          "sm_90a: 1 runs a matmul whose operand tiles are loaded in its K loop on warpgroups "
          "(wgmma.mma_async from swizzled shared memory), 0 on mma.sync as on sm_80; other "
          "chips: mma.sync"},
+        {"warp_m", 0, 16, {0, 1, 2, 4, 8, 16}, 0,
+         "rows of the warps' grid over a tensor-core matmul's block tile (num_warps / warp_m "
+         "columns of warps, each warp's tile whole 16 x 8 pieces; on warpgroups warp_m / 4 "
+         "rows of them, and a warp_m not a multiple of 4 keeps mma.sync); a matmul whose tile "
+         "does not split so is a compile error. 0: chosen per matmul, the grid with the "
+         "fewest operand loads"},
         {"pingpong", 0, 1, {0, 1}, 1,
          "sm_90a with wgmma and 8 or more warps: 1 lets the warpgroups issue the first "
          "tensor-core product of a loop that chains products (attention) in turns, so one "
@@ -105,7 +111,7 @@ public:
         cudaPipeline(numWarps, knobs.at("num_stages"), knobs.at("unroll"),
                      knobs.at("vector_bytes"), *maxShared, !libdevice.empty(),
                      /*wgmma=*/arch == "sm_90a" && knobs.at("wgmma") == 1,
-                     /*warpgroupTurns=*/knobs.at("pingpong") == 1);
+                     /*warpgroupTurns=*/knobs.at("pingpong") == 1, knobs.at("warp_m"));
     GpuArtifact artifact;
     artifact.arch = arch;
     artifact.ptxVersion = *PtxVersionFor(arch);

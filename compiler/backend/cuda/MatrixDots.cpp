@@ -283,7 +283,8 @@ Operation *constantInitBefore(Operation *at, Value c, FloatAttr &value) {
 } // namespace
 
 std::optional<DotPlan> tessel::cuda::planDot(linalg::MatmulOp op, int64_t warps,
-                                            DotShapeFor shapeFor) {
+                                             DotShapeFor shapeFor, int64_t warpM,
+                                             bool &refused) {
   if (!op.hasPureBufferSemantics() || op.getInputs().size() != 2 || op.getOutputs().size() != 1)
     return std::nullopt;
   // The default indexing maps only (no transposed or broadcast variants).
@@ -316,13 +317,33 @@ std::optional<DotPlan> tessel::cuda::planDot(linalg::MatmulOp op, int64_t warps,
   if (bt.getDimSize(0) != p.k || ct.getDimSize(0) != p.m || ct.getDimSize(1) != p.n ||
       p.k % shape->pieceK)
     return std::nullopt;
-  // All warps where C has pieces for them, else the most that have (the others repeat
-  // their work: the same values stored twice).
+  // The knob's grid: warpM rows of warps over C, each warp's part whole pieces.
   std::optional<std::pair<int64_t, int64_t>> grid;
+  if (warpM) {
+    if (warps % warpM) {
+      op.emitError() << "warp_m=" << warpM << " does not divide the block's " << warps
+                     << " warps";
+      refused = true;
+      return std::nullopt;
+    }
+    int64_t warpN = warps / warpM;
+    if (p.m % (shape->pieceM * warpM) || p.n % (shape->pieceN * warpN)) {
+      op.emitError() << "warp_m=" << warpM << " does not split this " << p.m << " x " << p.n
+                     << " matmul over " << warps << " warps: each warp's part must be whole "
+                     << shape->pieceM << " x " << shape->pieceN << " pieces (" << warpM
+                     << " rows of " << warpN << " warps)";
+      refused = true;
+      return std::nullopt;
+    }
+    grid = {warpM, warpN};
+  }
+  // Else all warps where C has pieces for them, else the most that have (the others repeat
+  // their work: the same values stored twice).
   for (int64_t w = warps; w >= 1 && !grid; w /= 2)
     grid = warpGrid(p.m, p.n, w, *shape);
   if (!grid)
     return std::nullopt;
+  p.warpM = warpM;
   p.activeWarps = grid->first * grid->second;
   std::tie(p.warpsM, p.warpsN) = *grid;
   p.tileM = p.m / p.warpsM;
@@ -677,7 +698,8 @@ int64_t pieceRow(const DotPlan &p, int64_t warp, int64_t i) {
 /// `producer`'s accumulator layout: the producer's warps each span all of its columns (its K),
 /// and each warp's pieces lie at the rows of the consumer's. Where `warpgroups` re-plans it on
 /// wgmma (A as registers) with the rows so, the consumer is regridded to that; else, where a
-/// column of warps makes them so, to one column of mma.sync's warps.
+/// column of warps makes them so (and the knob leaves the grid to the plan), to one column of
+/// mma.sync's warps.
 bool takesAFrom(DotPlan &consumer, const DotPlan &producer,
                 llvm::function_ref<void(DotPlan &, bool)> warpgroups) {
   if (!consumer.shape.quadRows || consumer.input.isF32() || producer.warpsN != 1 ||
@@ -704,9 +726,10 @@ bool takesAFrom(DotPlan &consumer, const DotPlan &producer,
       return true;
     }
   }
+  // One column of warps, unless the knob chose the grid.
   DotPlan q = consumer;
   if (q.warpsN != 1) {
-    if (q.m % (16 * q.warps))
+    if (q.warpM || q.m % (16 * q.warps))
       return false;
     q.warpsM = q.activeWarps = q.warps;
     q.warpsN = 1;
@@ -1498,18 +1521,21 @@ bool paddable(Value tile) {
 
 } // namespace
 
-void tessel::cuda::rewriteDots(
-    func::FuncOp func, int64_t warps, DotShapeFor shapeFor,
+LogicalResult tessel::cuda::rewriteDots(
+    func::FuncOp func, int64_t warps, int64_t warpM, DotShapeFor shapeFor,
     llvm::function_ref<void(Value tile, llvm::function_ref<bool(Operation *)> isDot)> stage,
     DotEmitterFactory make, llvm::function_ref<void(DotPlan &, bool)> regrid) {
   // Kernels only: a device function runs on one thread.
   if (!func.isPublic() || func.isExternal())
-    return;
+    return success();
   SmallVector<DotPlan, 2> plans;
+  bool refused = false;
   func.walk([&](linalg::MatmulOp op) {
-    if (std::optional<DotPlan> p = planDot(op, warps, shapeFor))
+    if (std::optional<DotPlan> p = planDot(op, warps, shapeFor, warpM, refused))
       plans.push_back(*p);
   });
+  if (refused)
+    return failure();
   // B loaded transposed (column-contiguous): an N x K tile.
   for (DotPlan &p : plans)
     if (llvm::count_if(plans, [&](DotPlan &q) { return q.b == p.b || q.a == p.b; }) == 1)
@@ -1611,4 +1637,5 @@ void tessel::cuda::rewriteDots(
   for (Value c : stepped)
     if (paddable(c))
       padRows(c);
+  return success();
 }

@@ -47,6 +47,7 @@ struct DotPlan {
   mlir::Type input;       ///< f16, bf16, or f32 (multiplied as tf32)
   DotShape shape;
   int64_t warps;          ///< the block's warps
+  int64_t warpM = 0;      ///< the warps stacked along M the knob asks for (0: chosen here)
   int64_t activeWarps;    ///< warps with a part of C of their own (warp w works as w mod it)
   int64_t warpsM, warpsN; ///< the warps' grid over C (warpgroups: the warpgroups' grid)
   int64_t tileM, tileN;   ///< one warp's part of C (warpgroups: tileM rows of a warp in all,
@@ -78,8 +79,11 @@ struct DotPlan {
 using DotShapeFor = llvm::function_ref<std::optional<DotShape>(mlir::Type input)>;
 
 /// The plan for `op` with `warps` warps and the instruction `shapeFor` its operands, if it
-/// qualifies: f16 or bf16 operands, or f32 ones where the matmul carries kTf32Attr.
-std::optional<DotPlan> planDot(mlir::linalg::MatmulOp op, int64_t warps, DotShapeFor shapeFor);
+/// qualifies: f16 or bf16 operands, or f32 ones where the matmul carries kTf32Attr. The warps'
+/// grid over C has `warpM` rows where that is not 0 (`refused` set, and an error emitted at
+/// the matmul, where its pieces do not split so), else the grid with the fewest fragment loads.
+std::optional<DotPlan> planDot(mlir::linalg::MatmulOp op, int64_t warps, DotShapeFor shapeFor,
+                               int64_t warpM, bool &refused);
 
 /// Where B (K x N) is written only by zero fills and copies from column-contiguous memory (a
 /// transposed load, Triton's `K` of attention), its copies are rewritten to fill an N x K tile
@@ -204,13 +208,15 @@ struct RegisterHandOff {
 mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make,
                        const RegisterHandOff *handOff = nullptr);
 
-/// The whole rewrite of a function's matmuls: plan each (`warps`, `shapeFor`), read B transposed
+/// The whole rewrite of a function's matmuls: plan each (`warps`, `warpM`, `shapeFor`; fails
+/// where a matmul's C does not split into `warpM` rows of warps), read B transposed
 /// where it is loaded column-contiguous, stage each operand tile once (`stage`: its writes,
 /// given whether an op is one of the planned matmuls), then rewriteDot.
 /// `regrid`, where given, may change a plan once its tiles are staged (for an instruction that
 /// reads the tiles as they are stored; `aInRegisters`: where A is to come from registers, so
 /// its tile's layout does not matter).
-void rewriteDots(mlir::func::FuncOp func, int64_t warps, DotShapeFor shapeFor,
+mlir::LogicalResult rewriteDots(mlir::func::FuncOp func, int64_t warps, int64_t warpM,
+                                DotShapeFor shapeFor,
                  llvm::function_ref<void(mlir::Value tile,
                                          llvm::function_ref<bool(mlir::Operation *)> isDot)>
                      stage,

@@ -37,10 +37,11 @@ namespace tessel {
 /// what a block may use; `libdevice`: math is left to libdevice (linked after the lowering),
 /// not approximated; `wgmma`: matmuls whose tiles allow it on warpgroups (sm_90a);
 /// `warpgroupTurns`: with wgmma and two or more warpgroups, they issue the first product of a
-/// loop chaining products in turns (tessel-cuda-warpgroup-turns).
+/// loop chaining products in turns (tessel-cuda-warpgroup-turns); `warpM`: the rows of the
+/// warps' grid over each matmul's C (0: chosen per matmul; tessel-cuda-tensor-core-dots).
 std::string cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                          int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
-                         bool wgmma = false, bool warpgroupTurns = false);
+                         bool wgmma = false, bool warpgroupTurns = false, int64_t warpM = 0);
 
 } // namespace tessel
 

@@ -54,6 +54,11 @@ def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::Fun
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", "4", "warps per block (32 threads each)">,
+    Option<"warpM", "warp-m", "int64_t", "0",
+           "rows of the warps' grid over each matmul's C (num-warps / warp-m columns; on "
+           "warpgroups warp-m / 4 rows of them, and a warp-m not a multiple of 4 keeps "
+           "mma.sync); a matmul whose C does not split so into whole pieces is an error. 0: "
+           "chosen per matmul (the fewest fragment loads)">,
     Option<"wgmma", "wgmma", "bool", "false",
            "sm_90a: a matmul whose operand tiles are stored swizzled (written by cp.async in "
            "its loop) runs on warpgroups (wgmma.mma_async reading shared memory through "

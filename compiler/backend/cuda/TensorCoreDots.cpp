@@ -304,9 +304,14 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
     auto regrid = [&](tessel::cuda::DotPlan &p, bool aInRegisters) {
       anyWarpgroup |= tessel::cuda::planWarpgroupDot(p, numWarps, aInRegisters);
     };
-    tessel::cuda::rewriteDots(
-        getOperation(), numWarps, shape, stage, make,
-        wgmma ? llvm::function_ref<void(tessel::cuda::DotPlan &, bool)>(regrid) : nullptr);
+    if (warpM < 0) {
+      getOperation().emitError() << "warp-m=" << int64_t(warpM) << " is negative";
+      return signalPassFailure();
+    }
+    if (failed(tessel::cuda::rewriteDots(
+            getOperation(), numWarps, warpM, shape, stage, make,
+            wgmma ? llvm::function_ref<void(tessel::cuda::DotPlan &, bool)>(regrid) : nullptr)))
+      return signalPassFailure();
     if (anyWarpgroup)
       tessel::cuda::fenceAsyncProxyAfterWrites(getOperation());
   }

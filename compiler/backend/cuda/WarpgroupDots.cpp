@@ -290,10 +290,14 @@ bool tessel::cuda::planWarpgroupDot(DotPlan &p, int64_t warps, bool aInRegisters
   if ((!a && !aInRegisters) || !b)
     return false;
   int64_t groups = warps / 4;
+  // A warpgroup's 4 warps stack along M: the knob's rows of warps (p.warpM) are its rows of
+  // warpgroups times 4; other values leave the matmul on mma.sync.
+  if (p.warpM % 4)
+    return false;
   // The widest part of N a warpgroup can take (fewest reads of A), all warpgroups busy.
   for (int64_t wgN = 1; wgN <= groups; wgN *= 2) {
     int64_t wgM = groups / wgN;
-    if (p.m % (64 * wgM) || p.n % wgN)
+    if (p.m % (64 * wgM) || p.n % wgN || (p.warpM && p.warpM != 4 * wgM))
       continue;
     int64_t tileN = p.n / wgN, reps = p.m / (64 * wgM);
     if (tileN % 8 || tileN > 256 || reps * tileN / 2 > 128)

@@ -25,7 +25,9 @@ inline constexpr int64_t kWarpgroupTileAlignment = 1024;
 /// it with `warps` warps: both tiles stored swizzled in a layout a descriptor describes, M a
 /// multiple of 64, each warpgroup's part of N at most 256 columns; its tiles are then marked to
 /// start at kWarpgroupTileAlignment. With `aInRegisters` wgmma reads A from registers
-/// (DotPlan::aInRegisters) and A's tile may be stored any way. Returns whether it did.
+/// (DotPlan::aInRegisters) and A's tile may be stored any way. Where the knob set the warps'
+/// rows (DotPlan::warpM), only the grid of warpM / 4 rows of warpgroups qualifies. Returns
+/// whether it did.
 bool planWarpgroupDot(DotPlan &p, int64_t warps, bool aInRegisters = false);
 
 /// The emitter of a plan planWarpgroupDot accepted.

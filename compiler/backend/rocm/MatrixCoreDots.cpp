@@ -151,7 +151,9 @@ struct RocmMatrixCoreDots : tessel::impl::RocmMatrixCoreDotsBase<RocmMatrixCoreD
                     const tessel::cuda::DotPlan &p) -> std::unique_ptr<tessel::cuda::DotEmitter> {
       return std::make_unique<MatrixCoreEmitter>(b, loc, p, layout);
     };
-    tessel::cuda::rewriteDots(getOperation(), numWarps, shape, stage, make);
+    if (failed(tessel::cuda::rewriteDots(getOperation(), numWarps, /*warpM=*/0, shape, stage,
+                                         make)))
+      return signalPassFailure();
   }
 };
 

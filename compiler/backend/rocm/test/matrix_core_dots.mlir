@@ -67,15 +67,17 @@ func.func public @k_loop(%a: memref<?xbf16>, %b: memref<?xbf16>, %out: memref<?x
 }
 
 // C converted to 16 bits after the loop: each accumulator element converted in registers and
-// stored into the converted tile (its rows padded) on its own, since a lane's elements of a
+// then stored into the converted tile (its rows padded) on its own, since a lane's elements of a
 // piece lie in different rows of one column here (two of them as one two-column store would
 // write a neighbour's element).
 // MFMA-LABEL: func.func public @k_loop_converted(
 // MFMA: amdgpu.mfma
 // MFMA: scf.execute_region no_inline {
 // MFMA-NOT: vector<2xbf16>
-// MFMA: arith.truncf %{{.*}} : f32 to bf16
-// MFMA-NEXT: memref.store %{{.*}} : memref<64x32xbf16, strided<[40, 1]>>
+// MFMA: %[[T:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// MFMA: %[[V:.*]] = vector.from_elements %[[T]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xbf16>
+// MFMA: %[[E:.*]] = vector.extract %[[V]][0] : bf16 from vector<4xbf16>
+// MFMA-NEXT: memref.store %[[E]], %{{.*}} : memref<64x32xbf16, strided<[40, 1]>>
 // MFMA-NOT: vector<2xbf16>
 // MFMA: } {tessel.per_thread}
 // MFMA-NOT: linalg.generic
