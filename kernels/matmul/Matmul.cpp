@@ -106,11 +106,26 @@ Kernel matmulKernel() {
   k.gpu.largeShapes = {{{"M", 4096}, {"N", 4096}, {"K", 4096}}, {{"M", 8192}, {"N", 8192}, {"K", 8192}}};
   k.gpu.dtypes = {"bf16", "f16", "f32"};
   // f16/bf16 run on tensor cores (warp tiles of 16 x 8 pieces): blocks up to 256 x 256 and K
-  // steps to 64, operand tiles loaded num_stages - 1 K steps ahead; what does not fit in
-  // shared memory is a compile error of that candidate.
+  // steps to 64, operand tiles loaded num_stages - 1 K steps ahead, the warps' grid over the
+  // block tile chosen by the compiler (warp_m 0) or warp_m rows of warps (on warpgroups 4
+  // warps a row of them; 2 keeps mma.sync there); what does not fit in shared memory is a
+  // compile error of that candidate.
   k.gpu.space.params = {{"BLOCK_M", {32, 64, 128, 256}}, {"BLOCK_N", {32, 64, 128, 256}},
                         {"BLOCK_K", {16, 32, 64}},         {"GROUP_M", {8}},
-                        {"knob.num_warps", {4, 8}},        {"knob.num_stages", {1, 2, 3}}};
+                        {"knob.num_warps", {4, 8}},        {"knob.num_stages", {1, 2, 3}},
+                        {"knob.warp_m", {0, 2, 4, 8}}};
+  k.gpu.space.constraints.push_back([](const Point &p) {
+    // (The rocm space has no warp_m.)
+    int64_t rows = p.count("knob.warp_m") ? p.at("knob.warp_m") : 0;
+    int64_t warps = p.at("knob.num_warps");
+    if (!rows)
+      return std::string();
+    if (rows > warps)
+      return std::string("more rows of warps than warps");
+    return p.at("BLOCK_M") % (16 * rows) == 0 && p.at("BLOCK_N") % (8 * (warps / rows)) == 0
+               ? std::string()
+               : std::string("the block tile does not split into whole 16 x 8 pieces a warp");
+  });
   k.signature = [](const std::string &d) {
     std::string p = pointer(d);
     return p + "," + p + "," + p + ",i32,i32,i32,i32,i32,i32";
