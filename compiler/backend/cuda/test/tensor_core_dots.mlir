@@ -811,3 +811,74 @@ func.func public @tf32_k_loop(%out: memref<?xf32>, %p0: i32, %p1: i32, %p2: i32,
   linalg.copy ins(%flat : memref<2048xf32>) outs(%view : memref<2048xf32, strided<[1]>>)
   return
 }
+
+// -----
+
+// C read after its K loop by one elementwise op into an f32 tile of its own (a column scale and
+// a constant bias): the op runs on the accumulators (the scale loaded at each element's column),
+// and its f32 results go two columns a store into that tile, its rows padded by 8; C's own
+// tile and the op are gone, the copy out stays.
+// CHECK-LABEL: func.func public @scaled_epilogue(
+// CHECK: scf.for
+// CHECK: nvvm.mma.sync
+// CHECK: memref.subview %{{.*}}[0] [64] [1] : memref<?xf32> to memref<64xf32, strided<[1]>>
+// CHECK-NEXT: %[[WIDE:.*]] = memref.alloc() : memref<64x72xf32>
+// CHECK-NEXT: %[[T:.*]] = memref.subview %[[WIDE]][0, 0] [64, 64] [1, 1] : memref<64x72xf32> to memref<64x64xf32, strided<[72, 1]>>
+// CHECK-NEXT: scf.execute_region no_inline {
+// CHECK: %[[S:.*]] = memref.load %{{.*}}[%[[COL:.*]]] : memref<64xf32, strided<[1]>>
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %{{.*}}, %[[S]] : f32
+// CHECK-NEXT: arith.addf %[[Y]], %{{.*}} : f32
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[T]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<64x64xf32, strided<[72, 1]>>, vector<2xf32>
+// CHECK-NOT: vector.store
+// CHECK: } {tessel.per_thread}
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref<64x64xf32>)
+// CHECK: linalg.copy ins(%[[T]] : memref<64x64xf32, strided<[72, 1]>>)
+#columns = affine_map<(d0, d1) -> (d1)>
+#both = affine_map<(d0, d1) -> (d0, d1)>
+func.func public @scaled_epilogue(%a: memref<?xbf16>, %b: memref<?xbf16>, %scale: memref<?xf32>,
+                                  %out: memref<?xf32>, %n: i32, %p0: i32, %p1: i32, %p2: i32,
+                                  %g0: i32, %g1: i32, %g2: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %bias = arith.constant 0.5 : f32
+  %steps = arith.index_cast %n : i32 to index
+  %depth = arith.muli %steps, %c32 : index
+  %rows = memref.reinterpret_cast %a to offset: [0], sizes: [64, %depth], strides: [%depth, 1]
+      : memref<?xbf16> to memref<64x?xbf16, strided<[?, 1]>>
+  %cols = memref.reinterpret_cast %b to offset: [0], sizes: [%depth, 64], strides: [64, 1]
+      : memref<?xbf16> to memref<?x64xbf16, strided<[64, 1]>>
+  %lhs = memref.alloc() : memref<64x32xbf16>
+  %rhs = memref.alloc() : memref<32x64xbf16>
+  %sum = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%sum : memref<64x64xf32>)
+  scf.for %i = %c0 to %steps step %c1 {
+    %at = arith.muli %i, %c32 : index
+    %pa = memref.subview %rows[0, %at] [64, 32] [1, 1]
+        : memref<64x?xbf16, strided<[?, 1]>> to memref<64x32xbf16, strided<[?, 1], offset: ?>>
+    linalg.copy ins(%pa : memref<64x32xbf16, strided<[?, 1], offset: ?>>)
+                outs(%lhs : memref<64x32xbf16>)
+    %pb = memref.subview %cols[%at, 0] [32, 64] [1, 1]
+        : memref<?x64xbf16, strided<[64, 1]>> to memref<32x64xbf16, strided<[64, 1], offset: ?>>
+    linalg.copy ins(%pb : memref<32x64xbf16, strided<[64, 1], offset: ?>>)
+                outs(%rhs : memref<32x64xbf16>)
+    linalg.matmul ins(%lhs, %rhs : memref<64x32xbf16>, memref<32x64xbf16>)
+                  outs(%sum : memref<64x64xf32>)
+  }
+  %factors = memref.subview %scale[0] [64] [1] : memref<?xf32> to memref<64xf32, strided<[1]>>
+  %res = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#both, #columns, #both], iterator_types = ["parallel", "parallel"]}
+      ins(%sum, %factors : memref<64x64xf32>, memref<64xf32, strided<[1]>>)
+      outs(%res : memref<64x64xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    %z = arith.addf %y, %bias : f32
+    linalg.yield %z : f32
+  }
+  %dst = memref.reinterpret_cast %out to offset: [0], sizes: [64, 64], strides: [64, 1]
+      : memref<?xf32> to memref<64x64xf32, strided<[64, 1]>>
+  linalg.copy ins(%res : memref<64x64xf32>) outs(%dst : memref<64x64xf32, strided<[64, 1]>>)
+  return
+}
