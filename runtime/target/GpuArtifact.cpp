@@ -79,6 +79,8 @@ std::string SerializeGpuArtifact(const GpuArtifact &a) {
                        {"shared_bytes", k.sharedBytes}});
     if (k.ldsBytes > 0)
       kernels.back()["lds_bytes"] = k.ldsBytes;
+    if (k.persistent > 0)
+      kernels.back()["persistent"] = k.persistent;
     if (!k.divisibility.empty())
       kernels.back()["divisibility"] = k.divisibility;
   }
@@ -163,6 +165,12 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
       if (!k["shared_bytes"].is_number_integer() || k["shared_bytes"].get<int64_t>() < 0)
         return bad("kernel " + info.name + ": shared_bytes is not a size");
       info.sharedBytes = k["shared_bytes"].get<int64_t>();
+    }
+    if (k.contains("persistent")) {
+      if (!k["persistent"].is_number_integer() || k["persistent"].get<int64_t>() < 0 ||
+          k["persistent"].get<int64_t>() > 32)
+        return bad("kernel " + info.name + ": persistent is not 0..32 blocks an SM");
+      info.persistent = k["persistent"].get<int64_t>();
     }
     if (k.contains("lds_bytes")) {
       if (!k["lds_bytes"].is_number_integer() || k["lds_bytes"].get<int64_t>() < 0)

@@ -40,6 +40,10 @@ struct GpuKernelInfo {
   /// rocm: the LDS the compiler planned for one workgroup (all static: the code object's
   /// group_segment_fixed_size); 0 for cuda, whose dynamic part is sharedBytes.
   int64_t ldsBytes = 0;
+  /// Persistent blocks: 0, one block a program (the grid launched as it is); N > 0, at most N
+  /// blocks an SM, each running programs b, b + blocks, ... of the grid, whose sizes go to the
+  /// kernel as three i32 arguments after the signature's.
+  int64_t persistent = 0;
 };
 
 struct GpuArtifact {

@@ -47,6 +47,10 @@ public:
          "rows of them, and a warp_m not a multiple of 4 keeps mma.sync); a matmul whose tile "
          "does not split so is a compile error. 0: chosen per matmul, the grid with the "
          "fewest operand loads"},
+        {"persistent", 0, 2, {0, 1, 2}, 0,
+         "persistent blocks: N > 0 launches at most N blocks an SM, each running the grid's "
+         "programs in turn (b, b + blocks, ...; a barrier between programs), so a block's "
+         "setup is paid once and the last wave is spread evenly; 0: one block a program"},
         {"pingpong", 0, 1, {0, 1}, 1,
          "sm_90a with wgmma and 8 or more warps: 1 lets the warpgroups issue the first "
          "tensor-core product of a loop that chains products (attention) in turns, so one "
@@ -111,7 +115,8 @@ public:
         cudaPipeline(numWarps, knobs.at("num_stages"), knobs.at("unroll"),
                      knobs.at("vector_bytes"), *maxShared, !libdevice.empty(),
                      /*wgmma=*/arch == "sm_90a" && knobs.at("wgmma") == 1,
-                     /*warpgroupTurns=*/knobs.at("pingpong") == 1, knobs.at("warp_m"));
+                     /*warpgroupTurns=*/knobs.at("pingpong") == 1, knobs.at("warp_m"),
+                     /*persistent=*/knobs.at("persistent") > 0);
     GpuArtifact artifact;
     artifact.arch = arch;
     artifact.ptxVersion = *PtxVersionFor(arch);
@@ -119,6 +124,9 @@ public:
                                          /*totalShared=*/false, artifact);
         !s.ok())
       return s;
+    // Launched persistent by the runtime (tessel-cuda-map-programs made every kernel so).
+    for (GpuKernelInfo &k : artifact.kernels)
+      k.persistent = knobs.at("persistent");
 
     if (int64_t maxnreg = knobs.at("maxnreg"))
       module.walk([&](LLVM::LLVMFuncOp func) {

@@ -14,7 +14,8 @@
 
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                                  int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
-                                 bool wgmma, bool warpgroupTurns, int64_t warpM) {
+                                 bool wgmma, bool warpgroupTurns, int64_t warpM,
+                                 bool persistent) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -36,7 +37,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   add("tessel-cuda-map-programs{num-warps=" + std::to_string(numWarps) +
       " unroll=" + std::to_string(unroll) + " vector-bytes=" + std::to_string(vectorBytes) +
       " max-shared-bytes=" + std::to_string(maxSharedBytes) +
-      "}");
+      (persistent ? " persistent=true" : "") + "}");
   // Its barriers where they order conflicting accesses only.
   add("tessel-cuda-redundant-barriers");
   // Warpgroups take turns at a chain's first product: one's softmax overlaps the others'

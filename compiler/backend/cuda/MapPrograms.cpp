@@ -206,6 +206,47 @@ bool writesMemory(Operation *op) {
   return r.wasInterrupted();
 }
 
+/// `func`'s body (mapped) run once for each program of the grid its three trailing i32
+/// arguments give, block b running programs b, b + gridDim.x, ... (x fastest), with a barrier
+/// after each (the next one reuses the shared buffers): `ids` and `sizes` (the gpu.block_id
+/// and gpu.grid_dim ops the body reads its program ids and grid sizes from) become the
+/// program's.
+void runProgramsInTurn(gpu::GPUFuncOp func, ArrayRef<Operation *> ids,
+                       ArrayRef<Operation *> sizes) {
+  Block &entry = func.getBody().front();
+  Location loc = func.getLoc();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  unsigned args = entry.getNumArguments();
+  SmallVector<Value> grid;
+  for (unsigned d = 0; d < 3; ++d)
+    grid.push_back(
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), entry.getArgument(args - 3 + d)));
+  Value plane = arith::MulIOp::create(b, loc, grid[0], grid[1]);
+  Value total = arith::MulIOp::create(b, loc, plane, grid[2]);
+  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  auto loop = scf::ForOp::create(b, loc, first, total, step);
+  Block *body = loop.getBody();
+  body->getOperations().splice(body->getTerminator()->getIterator(), entry.getOperations(),
+                               std::next(loop->getIterator()),
+                               entry.getTerminator()->getIterator());
+  OpBuilder in = OpBuilder::atBlockBegin(body);
+  Value program = loop.getInductionVar();
+  Value at[] = {
+      arith::RemUIOp::create(in, loc, program, grid[0]),
+      arith::RemUIOp::create(in, loc, arith::DivUIOp::create(in, loc, program, grid[0]),
+                             grid[1]),
+      arith::DivUIOp::create(in, loc, program, plane)};
+  for (unsigned d = 0; d < 3; ++d) {
+    ids[d]->getResult(0).replaceAllUsesWith(at[d]);
+    ids[d]->erase();
+    sizes[d]->getResult(0).replaceAllUsesWith(grid[d]);
+    sizes[d]->erase();
+  }
+  OpBuilder end(body->getTerminator());
+  gpu::BarrierOp::create(end, loc);
+}
+
 /// `alloc` as a buffer on the thread's stack (its deallocations dropped).
 void toPrivateBuffer(memref::AllocOp alloc) {
   OpBuilder b(alloc);
@@ -1293,7 +1334,11 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
                               "sizes) and no results";
         return signalPassFailure();
       }
-      auto gpuType = FunctionType::get(ctx, type.getInputs().drop_back(6), {});
+      // Persistent: the grid's sizes come as three more arguments.
+      SmallVector<Type> inputs(type.getInputs().drop_back(6));
+      if (persistent)
+        inputs.append(3, IntegerType::get(ctx, 32));
+      auto gpuType = FunctionType::get(ctx, inputs, {});
       inGpu.setInsertionPointToEnd(gpuModule.getBody());
       auto func = gpu::GPUFuncOp::create(inGpu, kernel.getLoc(), kernel.getName(), gpuType);
       func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), UnitAttr::get(ctx));
@@ -1303,8 +1348,12 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       for (Type t : gpuType.getInputs())
         ranks.push_back(isa<MemRefType>(t) ? cast<MemRefType>(t).getRank() : -1);
       func->setAttr("tessel.memref_ranks", DenseI64ArrayAttr::get(ctx, ranks));
-      if (Attribute d = kernel->getAttr(tessel::kArgDivisibilityAttr))
-        func->setAttr(tessel::kArgDivisibilityAttr, d);
+      if (auto d = kernel->getAttrOfType<DenseI64ArrayAttr>(tessel::kArgDivisibilityAttr)) {
+        SmallVector<int64_t> divisibility(d.asArrayRef());
+        if (persistent)
+          divisibility.append(3, 1);
+        func->setAttr(tessel::kArgDivisibilityAttr, DenseI64ArrayAttr::get(ctx, divisibility));
+      }
       func.setKnownBlockSizeAttr(
           DenseI32ArrayAttr::get(ctx, {int32_t(threads), 1, 1}));
       Block &entry = func.getBody().front();
@@ -1313,9 +1362,12 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       OpBuilder ib = OpBuilder::atBlockBegin(&entry);
       Location loc = kernel.getLoc();
       gpu::Dimension dims[] = {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z};
+      SmallVector<Operation *> ids, sizes;
       for (int d = 0; d < 3; ++d) {
         Value id = gpu::BlockIdOp::create(ib, loc, dims[d]);
         Value size = gpu::GridDimOp::create(ib, loc, dims[d]);
+        ids.push_back(id.getDefiningOp());
+        sizes.push_back(size.getDefiningOp());
         old.getArgument(n - 6 + d).replaceAllUsesWith(
             arith::IndexCastOp::create(ib, loc, ib.getI32Type(), id));
         old.getArgument(n - 3 + d).replaceAllUsesWith(
@@ -1341,6 +1393,8 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
                          staticSharedBytes);
       if (failed(mapper.run()))
         return signalPassFailure();
+      if (persistent)
+        runProgramsInTurn(func, ids, sizes);
       arenas.push_back({func, mapper.arenaBytes()});
     }
     // gpu.all_reduce as warp shuffles and shared memory.

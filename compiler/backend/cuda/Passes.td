@@ -157,6 +157,11 @@ def CudaMapPrograms : Pass<"tessel-cuda-map-programs", "::mlir::ModuleOp"> {
            "bytes of consecutive elements a thread may own in a tile kept in registers, for "
            "vector global accesses, and may take at once in other loops (at most 16 there) "
            "(0..64; at most one element's bytes: one element)">,
+    Option<"persistent", "persistent", "bool", "false",
+           "blocks run programs in turn: each kernel takes the grid's sizes as three trailing "
+           "i32 arguments (after the Triton signature's) and block b runs programs b, b + "
+           "gridDim.x, ... of that grid (x fastest), with a barrier between them; the runtime "
+           "launches fewer blocks than programs">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",

@@ -53,6 +53,34 @@ TEST(GpuArtifact, DivisibilityRoundTripsAndBadOnesAreRefused) {
   }
 }
 
+TEST(GpuArtifact, PersistentRoundTripsAndBadOnesAreRefused) {
+  GpuArtifact a;
+  a.arch = "sm_90";
+  a.ptxVersion = "7.8";
+  a.ptx = "// ptx";
+  GpuKernelInfo k;
+  k.name = "k";
+  k.signature = "ptr:f32,i32";
+  a.kernels.push_back(k);
+  absl::StatusOr<GpuArtifact> back = ParseGpuArtifact(SerializeGpuArtifact(a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->kernels[0].persistent, 0);
+  a.kernels[0].persistent = 2;
+  back = ParseGpuArtifact(SerializeGpuArtifact(a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->kernels[0].persistent, 2);
+  std::string text = SerializeGpuArtifact(a);
+  for (const char *bad : {"-1", "33", "1.5", "\"2\"", "null"}) {
+    std::string edited = text;
+    size_t at = edited.find("\"persistent\": 2");
+    ASSERT_NE(at, std::string::npos) << text;
+    edited.replace(at, std::string("\"persistent\": 2").size(), std::string("\"persistent\": ") + bad);
+    back = ParseGpuArtifact(edited);
+    ASSERT_FALSE(back.ok()) << bad;
+    EXPECT_NE(back.status().message().find("persistent"), std::string::npos) << back.status();
+  }
+}
+
 TEST(Target, ParsesAndPrintsEveryForm) {
   struct Case {
     const char *text;

@@ -329,7 +329,9 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
   };
   for (const Variant &v : {Variant{"wgmma_bf16_bt", true, true, 128, 64, 316},
                            Variant{"wgmma_f16", false, false, 64, 256, 316},
-                           Variant{"wgmma_bf16_wide", true, false, 128, 256, 1200}})
+                           Variant{"wgmma_bf16_wide", true, false, 128, 256, 1200},
+                           // Persistent: in the third round about 289 programs on 132 blocks.
+                           Variant{"wgmma_bf16_persistent", true, false, 64, 64, 316}})
     for (int round = 0; round < 3; ++round) {
       int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600);
       int k = 16 + int(rng()() % (v.maxK - 15));
@@ -437,18 +439,22 @@ TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
   struct Variant {
     const char *artifact, *dtype;
     int64_t d, causal, blockM, blockN, warps;
+    int64_t z = 2; // batch
   };
   for (const Variant &v : {Variant{"attention_sm90a", "bf16", 64, 1, 64, 64, 4},
                            Variant{"attention_sm90a_d128", "bf16", 128, 0, 128, 128, 8},
                            Variant{"attention_sm90a_d128_causal", "bf16", 128, 1, 128, 64, 8},
-                           Variant{"attention_sm90", "f16", 128, 0, 32, 64, 4}}) {
+                           Variant{"attention_sm90", "f16", 128, 0, 32, 64, 4},
+                           // Persistent blocks: 64 to 288 programs (4 to 18 row blocks of
+                           // 16 heads) on at most 132 blocks, each running them in turn.
+                           Variant{"attention_sm90a_persistent", "bf16", 64, 1, 64, 64, 4, 8}}) {
     auto executable = device_->Load(artifactPath(v.artifact));
     ASSERT_TRUE(executable.ok()) << executable.status();
     auto kernel = (*executable)->GetKernel("attention");
     ASSERT_TRUE(kernel.ok()) << kernel.status();
     for (int round = 0; round < 2; ++round) {
       int64_t n = 200 + int64_t(rng()() % 900);
-      tessel::zoo::Shape shape{{"Z", 2}, {"H", 2}, {"N_CTX", n}, {"D", v.d}, {"CAUSAL", v.causal}};
+      tessel::zoo::Shape shape{{"Z", v.z}, {"H", 2}, {"N_CTX", n}, {"D", v.d}, {"CAUSAL", v.causal}};
       auto problem = attention->makeProblem(shape, v.dtype, rng()());
       tessel::autotune::Point config{{"BLOCK_M", v.blockM},
                                      {"BLOCK_N", v.blockN},

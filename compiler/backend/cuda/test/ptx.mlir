@@ -25,6 +25,7 @@
 // KNOBS: num_warps  allowed {1, 2, 4, 8, 16}, default 4
 // KNOBS: maxnreg  allowed {0, 128, 168, 232}, default 0
 // KNOBS: warp_m  allowed {0, 1, 2, 4, 8, 16}, default 0
+// KNOBS: persistent  allowed {0, 1, 2}, default 0
 // KNOBS: pingpong  allowed {0, 1}, default 1
 // KNOBS: ptx  PTX (no toolkit needed)
 // MAXNREG-LABEL: .visible .entry kern(
