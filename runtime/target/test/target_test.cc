@@ -26,16 +26,22 @@ TEST(GpuArtifact, FieldsOfTheWrongTypeAreErrorsNotExceptions) {
   }
 }
 
-TEST(GpuArtifact, DivisibilityRoundTripsAndBadOnesAreRefused) {
+/// An sm_90 artifact of one kernel "k" with `signature`.
+GpuArtifact oneKernel(const std::string &signature) {
   GpuArtifact a;
   a.arch = "sm_90";
   a.ptxVersion = "7.8";
   a.ptx = "// ptx";
   GpuKernelInfo k;
   k.name = "k";
-  k.signature = "ptr:f32,ptr:f32,i32";
-  k.divisibility = {16, 8, 1};
+  k.signature = signature;
   a.kernels.push_back(k);
+  return a;
+}
+
+TEST(GpuArtifact, DivisibilityRoundTripsAndBadOnesAreRefused) {
+  GpuArtifact a = oneKernel("ptr:f32,ptr:f32,i32");
+  a.kernels[0].divisibility = {16, 8, 1};
   absl::StatusOr<GpuArtifact> back = ParseGpuArtifact(SerializeGpuArtifact(a));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->kernels[0].divisibility, (std::vector<int64_t>{16, 8, 1}));
@@ -54,14 +60,7 @@ TEST(GpuArtifact, DivisibilityRoundTripsAndBadOnesAreRefused) {
 }
 
 TEST(GpuArtifact, PersistentRoundTripsAndBadOnesAreRefused) {
-  GpuArtifact a;
-  a.arch = "sm_90";
-  a.ptxVersion = "7.8";
-  a.ptx = "// ptx";
-  GpuKernelInfo k;
-  k.name = "k";
-  k.signature = "ptr:f32,i32";
-  a.kernels.push_back(k);
+  GpuArtifact a = oneKernel("ptr:f32,i32");
   absl::StatusOr<GpuArtifact> back = ParseGpuArtifact(SerializeGpuArtifact(a));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->kernels[0].persistent, 0);
