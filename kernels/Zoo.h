@@ -112,9 +112,11 @@ struct Kernel {
 };
 
 /// The "knob." parameters of the GPU spaces that only the cuda backend has (num_stages: the
-/// cp.async pipeline; warp_m: the warps' grid over a tensor-core matmul): the rocm backend's
-/// space is the GPU space without them (constraints on them must allow their absence).
-inline constexpr const char *kCudaOnlyKnobs[] = {"knob.num_stages", "knob.warp_m"};
+/// cp.async pipeline; warp_m: the warps' grid over a tensor-core matmul; persistent: blocks
+/// running programs in turn): the rocm backend's space is the GPU space without them
+/// (constraints on them must allow their absence).
+inline constexpr const char *kCudaOnlyKnobs[] = {"knob.num_stages", "knob.warp_m",
+                                                 "knob.persistent"};
 
 /// The runtime's form of a Triton signature: "*fp32:16,i32:16,fp32" -> "ptr:f32,i32,f32".
 std::string RuntimeSignature(const std::string &tritonSignature);

@@ -108,12 +108,13 @@ Kernel matmulKernel() {
   // f16/bf16 run on tensor cores (warp tiles of 16 x 8 pieces): blocks up to 256 x 256 and K
   // steps to 64, operand tiles loaded num_stages - 1 K steps ahead, the warps' grid over the
   // block tile chosen by the compiler (warp_m 0) or warp_m rows of warps (on warpgroups 4
-  // warps a row of them; 2 keeps mma.sync there); what does not fit in shared memory is a
-  // compile error of that candidate.
+  // warps a row of them; 2 keeps mma.sync there), one block a program or persistent blocks
+  // (one an SM, running programs in turn); what does not fit in shared memory is a compile
+  // error of that candidate.
   k.gpu.space.params = {{"BLOCK_M", {32, 64, 128, 256}}, {"BLOCK_N", {32, 64, 128, 256}},
                         {"BLOCK_K", {16, 32, 64}},         {"GROUP_M", {8}},
                         {"knob.num_warps", {4, 8}},        {"knob.num_stages", {1, 2, 3}},
-                        {"knob.warp_m", {0, 2, 4, 8}}};
+                        {"knob.warp_m", {0, 2, 4, 8}},     {"knob.persistent", {0, 1}}};
   k.gpu.space.constraints.push_back([](const Point &p) {
     // (The rocm space has no warp_m.)
     int64_t rows = p.count("knob.warp_m") ? p.at("knob.warp_m") : 0;

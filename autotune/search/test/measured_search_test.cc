@@ -16,9 +16,9 @@
 // exhaustive optimum in at least 90% of runs. data/matmul_bf16_sm90a_measured.jsonl: the same
 // space built for sm_90a (wgmma, its groups in flight across K steps), measured on an H200 by
 // `sweep --target=cuda:sm_90a --build-only --kernels=matmul --dtypes=bf16 --strategy=exhaustive
-// --shard=I/2` (two calls), with the same bar. Both tables predate the knob warp_m (the
-// compiler's own grid of warps, warp_m 0): they are replayed over the part of the space with
-// warp_m at 0, the points they hold.
+// --shard=I/2` (two calls), with the same bar. Both tables predate the knobs warp_m (the
+// compiler's own grid of warps, warp_m 0) and persistent (one block a program, 0): they are
+// replayed over the part of the space with both at 0, the points they hold.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,14 +121,14 @@ TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheGpuMatmulSpaceWithinFivePercent) {
   ASSERT_NE(matmul, nullptr);
   tessel::autotune::Space space = matmul->gpu.space;
   for (auto &[name, values] : space.params)
-    if (name == "knob.warp_m")
+    if (name == "knob.warp_m" || name == "knob.persistent")
       values = {0};
   std::vector<Point> points = space.Enumerate();
   unsigned seed = std::random_device{}();
   std::printf("random seed %u\n", seed);
   for (const char *table : {"autotune/search/test/data/matmul_bf16_gpu_measured.jsonl",
                             "autotune/search/test/data/matmul_bf16_sm90a_measured.jsonl"}) {
-  auto data = measured(table, {{"knob.warp_m", 0}});
+  auto data = measured(table, {{"knob.warp_m", 0}, {"knob.persistent", 0}});
   ASSERT_EQ(data.size(), 1u) << table;
   for (const auto &[shape, times] : data) {
     // Every point of the space is in the table (measured, or failed to compile).
