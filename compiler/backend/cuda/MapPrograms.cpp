@@ -243,6 +243,11 @@ void runProgramsInTurn(gpu::GPUFuncOp func, ArrayRef<Operation *> ids,
     sizes[d]->getResult(0).replaceAllUsesWith(grid[d]);
     sizes[d]->erase();
   }
+  // A thread's private buffers stay outside: an alloca in the loop would take more stack each
+  // program.
+  for (Operation &op : llvm::make_early_inc_range(*body))
+    if (isa<memref::AllocaOp>(op) && op.getNumOperands() == 0)
+      op.moveBefore(loop);
   OpBuilder end(body->getTerminator());
   gpu::BarrierOp::create(end, loc);
 }

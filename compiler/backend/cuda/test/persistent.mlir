@@ -20,6 +20,8 @@
 // CHECK: %[[ALL:.*]] = arith.muli %[[PLANE]], %[[Z]] : index
 // CHECK: %[[FIRST:.*]] = gpu.block_id x
 // CHECK: %[[STEP:.*]] = gpu.grid_dim x
+// A thread's private buffer stays outside the loop.
+// CHECK: memref.alloca() : memref<1xi32>
 // CHECK: scf.for %[[P:.*]] = %[[FIRST]] to %[[ALL]] step %[[STEP]] {
 // CHECK-NEXT: %[[PX:.*]] = arith.remui %[[P]], %[[X]] : index
 // CHECK-NEXT: %[[ROWS:.*]] = arith.divui %[[P]], %[[X]] : index
@@ -53,6 +55,10 @@ func.func public @programs(%out: memref<?xi32>, %pid_x: i32, %pid_y: i32, %pid_z
   %at = arith.addi %row, %pid_x : i32
   %i = arith.index_cast %at : i32 to index
   %v = arith.addi %pid_z, %gy : i32
-  memref.store %v, %out[%i] : memref<?xi32>
+  %c0 = arith.constant 0 : index
+  %scratch = memref.alloca() : memref<1xi32>
+  memref.store %v, %scratch[%c0] : memref<1xi32>
+  %w = memref.load %scratch[%c0] : memref<1xi32>
+  memref.store %w, %out[%i] : memref<?xi32>
   return
 }
