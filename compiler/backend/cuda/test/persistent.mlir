@@ -32,7 +32,7 @@
 // CHECK-DAG: arith.index_cast %[[PX]] : index to i32
 // CHECK-DAG: arith.index_cast %[[PY]] : index to i32
 // CHECK-DAG: arith.index_cast %[[PZ]] : index to i32
-// CHECK: memref.store
+// CHECK: memref.store %{{.*}}, %[[OUT]]
 // CHECK: gpu.barrier
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: }
