@@ -49,8 +49,8 @@ public:
          "fewest operand loads"},
         {"persistent", 0, 2, {0, 1, 2}, 0,
          "persistent blocks: N > 0 launches at most N blocks an SM, each running the grid's "
-         "programs in turn (b, b + blocks, ...; a barrier between programs), so a block's "
-         "setup is paid once and the last wave is spread evenly; 0: one block a program"},
+         "programs in turn (b, b + blocks, ...; a barrier between programs); 0: one block a "
+         "program"},
         {"pingpong", 0, 1, {0, 1}, 1,
          "sm_90a with wgmma and 8 or more warps: 1 lets the warpgroups issue the first "
          "tensor-core product of a loop that chains products (attention) in turns, so one "

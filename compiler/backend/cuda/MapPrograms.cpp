@@ -216,11 +216,12 @@ void runProgramsInTurn(gpu::GPUFuncOp func, ArrayRef<Operation *> ids,
   Block &entry = func.getBody().front();
   Location loc = func.getLoc();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
-  unsigned args = entry.getNumArguments();
+  // The function's own arguments (the entry block's workgroup attributions follow them).
+  unsigned inputs = func.getFunctionType().getNumInputs();
   SmallVector<Value> grid;
   for (unsigned d = 0; d < 3; ++d)
     grid.push_back(
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), entry.getArgument(args - 3 + d)));
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), func.getArgument(inputs - 3 + d)));
   Value plane = arith::MulIOp::create(b, loc, grid[0], grid[1]);
   Value total = arith::MulIOp::create(b, loc, plane, grid[2]);
   Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
@@ -243,11 +244,15 @@ void runProgramsInTurn(gpu::GPUFuncOp func, ArrayRef<Operation *> ids,
     sizes[d]->getResult(0).replaceAllUsesWith(grid[d]);
     sizes[d]->erase();
   }
-  // A thread's private buffers stay outside: an alloca in the loop would take more stack each
-  // program.
-  for (Operation &op : llvm::make_early_inc_range(*body))
-    if (isa<memref::AllocaOp>(op) && op.getNumOperands() == 0)
-      op.moveBefore(loop);
+  // A thread's private buffers of static size (wherever they are in the body) stay outside:
+  // an alloca in the loop would take more stack each program.
+  SmallVector<Operation *> allocas;
+  loop.getBody()->walk([&](memref::AllocaOp a) {
+    if (a->getNumOperands() == 0)
+      allocas.push_back(a);
+  });
+  for (Operation *a : allocas)
+    a->moveBefore(loop);
   OpBuilder end(body->getTerminator());
   gpu::BarrierOp::create(end, loc);
 }

@@ -502,7 +502,8 @@ bool elementwiseOnC(linalg::GenericOp g, Value c, Value self) {
                       [](Operation &op) { return isPure(&op) && !op.getNumRegions(); });
 }
 
-/// The one op reading C (`c`, but deallocations) after a loop, where it is elementwise on C
+/// The one op reading C (`c`, but deallocations) after its matmul's loop (where the callers
+/// look), where it is elementwise on C
 /// (elementwiseOnC) into a fresh tile of C's shape (a memref.alloc, row-major, 16- or 32-bit
 /// floats, which it is the first to touch) in `block`: the conversion of a K loop's C to 16
 /// bits, attention's `(acc / l_i[:, None]).to(bf16)`. The registers holding C can run it and
@@ -525,11 +526,13 @@ linalg::GenericOp elementwiseReader(Value c, Block *block) {
       type.getShape() != cast<MemRefType>(c.getType()).getShape() ||
       !isa<FloatType>(type.getElementType()) ||
       (type.getElementTypeBitWidth() != 16 && type.getElementTypeBitWidth() != 32) ||
-      !elementwiseOnC(reader, tile, c) || !reader.getRegionOutputArgs()[0].use_empty())
+      tile == c || !elementwiseOnC(reader, tile, c) ||
+      !reader.getRegionOutputArgs()[0].use_empty())
     return nullptr;
+  // Not where a later matmul reads the tile (its plan holds the tile, which padRows replaces).
   for (Operation *user : tile.getUsers()) {
     Operation *at = block->findAncestorOpInBlock(*user);
-    if (user != reader && (!at || at->isBeforeInBlock(reader)))
+    if (user != reader && (!at || at->isBeforeInBlock(reader) || isa<linalg::MatmulOp>(user)))
       return nullptr;
   }
   return reader;

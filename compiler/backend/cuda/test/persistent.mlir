@@ -5,8 +5,8 @@
 // gpu.block_id and gpu.grid_dim, and a barrier ends each program (the next one reuses the
 // shared buffers). The artifact says so ("persistent": blocks an SM), for the runtime, which
 // launches at most that many blocks an SM and passes the grid.
-// RUN: tessel-opt %s --tessel-cuda-map-programs='num-warps=1 persistent=true' | FileCheck %s
-// RUN: tessel-opt %s --tessel-cuda-map-programs='num-warps=1' | FileCheck %s --check-prefix=ONE
+// RUN: tessel-opt %s --split-input-file --tessel-cuda-map-programs='num-warps=1 persistent=true' | FileCheck %s
+// RUN: tessel-opt %s --split-input-file --tessel-cuda-map-programs='num-warps=1' | FileCheck %s --check-prefix=ONE
 // RUN: tessel-compile %s --entry programs --target cuda:sm_90 --knob persistent=2 --emit artifact -o - | FileCheck %s --check-prefix=ARTIFACT
 // RUN: tessel-compile %s --entry programs --target cuda:sm_90 --emit artifact -o - | FileCheck %s --check-prefix=NOT-PERSISTENT
 
@@ -60,5 +60,34 @@ func.func public @programs(%out: memref<?xi32>, %pid_x: i32, %pid_y: i32, %pid_z
   memref.store %v, %scratch[%c0] : memref<1xi32>
   %w = memref.load %scratch[%c0] : memref<1xi32>
   memref.store %w, %out[%i] : memref<?xi32>
+  return
+}
+
+// -----
+
+// A kernel with a workgroup buffer (a gpu.func's attributions are entry-block arguments after
+// its own): the grid's sizes are still its last three arguments.
+// CHECK-LABEL: gpu.func @tiled(
+// CHECK-SAME: %{{.*}}: memref<?xf32>, %[[TX:.*]]: i32, %[[TY:.*]]: i32, %[[TZ:.*]]: i32)
+// CHECK-SAME: workgroup(%{{.*}} : memref<64xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-DAG: arith.index_cast %[[TX]] : i32 to index
+// CHECK-DAG: arith.index_cast %[[TY]] : i32 to index
+// CHECK-DAG: arith.index_cast %[[TZ]] : i32 to index
+// CHECK: scf.for
+// CHECK: gpu.return
+func.func public @tiled(%x: memref<?xf32>, %pid_x: i32, %pid_y: i32, %pid_z: i32,
+                        %gx: i32, %gy: i32, %gz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %tile = memref.alloc() : memref<64xf32>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %v = memref.load %x[%i] : memref<?xf32>
+    memref.store %v, %tile[%i] : memref<64xf32>
+    scf.reduce
+  }
+  %p = arith.index_cast %pid_x : i32 to index
+  %w = memref.load %tile[%c0] : memref<64xf32>
+  memref.store %w, %x[%p] : memref<?xf32>
   return
 }
