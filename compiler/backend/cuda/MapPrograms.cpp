@@ -228,9 +228,16 @@ void runProgramsInTurn(gpu::GPUFuncOp func, ArrayRef<Operation *> ids,
   Value step = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   auto loop = scf::ForOp::create(b, loc, first, total, step);
   Block *body = loop.getBody();
-  body->getOperations().splice(body->getTerminator()->getIterator(), entry.getOperations(),
-                               std::next(loop->getIterator()),
-                               entry.getTerminator()->getIterator());
+  // The program inside an scf.execute_region: what lowers gpu.all_reduce later splits blocks,
+  // which a loop body may not have.
+  OpBuilder inLoop(body->getTerminator());
+  auto run = scf::ExecuteRegionOp::create(inLoop, loc, TypeRange{});
+  Block *inner = &run.getRegion().emplaceBlock();
+  inner->getOperations().splice(inner->end(), entry.getOperations(),
+                                std::next(loop->getIterator()),
+                                entry.getTerminator()->getIterator());
+  OpBuilder atEnd = OpBuilder::atBlockEnd(inner);
+  scf::YieldOp::create(atEnd, loc);
   OpBuilder in = OpBuilder::atBlockBegin(body);
   Value program = loop.getInductionVar();
   Value at[] = {

@@ -27,6 +27,8 @@
 // CHECK-NEXT: %[[ROWS:.*]] = arith.divui %[[P]], %[[X]] : index
 // CHECK-NEXT: %[[PY:.*]] = arith.remui %[[ROWS]], %[[Y]] : index
 // CHECK-NEXT: %[[PZ:.*]] = arith.divui %[[P]], %[[PLANE]] : index
+// The program in an scf.execute_region (gpu.all_reduce's lowering splits blocks there).
+// CHECK-NEXT: scf.execute_region {
 // CHECK-NOT: gpu.block_id
 // CHECK-NOT: gpu.grid_dim
 // CHECK-DAG: arith.index_cast %[[PX]] : index to i32
@@ -34,6 +36,8 @@
 // CHECK-DAG: arith.index_cast %[[PZ]] : index to i32
 // CHECK: memref.store %{{.*}}, %[[OUT]]
 // CHECK: gpu.barrier
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.return
