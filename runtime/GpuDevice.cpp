@@ -2,8 +2,6 @@
 
 #include "runtime/GpuDevice.h"
 
-#include "absl/strings/numbers.h"
-
 #include <algorithm>
 
 namespace tessel::runtime {
@@ -117,16 +115,14 @@ absl::Status GpuDevice::Launch(const Kernel &kernel, Grid grid, const std::vecto
   // Persistent: at most `persistent` blocks an SM, each running programs of the grid in turn;
   // the grid's sizes follow the arguments.
   if (k->info.persistent > 0) {
-    auto sms = environment_.find("multiprocessors");
-    int64_t count = 0;
-    if (sms == environment_.end() || !absl::SimpleAtoi(sms->second, &count) || count < 1)
+    if (multiprocessors_ == 0)
       return absl::FailedPreconditionError("launching " + kernel.name() +
                                            ": a persistent kernel needs the device's "
                                            "multiprocessor count, which it did not report");
-    for (int64_t size : {grid.x, grid.y, grid.z})
-      slots->push_back(uint64_t(uint32_t(int32_t(size))));
+    for (int32_t size : {grid.x, grid.y, grid.z})
+      slots->push_back(uint32_t(size));
     grid = Grid{int32_t(std::max<int64_t>(
-                    1, std::min(grid.programs(), count * k->info.persistent))),
+                    1, std::min(grid.programs(), multiprocessors_ * k->info.persistent))),
                 1, 1};
   }
   std::vector<void *> params;

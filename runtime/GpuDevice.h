@@ -15,6 +15,8 @@
 #include "runtime/Device.h"
 #include "runtime/target/GpuArtifact.h"
 
+#include "absl/strings/numbers.h"
+
 #include <dlfcn.h>
 
 #include <array>
@@ -76,7 +78,13 @@ public:
   GpuDevice(GpuDriver &driver, std::string kind, std::string name, size_t flushBytes,
             std::map<std::string, std::string> environment)
       : driver_(driver), kind_(std::move(kind)), name_(std::move(name)),
-        flushBytes_(flushBytes), environment_(std::move(environment)) {}
+        flushBytes_(flushBytes), environment_(std::move(environment)) {
+    // What a persistent kernel's launch sizes its grid by (0: not reported).
+    if (auto sms = environment_.find("multiprocessors");
+        sms == environment_.end() || !absl::SimpleAtoi(sms->second, &multiprocessors_) ||
+        multiprocessors_ < 1)
+      multiprocessors_ = 0;
+  }
 
   std::string kind() const override { return kind_; }
   std::string name() const override { return name_; }
@@ -101,6 +109,7 @@ private:
   std::string kind_, name_;
   size_t flushBytes_;
   std::map<std::string, std::string> environment_;
+  int64_t multiprocessors_ = 0;
   std::unique_ptr<Buffer> flush_;
 };
 

@@ -502,12 +502,12 @@ bool elementwiseOnC(linalg::GenericOp g, Value c, Value self) {
                       [](Operation &op) { return isPure(&op) && !op.getNumRegions(); });
 }
 
-/// The one op reading C (`c`, but deallocations) after its matmul's loop (where the callers
-/// look), where it is elementwise on C
-/// (elementwiseOnC) into a fresh tile of C's shape (a memref.alloc, row-major, 16- or 32-bit
-/// floats, which it is the first to touch) in `block`: the conversion of a K loop's C to 16
-/// bits, attention's `(acc / l_i[:, None]).to(bf16)`. The registers holding C can run it and
-/// store its tile, where C's f32 bytes would go through memory and a pass over them.
+/// The one op reading C (`c`, but deallocations) in `block` (after its matmul's loop, where
+/// the callers look), where it is elementwise on C (elementwiseOnC) into a fresh tile of C's
+/// shape (a memref.alloc, row-major, 16- or 32-bit floats, which it is the first to touch and
+/// no matmul reads): the conversion of a K loop's C to 16 bits, attention's
+/// `(acc / l_i[:, None]).to(bf16)`. The registers holding C can run it and store its tile,
+/// where C's f32 bytes would go through memory and a pass over them.
 linalg::GenericOp elementwiseReader(Value c, Block *block) {
   linalg::GenericOp reader;
   for (Operation *user : c.getUsers()) {

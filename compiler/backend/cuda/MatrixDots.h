@@ -215,13 +215,13 @@ mlir::Value rewriteDot(const DotPlan &p, DotEmitterFactory make,
 /// `regrid`, where given, may change a plan once its tiles are staged (for an instruction that
 /// reads the tiles as they are stored; `aInRegisters`: where A is to come from registers, so
 /// its tile's layout does not matter).
-mlir::LogicalResult rewriteDots(mlir::func::FuncOp func, int64_t warps, int64_t warpM,
-                                DotShapeFor shapeFor,
-                 llvm::function_ref<void(mlir::Value tile,
-                                         llvm::function_ref<bool(mlir::Operation *)> isDot)>
-                     stage,
-                 DotEmitterFactory make,
-                 llvm::function_ref<void(DotPlan &, bool aInRegisters)> regrid = nullptr);
+mlir::LogicalResult
+rewriteDots(mlir::func::FuncOp func, int64_t warps, int64_t warpM, DotShapeFor shapeFor,
+            llvm::function_ref<void(mlir::Value tile,
+                                    llvm::function_ref<bool(mlir::Operation *)> isDot)>
+                stage,
+            DotEmitterFactory make,
+            llvm::function_ref<void(DotPlan &, bool aInRegisters)> regrid = nullptr);
 
 } // namespace tessel::cuda
 

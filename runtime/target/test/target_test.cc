@@ -73,7 +73,8 @@ TEST(GpuArtifact, PersistentRoundTripsAndBadOnesAreRefused) {
     std::string edited = text;
     size_t at = edited.find("\"persistent\": 2");
     ASSERT_NE(at, std::string::npos) << text;
-    edited.replace(at, std::string("\"persistent\": 2").size(), std::string("\"persistent\": ") + bad);
+    edited.replace(at, std::string("\"persistent\": 2").size(),
+                   std::string("\"persistent\": ") + bad);
     back = ParseGpuArtifact(edited);
     ASSERT_FALSE(back.ok()) << bad;
     EXPECT_NE(back.status().message().find("persistent"), std::string::npos) << back.status();
