@@ -70,6 +70,12 @@ struct Driver {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  // Newer drivers only (null where missing): TMA tensor maps (CUDA 12.0), parameter layouts
+  // (CUDA 12.4).
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *,
+                                     const uint64_t *, const unsigned *, const unsigned *, int,
+                                     int, int, int) = nullptr;
+  CUresult (*cuFuncGetParamInfo)(CUfunction, size_t, size_t *, size_t *) = nullptr;
 };
 
 /// The driver, or why it could not be opened.
@@ -113,6 +119,10 @@ absl::StatusOr<const Driver *> OpenDriver() {
     resolve(driver.cuGetErrorString, {"cuGetErrorString"});
     if (!missing.empty())
       return absl::UnavailableError("the NVIDIA driver lacks " + missing);
+    std::string optional;
+    ResolveSymbol(driver.handle, driver.cuTensorMapEncodeTiled, {"cuTensorMapEncodeTiled"},
+                  optional);
+    ResolveSymbol(driver.handle, driver.cuFuncGetParamInfo, {"cuFuncGetParamInfo"}, optional);
     return absl::OkStatus();
   }();
   if (!status.ok())
@@ -197,6 +207,33 @@ public:
     return ms;
   }
   void DestroyEvent(void *event) override { d_.cuEventDestroy(static_cast<CUevent>(event)); }
+  absl::Status EncodeTensorMap(void *map, const GpuTensorMap &m, uint64_t address,
+                               uint64_t pitch) override {
+    if (!d_.cuTensorMapEncodeTiled)
+      return GpuDriver::EncodeTensorMap(map, m, address, pitch);
+    // Unsigned integers of the element's size (a copy converts nothing); the rows unbounded
+    // (GpuTensorMap); no interleave, no L2 promotion, zeros out of bounds.
+    constexpr uint64_t kRows = (uint64_t(1) << 31) - 1;
+    int type = m.elementBytes == 1 ? 0 : m.elementBytes == 2 ? 1 : m.elementBytes == 4 ? 2 : 4;
+    int swizzle = m.swizzle == 128 ? 3 : m.swizzle == 64 ? 2 : m.swizzle == 32 ? 1 : 0;
+    uint64_t dims[2] = {pitch, kRows}, strides[1] = {pitch * uint64_t(m.elementBytes)};
+    unsigned box[2] = {unsigned(m.box[1]), unsigned(m.box[0])}, steps[2] = {1, 1};
+    return check(d_,
+                 d_.cuTensorMapEncodeTiled(map, type, 2, reinterpret_cast<void *>(address), dims,
+                                           strides, box, steps, 0, swizzle, 0, 0),
+                 "cuTensorMapEncodeTiled");
+  }
+  std::optional<std::vector<size_t>> ParameterSizes(void *function) override {
+    if (!d_.cuFuncGetParamInfo)
+      return std::nullopt;
+    std::vector<size_t> sizes;
+    size_t offset = 0, size = 0;
+    constexpr size_t kMost = 1024; // 4 KB of parameters at most
+    while (sizes.size() < kMost && d_.cuFuncGetParamInfo(static_cast<CUfunction>(function),
+                                                         sizes.size(), &offset, &size) == 0)
+      sizes.push_back(size);
+    return sizes;
+  }
 
 private:
   const Driver &d_;

@@ -78,6 +78,43 @@ absl::StatusOr<std::unique_ptr<Buffer>> GpuDevice::Allocate(size_t bytes) {
   return std::unique_ptr<Buffer>(new GpuBuffer(driver_, p, bytes));
 }
 
+absl::Status GpuDevice::CheckParameters(void *function, const GpuKernelInfo &info,
+                                        const std::string &path) {
+  std::optional<std::vector<size_t>> sizes = driver_.ParameterSizes(function);
+  if (!sizes)
+    return absl::OkStatus();
+  absl::StatusOr<std::vector<ArgType>> sig = ParseSignature(info.signature);
+  if (!sig.ok())
+    return sig.status();
+  // What the artifact says the launch passes: the signature's arguments (0: a size not
+  // checked), its tensor maps and their mask, the persistent grid's sizes.
+  std::vector<size_t> expected;
+  for (const ArgType &t : *sig)
+    expected.push_back(t.isPointer || t.element == "i64" || t.element == "f64" ? 8
+                       : t.element == "i32" || t.element == "f32"             ? 4
+                                                                             : 0);
+  expected.insert(expected.end(), info.tensorMaps.size(), 128);
+  if (!info.tensorMaps.empty())
+    expected.push_back(4);
+  if (info.persistent > 0)
+    expected.insert(expected.end(), 3, 4);
+  bool same = sizes->size() == expected.size();
+  for (size_t i = 0; same && i < expected.size(); ++i)
+    same = expected[i] == 0 || expected[i] == (*sizes)[i];
+  if (same)
+    return absl::OkStatus();
+  auto list = [](const std::vector<size_t> &v) {
+    std::string text;
+    for (size_t n : v)
+      text += (text.empty() ? "" : ", ") + (n ? std::to_string(n) : std::string("?"));
+    return "[" + text + "]";
+  };
+  return absl::FailedPreconditionError(
+      path + ": kernel '" + info.name + "' takes parameters of " + list(*sizes) +
+      " bytes, but its artifact describes " + list(expected) +
+      " (its signature, tensor maps and persistent grid): the artifact does not match its code");
+}
+
 absl::StatusOr<std::unique_ptr<Executable>> GpuDevice::MakeExecutable(
     void *module, const GpuArtifact &artifact, const std::string &path,
     const std::function<absl::Status(void *, const GpuKernelInfo &)> &prepare) {
@@ -87,6 +124,8 @@ absl::StatusOr<std::unique_ptr<Executable>> GpuDevice::MakeExecutable(
     if (!f.ok())
       return absl::Status(f.status().code(), "finding kernel " + info.name + " in " + path +
                                                  ": " + std::string(f.status().message()));
+    if (absl::Status s = CheckParameters(*f, info, path); !s.ok())
+      return s;
     if (prepare)
       if (absl::Status s = prepare(*f, info); !s.ok())
         return s;
@@ -125,9 +164,45 @@ absl::Status GpuDevice::Launch(const Kernel &kernel, Grid grid, const std::vecto
                     1, std::min(grid.programs(), multiprocessors_ * k->info.persistent))),
                 1, 1};
   }
+  // TMA tensor maps, then the mask of those made: each over the memory its pointer argument
+  // points at, where the address and pitch allow one (else the kernel does without it).
+  struct alignas(64) TensorMapBytes {
+    unsigned char bytes[128];
+  };
+  std::vector<TensorMapBytes> maps(k->info.tensorMaps.size(), TensorMapBytes{});
+  uint64_t made = 0;
+  for (size_t i = 0; i < maps.size(); ++i) {
+    const GpuTensorMap &m = k->info.tensorMaps[i];
+    uint64_t address = (*slots)[m.pointer];
+    int64_t pitch = m.pitch;
+    if (m.pitchArgument >= 0)
+      pitch = kernel.signature()[m.pitchArgument].element == "i32"
+                  ? int64_t(int32_t(uint32_t((*slots)[m.pitchArgument])))
+                  : int64_t((*slots)[m.pitchArgument]);
+    uint64_t pitchBytes = uint64_t(pitch) * uint64_t(m.elementBytes);
+    if (address % 16 != 0 || pitch < m.box[1] || pitchBytes % 16 != 0 ||
+        pitchBytes >= (uint64_t(1) << 40) || pitch > (int64_t(1) << 32))
+      continue;
+    if (absl::Status s = driver_.EncodeTensorMap(maps[i].bytes, m, address, uint64_t(pitch));
+        !s.ok())
+      return absl::Status(s.code(), "launching " + kernel.name() + ": tensor map " +
+                                        std::to_string(i) + " over argument #" +
+                                        std::to_string(m.pointer) + ": " +
+                                        std::string(s.message()));
+    made |= uint64_t(1) << i;
+  }
+  // The signature's arguments, the tensor maps and their mask, the persistent grid's sizes.
   std::vector<void *> params;
-  for (uint64_t &slot : *slots)
-    params.push_back(&slot); // little endian: a 4-byte scalar is the slot's low bytes
+  size_t signatureArguments = kernel.signature().size();
+  for (size_t i = 0; i <= slots->size(); ++i) {
+    if (i == signatureArguments && !maps.empty()) {
+      for (TensorMapBytes &map : maps)
+        params.push_back(map.bytes);
+      params.push_back(&made);
+    }
+    if (i < slots->size())
+      params.push_back(&(*slots)[i]); // little endian: a 4-byte scalar is the slot's low bytes
+  }
   absl::Status s =
       driver_.Launch(k->function, grid, k->info.block, unsigned(k->info.sharedBytes),
                      params.data());

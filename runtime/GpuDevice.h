@@ -22,6 +22,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace tessel::runtime {
@@ -50,6 +51,17 @@ public:
   virtual absl::Status WaitFor(void *event) = 0;
   virtual absl::StatusOr<float> ElapsedMs(void *start, void *stop) = 0;
   virtual void DestroyEvent(void *event) = 0;
+  /// Makes the TMA tensor map `m` describes over the memory at `address`, rows `pitch`
+  /// elements apart, in `map` (128 bytes, 64-byte aligned).
+  virtual absl::Status EncodeTensorMap(void *map, const GpuTensorMap &m, uint64_t address,
+                                       uint64_t pitch) {
+    return absl::UnimplementedError("this GPU driver makes no TMA tensor maps");
+  }
+  /// The byte size of each of `function`'s parameters, in order; nullopt where the driver
+  /// cannot say.
+  virtual std::optional<std::vector<size_t>> ParameterSizes(void *function) {
+    return std::nullopt;
+  }
 };
 
 /// Sets `fn` to the first of `names` the library `handle` defines; else adds the first name to
@@ -106,6 +118,10 @@ protected:
   GpuDriver &driver_;
 
 private:
+  /// Whether `function`'s parameters are those `info` says the launch passes (where the
+  /// driver reports them): an artifact edited apart from its code is refused at load.
+  absl::Status CheckParameters(void *function, const GpuKernelInfo &info,
+                               const std::string &path);
   std::string kind_, name_;
   size_t flushBytes_;
   std::map<std::string, std::string> environment_;

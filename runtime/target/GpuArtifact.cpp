@@ -83,6 +83,17 @@ std::string SerializeGpuArtifact(const GpuArtifact &a) {
       kernels.back()["persistent"] = k.persistent;
     if (!k.divisibility.empty())
       kernels.back()["divisibility"] = k.divisibility;
+    for (const GpuTensorMap &m : k.tensorMaps) {
+      nlohmann::json map = {{"pointer", m.pointer},
+                            {"element_bytes", m.elementBytes},
+                            {"box", {m.box[0], m.box[1]}},
+                            {"swizzle", m.swizzle}};
+      if (m.pitchArgument >= 0)
+        map["pitch_argument"] = m.pitchArgument;
+      else
+        map["pitch"] = m.pitch;
+      kernels.back()["tensor_maps"].push_back(map);
+    }
   }
   bool rocm = IsRocmArch(a.arch);
   nlohmann::json j = {{"format", kFormat},
@@ -102,6 +113,71 @@ std::string SerializeGpuArtifact(const GpuArtifact &a) {
     j["build_info"] = a.buildInfo;
   return j.dump(1) + "\n";
 }
+
+namespace {
+
+/// The kernel's tensor maps from `maps`, each checked against its signature.
+absl::Status parseTensorMaps(const nlohmann::json &maps, GpuKernelInfo &info) {
+  std::vector<std::string> args;
+  for (size_t at = 0; !info.signature.empty() && at != std::string::npos;) {
+    size_t comma = info.signature.find(',', at);
+    args.push_back(info.signature.substr(at, comma == std::string::npos ? comma : comma - at));
+    at = comma == std::string::npos ? comma : comma + 1;
+  }
+  auto bad = [](const std::string &what) { return absl::InvalidArgumentError(what); };
+  constexpr size_t kMost = 8;
+  if (!maps.is_array() || maps.size() > kMost)
+    return bad("tensor_maps is not a list of at most " + std::to_string(kMost));
+  auto integer = [](const nlohmann::json &m, const char *key, int64_t lo, int64_t hi,
+                    int64_t &out) {
+    if (!m.contains(key) || !m[key].is_number_integer() || m[key].get<int64_t>() < lo ||
+        m[key].get<int64_t>() > hi)
+      return false;
+    out = m[key].get<int64_t>();
+    return true;
+  };
+  for (const nlohmann::json &m : maps) {
+    GpuTensorMap map;
+    int64_t pointer = 0, bytes = 0, swizzle = 0, rows = 0, columns = 0;
+    if (!m.is_object() || !integer(m, "pointer", 0, int64_t(args.size()) - 1, pointer) ||
+        args[pointer].rfind("ptr:", 0) != 0)
+      return bad("a tensor map's \"pointer\" is not a pointer argument");
+    map.pointer = int32_t(pointer);
+    if (m.contains("pitch_argument")) {
+      int64_t pitchArgument = 0;
+      if (!integer(m, "pitch_argument", 0, int64_t(args.size()) - 1, pitchArgument) ||
+          (args[pitchArgument] != "i32" && args[pitchArgument] != "i64"))
+        return bad("a tensor map's \"pitch_argument\" is not an integer argument");
+      map.pitchArgument = int32_t(pitchArgument);
+    } else if (!integer(m, "pitch", 1, int64_t(1) << 40, map.pitch)) {
+      return bad("a tensor map has neither a \"pitch_argument\" nor a positive \"pitch\"");
+    }
+    if (!integer(m, "element_bytes", 1, 8, bytes) || (bytes & (bytes - 1)) != 0)
+      return bad("a tensor map's \"element_bytes\" is not 1, 2, 4 or 8");
+    map.elementBytes = int32_t(bytes);
+    if (!integer(m, "swizzle", 0, 128, swizzle) ||
+        (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128))
+      return bad("a tensor map's \"swizzle\" is not 0, 32, 64 or 128 bytes");
+    map.swizzle = int32_t(swizzle);
+    auto side = [&](int d, int64_t &out) {
+      const nlohmann::json &v = m["box"][d];
+      if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 256)
+        return false;
+      out = v.get<int64_t>();
+      return true;
+    };
+    if (!m.contains("box") || !m["box"].is_array() || m["box"].size() != 2 || !side(0, rows) ||
+        !side(1, columns))
+      return bad("a tensor map's \"box\" is not [rows, columns] of 1..256");
+    map.box = {int32_t(rows), int32_t(columns)};
+    if ((columns * bytes) % 16 != 0 || (swizzle != 0 && columns * bytes > swizzle))
+      return bad("a tensor map's box rows are not whole 16-byte chunks within its swizzle");
+    info.tensorMaps.push_back(map);
+  }
+  return absl::OkStatus();
+}
+
+} // namespace
 
 absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
   if (std::string why = JsonNestingProblem(text); !why.empty())
@@ -190,6 +266,10 @@ absl::StatusOr<GpuArtifact> ParseGpuArtifact(const std::string &text) {
                      " is not a power of two");
         info.divisibility.push_back(v.get<int64_t>());
       }
+    }
+    if (k.contains("tensor_maps")) {
+      if (absl::Status s = parseTensorMaps(k["tensor_maps"], info); !s.ok())
+        return bad("kernel " + info.name + ": " + std::string(s.message()));
     }
     a.kernels.push_back(info);
   }

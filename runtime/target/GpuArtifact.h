@@ -10,7 +10,9 @@
 //   {"format": "tessel-gpu-artifact", "version": 1, "target": "cuda:sm_90", "arch": "sm_90",
 //    "ptx_version": "7.8", "ptx": "...", "cubin": "<base64>",
 //    "kernels": [{"name": "k", "signature": "ptr:f32,i32", "block": [128, 1, 1],
-//                 "shared_bytes": 0, "divisibility": [16, 1]}]}
+//                 "shared_bytes": 0, "divisibility": [16, 1],
+//                 "tensor_maps": [{"pointer": 0, "pitch_argument": 3, "element_bytes": 2,
+//                                  "box": [128, 64], "swizzle": 128}]}]}
 //   {"format": "tessel-gpu-artifact", "version": 1, "target": "rocm:gfx942", "arch": "gfx942",
 //    "hsaco": "<base64>", "kernels": [{..., "block": [256, 1, 1], "lds_bytes": 4096}]}
 //
@@ -28,6 +30,20 @@
 
 namespace tessel {
 
+/// A TMA tensor map (sm_90+) the launch makes for the kernel: a 2-D view of the memory an
+/// argument points at, rows `pitch` elements apart, read in boxes of `box` elements (rows,
+/// columns) stored swizzled in shared memory as the tensor cores read them. Its column
+/// dimension is the pitch and its rows are unbounded: the kernel reads through it only boxes
+/// its masks say are in bounds (no zero fill), others the way it would without it.
+struct GpuTensorMap {
+  int32_t pointer = 0;        ///< the pointer argument (its index): the first element
+  int32_t pitchArgument = -1; ///< the integer argument holding the pitch; -1: `pitch`
+  int64_t pitch = 0;          ///< the pitch in elements, where no argument holds it
+  int32_t elementBytes = 2;   ///< 1, 2, 4 or 8
+  std::array<int32_t, 2> box = {1, 1}; ///< rows, columns (1..256; a row whole 16-byte chunks)
+  int32_t swizzle = 0;        ///< bytes: 0, 32, 64 or 128 (a box row at most that)
+};
+
 struct GpuKernelInfo {
   std::string name;      ///< the symbol
   std::string signature; ///< "ptr:f32,ptr:f32,i32" (the runtime's form)
@@ -44,6 +60,10 @@ struct GpuKernelInfo {
   /// blocks an SM, each running programs b, b + blocks, ... of the grid, whose sizes go to the
   /// kernel as three i32 arguments after the signature's.
   int64_t persistent = 0;
+  /// TMA tensor maps: each goes to the kernel as a 128-byte parameter after the signature's,
+  /// then one i32 whose bit i says whether map i could be made (the address 16-byte aligned,
+  /// the pitch a positive multiple of 16 bytes); then the persistent grid's sizes.
+  std::vector<GpuTensorMap> tensorMaps;
 };
 
 struct GpuArtifact {

@@ -81,6 +81,60 @@ TEST(GpuArtifact, PersistentRoundTripsAndBadOnesAreRefused) {
   }
 }
 
+TEST(GpuArtifact, TensorMapsRoundTripAndBadOnesAreRefused) {
+  GpuArtifact a = oneKernel("ptr:bf16,ptr:bf16,i32,f32");
+  GpuTensorMap byArgument;
+  byArgument.pointer = 1;
+  byArgument.pitchArgument = 2;
+  byArgument.box = {128, 64};
+  byArgument.swizzle = 128;
+  GpuTensorMap fixed;
+  fixed.pitch = 4096;
+  fixed.elementBytes = 4;
+  fixed.box = {8, 32};
+  a.kernels[0].tensorMaps = {byArgument, fixed};
+  absl::StatusOr<GpuArtifact> back = ParseGpuArtifact(SerializeGpuArtifact(a));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->kernels[0].tensorMaps.size(), 2u);
+  const GpuTensorMap &m0 = back->kernels[0].tensorMaps[0], &m1 = back->kernels[0].tensorMaps[1];
+  EXPECT_EQ(m0.pointer, 1);
+  EXPECT_EQ(m0.pitchArgument, 2);
+  EXPECT_EQ(m0.elementBytes, 2);
+  EXPECT_EQ(m0.box, (std::array<int32_t, 2>{128, 64}));
+  EXPECT_EQ(m0.swizzle, 128);
+  EXPECT_EQ(m1.pointer, 0);
+  EXPECT_EQ(m1.pitchArgument, -1);
+  EXPECT_EQ(m1.pitch, 4096);
+  EXPECT_EQ(m1.elementBytes, 4);
+  EXPECT_EQ(m1.swizzle, 0);
+  // Each edit of the first map's JSON is refused with a message naming the kernel.
+  std::string text = SerializeGpuArtifact(a);
+  struct Edit {
+    const char *from, *to;
+  } edits[] = {
+      {"\"pointer\": 1", "\"pointer\": 2"},          // an i32, not a pointer
+      {"\"pointer\": 1", "\"pointer\": 7"},          // no such argument
+      {"\"pitch_argument\": 2", "\"pitch_argument\": 3"}, // an f32
+      {"\"pitch_argument\": 2", "\"pitch_argument\": 0"}, // a pointer
+      {"\"pitch_argument\": 2", "\"pitch\": 0"},     // no pitch
+      {"\"element_bytes\": 2", "\"element_bytes\": 3"},
+      {"\"swizzle\": 128", "\"swizzle\": 96"},
+      {"\"swizzle\": 128", "\"swizzle\": 64"},       // a 128-byte row in a 64-byte swizzle
+      {"128,\n", "257,\n"},                         // a box side over 256
+      {"128,\n", "0,\n"},
+  };
+  for (const Edit &e : edits) {
+    std::string edited = text;
+    size_t at = edited.find(e.from);
+    ASSERT_NE(at, std::string::npos) << e.from << " in " << text;
+    edited.replace(at, std::string(e.from).size(), e.to);
+    back = ParseGpuArtifact(edited);
+    ASSERT_FALSE(back.ok()) << e.to;
+    EXPECT_NE(back.status().message().find("tensor map"), std::string::npos) << back.status();
+    EXPECT_NE(back.status().message().find("kernel"), std::string::npos) << back.status();
+  }
+}
+
 TEST(Target, ParsesAndPrintsEveryForm) {
   struct Case {
     const char *text;
