@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/backend/cuda/BlockMapping.h"
 #include "compiler/backend/cuda/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -78,6 +79,23 @@ LogicalResult addEntry(LLVM::LLVMFuncOp kernel, ArrayRef<int64_t> ranks,
   for (NamedAttribute attr : kernel->getAttrs())
     if (attr.getName().getValue().starts_with(prefix) && attr.getName() != marker)
       entry->setAttr(attr.getName(), attr.getValue());
+  // TMA tensor maps (TileCopies.h: TmaLoads): 128-byte parameters the code reads in place
+  // (grid constants) through their address.
+  if (auto maps = kernel->getAttrOfType<ArrayAttr>(tessel::cuda::kTensorMapsAttr)) {
+    entry->setAttr(tessel::cuda::kTensorMapsAttr, maps);
+    kernel->removeAttr(tessel::cuda::kTensorMapsAttr);
+    for (Attribute m : maps) {
+      auto at = cast<DictionaryAttr>(m).getAs<IntegerAttr>("argument");
+      if (!at || at.getInt() < 0 || at.getInt() >= int64_t(params.size()) ||
+          !isa<LLVM::LLVMPointerType>(params[at.getInt()]))
+        return kernel.emitError() << "a tensor map's argument is not a pointer parameter";
+      unsigned i = unsigned(at.getInt());
+      entry.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                       TypeAttr::get(LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), 128)));
+      entry.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), b.getI64IntegerAttr(64));
+      entry.setArgAttr(i, "nvvm.grid_constant", UnitAttr::get(ctx));
+    }
+  }
   Block *block = entry.addEntryBlock(b);
   b.setInsertionPointToStart(block);
   Location loc = kernel.getLoc();

@@ -34,6 +34,17 @@ inline constexpr llvm::StringLiteral kPerThreadAttr = "tessel.per_thread";
 inline constexpr llvm::StringLiteral kAsyncCopyAttr = "tessel.async_copy";
 inline constexpr llvm::StringLiteral kAsyncCommitAttr = "tessel.async_commit";
 inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
+/// A per-thread region waiting on the mbarrier a TMA tile's loads complete on (TileCopies.h:
+/// TmaLoads); like kAsyncWaitAttr it touches no shared memory. kTmaSlotsAttr marks the index
+/// constant holding how many slots such a tile has (1 until tessel-cuda-pipeline-tile-loads
+/// gives it more): its regions compute the slot and the mbarrier phase from it.
+inline constexpr llvm::StringLiteral kTmaWaitAttr = "tessel.tma_wait";
+inline constexpr llvm::StringLiteral kTmaSlotsAttr = "tessel.tma_slots";
+/// On a kernel (func.func, then gpu.func and llvm.func): its TMA tensor maps, an array of
+/// dictionaries (argument, pointer, pitch_argument or pitch, element_bytes, box, swizzle):
+/// the artifact's "tensor_maps".
+inline constexpr llvm::StringLiteral kTensorMapsAttr = "tessel.tensor_maps";
+
 /// An scf.if inside an async-copy region choosing its fast path (its condition uniform and
 /// computed by pure ops): tessel-cuda-pipeline-tile-loads runs a K loop's iterations while
 /// every such condition holds in a copy of the loop where they are true.

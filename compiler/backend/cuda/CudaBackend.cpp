@@ -1,6 +1,7 @@
 //===- CudaBackend.cpp - the cuda backend: knobs, pipeline, artifacts -*- C++ -*-===//
 
 #include "compiler/backend/cuda/CudaBackend.h"
+#include "compiler/backend/cuda/BlockMapping.h"
 #include "compiler/backend/cuda/Passes.h"
 
 #include "runtime/target/GpuArtifact.h"
@@ -18,6 +19,46 @@ using namespace mlir;
 
 namespace tessel {
 namespace {
+
+/// The tensor maps each kernel's entry (llvm.func) asks for (cuda::kTensorMapsAttr), into its
+/// artifact entry; the attribute removed.
+absl::Status describeTensorMaps(ModuleOp module, GpuArtifact &artifact) {
+  absl::Status status;
+  module.walk([&](LLVM::LLVMFuncOp f) {
+    auto maps = f->getAttrOfType<ArrayAttr>(cuda::kTensorMapsAttr);
+    if (!maps)
+      return;
+    f->removeAttr(cuda::kTensorMapsAttr);
+    auto k = llvm::find_if(artifact.kernels,
+                           [&](const GpuKernelInfo &i) { return i.name == f.getName(); });
+    if (k == artifact.kernels.end()) {
+      status = absl::InternalError("tensor maps for an unknown kernel " + f.getName().str());
+      return;
+    }
+    for (Attribute a : maps) {
+      auto d = cast<DictionaryAttr>(a);
+      auto get = [&](StringRef key) {
+        auto v = d.getAs<IntegerAttr>(key);
+        return v ? v.getInt() : int64_t(-1);
+      };
+      GpuTensorMap m;
+      m.pointer = int32_t(get("pointer"));
+      m.pitchArgument = int32_t(get("pitch_argument"));
+      m.pitch = std::max<int64_t>(get("pitch"), 0);
+      m.elementBytes = int32_t(get("element_bytes"));
+      m.swizzle = int32_t(get("swizzle"));
+      auto box = d.getAs<ArrayAttr>("box");
+      if (!box || box.size() != 2) {
+        status = absl::InternalError("a tensor map of " + k->name + " has no box");
+        return;
+      }
+      m.box = {int32_t(cast<IntegerAttr>(box[0]).getInt()),
+               int32_t(cast<IntegerAttr>(box[1]).getInt())};
+      k->tensorMaps.push_back(m);
+    }
+  });
+  return status;
+}
 
 class CudaBackendImpl : public Backend {
 public:
@@ -51,6 +92,11 @@ public:
          "persistent blocks: N > 0 launches at most N blocks an SM, each running the grid's "
          "programs in turn (b, b + blocks, ...; a barrier between programs); 0: one block a "
          "program"},
+        {"tma", 0, 1, {0, 1}, 0,
+         "sm_90a: 1 loads a tensor-core matmul's operand tiles by TMA (the runtime makes a "
+         "tensor map a source; thread 0 issues the box loads, an mbarrier a slot waits for "
+         "them) where a tile is whole in bounds and its source 16-byte aligned, by cp.async "
+         "otherwise; 0: cp.async only"},
         {"pingpong", 0, 1, {0, 1}, 1,
          "sm_90a with wgmma and 8 or more warps: 1 lets the warpgroups issue the first "
          "tensor-core product of a loop that chains products (attention) in turns, so one "
@@ -116,7 +162,8 @@ public:
                      knobs.at("vector_bytes"), *maxShared, !libdevice.empty(),
                      /*wgmma=*/arch == "sm_90a" && knobs.at("wgmma") == 1,
                      /*warpgroupTurns=*/knobs.at("pingpong") == 1, knobs.at("warp_m"),
-                     /*persistent=*/knobs.at("persistent") > 0);
+                     /*persistent=*/knobs.at("persistent") > 0,
+                     /*tma=*/arch == "sm_90a" && knobs.at("tma") == 1);
     GpuArtifact artifact;
     artifact.arch = arch;
     artifact.ptxVersion = *PtxVersionFor(arch);
@@ -127,6 +174,9 @@ public:
     // Launched persistent by the runtime (tessel-cuda-map-programs made every kernel so).
     for (GpuKernelInfo &k : artifact.kernels)
       k.persistent = knobs.at("persistent");
+    // The TMA tensor maps the runtime makes for a kernel (tessel-cuda-tensor-core-dots).
+    if (absl::Status s = describeTensorMaps(module, artifact); !s.ok())
+      return s;
 
     if (int64_t maxnreg = knobs.at("maxnreg"))
       module.walk([&](LLVM::LLVMFuncOp func) {

@@ -15,7 +15,7 @@
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                                  int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
                                  bool wgmma, bool warpgroupTurns, int64_t warpM,
-                                 bool persistent) {
+                                 bool persistent, bool tma) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -24,7 +24,8 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   // Matmuls of 16-bit floats on tensor cores (on warpgroups where wgmma can read the tiles);
   // the rest as loops.
   add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) +
-      " warp-m=" + std::to_string(warpM) + (wgmma ? " wgmma=true" : "") + "})");
+      " warp-m=" + std::to_string(warpM) + (wgmma ? " wgmma=true" : "") +
+      (tma ? " tma=true" : "") + "})");
   // Their operand tiles loaded num_stages - 1 iterations of the K loop ahead.
   add("func.func(tessel-cuda-pipeline-tile-loads{num-stages=" + std::to_string(numStages) +
       " max-shared-bytes=" + std::to_string(maxSharedBytes) + "})");

@@ -191,7 +191,9 @@ using tessel::cuda::viewedBuffer;
 /// Whether `op` (or an op nested in it) may write memory or has effects not known.
 bool writesMemory(Operation *op) {
   WalkResult r = op->walk([](Operation *inner) {
-    if (isa<scf::YieldOp, scf::ReduceOp, scf::ReduceReturnOp, scf::ConditionOp>(inner) ||
+    // nvgpu.mbarrier.create names a static shared buffer (every thread evaluates it).
+    if (isa<scf::YieldOp, scf::ReduceOp, scf::ReduceReturnOp, scf::ConditionOp,
+            nvgpu::MBarrierCreateOp>(inner) ||
         tessel::cuda::registersOnly(inner))
       return WalkResult::advance();
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(inner)) {
@@ -706,7 +708,8 @@ private:
         // shared memory is touched.
         if (failed(flush()))
           return failure();
-        if (op.hasAttr(tessel::cuda::kAsyncCommitAttr) || op.hasAttr(tessel::cuda::kAsyncWaitAttr))
+        if (op.hasAttr(tessel::cuda::kAsyncCommitAttr) ||
+            op.hasAttr(tessel::cuda::kAsyncWaitAttr) || op.hasAttr(tessel::cuda::kTmaWaitAttr))
           continue; // no memory of their own: the readers' barriers order the data
         if (op.hasAttr(tessel::cuda::kAsyncCopyAttr)) {
           // What it writes lands later; its readers wait, then pass a barrier of their own.
@@ -1367,10 +1370,13 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       func->setAttr("tessel.memref_ranks", DenseI64ArrayAttr::get(ctx, ranks));
       if (auto d = kernel->getAttrOfType<DenseI64ArrayAttr>(tessel::kArgDivisibilityAttr)) {
         SmallVector<int64_t> divisibility(d.asArrayRef());
+        divisibility.resize(n - 6, 1); // TMA tensor maps and their mask (TileCopies.h)
         if (persistent)
           divisibility.append(3, 1);
         func->setAttr(tessel::kArgDivisibilityAttr, DenseI64ArrayAttr::get(ctx, divisibility));
       }
+      if (Attribute maps = kernel->getAttr(tessel::cuda::kTensorMapsAttr))
+        func->setAttr(tessel::cuda::kTensorMapsAttr, maps);
       func.setKnownBlockSizeAttr(
           DenseI32ArrayAttr::get(ctx, {int32_t(threads), 1, 1}));
       Block &entry = func.getBody().front();

@@ -81,7 +81,8 @@ bool onlyReadElsewhere(Value tile, Operation *writer, scf::ForOp loop) {
 bool writesOnlyAllocations(Operation *op) {
   return !op
               ->walk<WalkOrder::PreOrder>([&](Operation *inner) {
-                if (inner->hasAttr(kAsyncWaitAttr) || inner->hasAttr(kAsyncCommitAttr))
+                if (inner->hasAttr(kAsyncWaitAttr) || inner->hasAttr(kAsyncCommitAttr) ||
+                    inner->hasAttr(tessel::cuda::kTmaWaitAttr))
                   return WalkResult::skip();
                 if (isMemoryEffectFree(inner) || tessel::cuda::registersOnly(inner) ||
                     inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
@@ -135,6 +136,21 @@ void multiBuffer(Value tile, scf::ForOp loop, int64_t stages) {
   llvm::SetVector<Operation *> regions;
   for (Operation *user : tile.getUsers())
     regions.insert(inBody(loop, user));
+  // A TMA tile's mbarriers: one a slot (its regions take the slot count from this constant).
+  llvm::SetVector<Operation *> slotCounts;
+  for (Operation *region : regions)
+    visitUsedValuesDefinedAbove(region->getRegions(), [&](OpOperand *use) {
+      if (Operation *def = use->get().getDefiningOp();
+          def && def->hasAttr(tessel::cuda::kTmaSlotsAttr))
+        slotCounts.insert(def);
+    });
+  for (Operation *count : slotCounts) {
+    OpBuilder at(count);
+    auto n = arith::ConstantIndexOp::create(at, count->getLoc(), stages);
+    n->setAttrs(count->getDiscardableAttrDictionary());
+    count->getResult(0).replaceAllUsesWith(n.getResult());
+    count->erase();
+  }
   for (Operation *region : regions) {
     Location loc = region->getLoc();
     Block &entry = region->getRegion(0).front();

@@ -288,8 +288,16 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
     int64_t threads = numWarps * 32;
     // The operands' tiles written in 16-byte chunks: asynchronously where a loop writes them
     // for its matmuls only, else synchronously.
+    // TMA where the function is a kernel (its six trailing program arguments).
+    func::FuncOp f = getOperation();
+    std::optional<tessel::cuda::TmaLoads> tmaLoads;
+    if (tma && f.isPublic() && !f.isExternal() && f.getNumArguments() >= 6 &&
+        llvm::all_of(f.getArgumentTypes().take_back(6),
+                     [](Type t) { return t.isSignlessInteger(32); }))
+      tmaLoads = tessel::cuda::TmaLoads{f, Value(), {}, {}};
     auto stage = [&](Value tile, llvm::function_ref<bool(Operation *)> isDot) {
-      if (!tessel::cuda::writeTileAsync(tile, threads, isDot))
+      if (!tessel::cuda::writeTileAsync(tile, threads, isDot,
+                                        tmaLoads ? &*tmaLoads : nullptr))
         tessel::cuda::writeTileInChunks(tile, threads, isDot);
     };
     auto make = [](OpBuilder &b, Location loc,
@@ -314,6 +322,19 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
       return signalPassFailure();
     if (anyWarpgroup)
       tessel::cuda::fenceAsyncProxyAfterWrites(getOperation());
+    // The tensor maps' arguments: before their mask (the artifact's "tensor_maps").
+    if (tmaLoads && !tmaLoads->maps.empty()) {
+      MLIRContext *ctx = &getContext();
+      int64_t mask = cast<BlockArgument>(tmaLoads->mask).getArgNumber();
+      int64_t count = int64_t(tmaLoads->maps.size());
+      SmallVector<Attribute> entries;
+      for (auto [i, m] : llvm::enumerate(tmaLoads->maps)) {
+        NamedAttrList fields(m);
+        fields.set("argument", IntegerAttr::get(IntegerType::get(ctx, 64), mask - count + int64_t(i)));
+        entries.push_back(fields.getDictionary(ctx));
+      }
+      f->setAttr(tessel::cuda::kTensorMapsAttr, ArrayAttr::get(ctx, entries));
+    }
   }
 };
 

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -451,10 +452,247 @@ Value wholePartition(OpBuilder &b, Location loc, int dim, MemRefType tile, Array
   return both(ok, cmp(P::eq, total, cst(b, loc, tile.getDimSize(dim))));
 }
 
+
+/// A kernel argument a copy source views as TMA reads it: subviews (unit strides) of a
+/// memref.reinterpret_cast of the argument with strides [pitch, 1], the pitch a constant or
+/// an integer argument (through index casts).
+struct TmaSource {
+  BlockArgument pointer;
+  BlockArgument pitchArgument; ///< null: `pitch`
+  int64_t pitch = 0;
+};
+std::optional<TmaSource> tmaSource(Value src, func::FuncOp kernel) {
+  Block *entry = &kernel.getBody().front();
+  unsigned signature = kernel.getNumArguments() - 6;
+  auto ofSignature = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == entry && arg.getArgNumber() < signature ? arg
+                                                                             : BlockArgument();
+  };
+  Value v = src;
+  while (auto view = v.getDefiningOp<memref::SubViewOp>()) {
+    if (!llvm::all_of(view.getMixedStrides(),
+                      [](OpFoldResult st) { return isConstantIntValue(st, 1); }))
+      return std::nullopt;
+    v = view.getSource();
+  }
+  auto reinterpret = v.getDefiningOp<memref::ReinterpretCastOp>();
+  if (!reinterpret)
+    return std::nullopt;
+  SmallVector<OpFoldResult> strides = reinterpret.getMixedStrides();
+  TmaSource s;
+  s.pointer = ofSignature(reinterpret.getSource());
+  if (!s.pointer || strides.size() != 2 || !isConstantIntValue(strides[1], 1))
+    return std::nullopt;
+  if (std::optional<int64_t> c = getConstantIntValue(strides[0])) {
+    if (*c <= 0)
+      return std::nullopt;
+    s.pitch = *c;
+    return s;
+  }
+  Value pitch = cast<Value>(strides[0]);
+  while (Operation *def = pitch.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp>(def))
+      return std::nullopt;
+    pitch = def->getOperand(0);
+  }
+  s.pitchArgument = ofSignature(pitch);
+  if (!s.pitchArgument || !(s.pitchArgument.getType().isSignlessInteger(32) ||
+                            s.pitchArgument.getType().isSignlessInteger(64)))
+    return std::nullopt;
+  return s;
+}
+
+/// The tensor-map argument of `tma`'s kernel for `entry` (kTensorMapsAttr's form without its
+/// argument), added (with the mask before the first) where there is none yet.
+Value tensorMapArgument(TmaLoads &tma, DictionaryAttr entry, Location loc) {
+  for (auto [i, map] : llvm::enumerate(tma.maps))
+    if (map == entry)
+      return tma.arguments[i];
+  func::FuncOp k = tma.kernel;
+  MLIRContext *ctx = k.getContext();
+  if (!tma.mask) {
+    unsigned at = k.getNumArguments() - 6;
+    (void)k.insertArgument(at, IntegerType::get(ctx, 32), DictionaryAttr::get(ctx), loc);
+    tma.mask = k.getArgument(at);
+  }
+  unsigned at = cast<BlockArgument>(tma.mask).getArgNumber();
+  (void)k.insertArgument(at, LLVM::LLVMPointerType::get(ctx), DictionaryAttr::get(ctx), loc);
+  tma.maps.push_back(entry);
+  tma.arguments.push_back(k.getArgument(at));
+  return tma.arguments.back();
+}
+
+/// The slot of `loop`'s iteration among `slots` and the parity of its mbarrier's phase there
+/// (each slot's mbarrier completes one phase an iteration that uses it).
+std::pair<Value, Value> slotAndParity(OpBuilder &b, Location loc, scf::ForOp loop, Value slots) {
+  Value iv = loop.getInductionVar();
+  Value iteration = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+  if (!iteration.getType().isIndex())
+    iteration = arith::IndexCastOp::create(b, loc, b.getIndexType(), iteration);
+  Value slot = arith::RemUIOp::create(b, loc, iteration, slots);
+  Value phase = arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, iteration, slots),
+                                       cst(b, loc, 2));
+  Value parity = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, phase, cst(b, loc, 0));
+  return {slot, parity};
+}
+
+/// The most slots a TMA tile's mbarriers serve (num_stages up to 8, and one more).
+constexpr int64_t kMaxTmaSlots = 9;
+
+/// Makes `region` (the copies of `tile` from `parts`: sources and the tile offsets they go
+/// to) load the tile by TMA where one part covers it whole and the runtime made its tensor map,
+/// as writeTileAsync says; returns the tile's mbarriers and its slot-count constant.
+std::pair<Value, Value>
+loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegionOp region,
+          ArrayRef<std::pair<Value, SmallVector<OpFoldResult>>> parts, scf::ForOp loop) {
+  MLIRContext *ctx = tile.getContext();
+  Location loc = region.getLoc();
+  auto type = cast<MemRefType>(tile.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1), bytes = elementBytes(type);
+  // A box a 128-byte column block (swizzledPosition's layout), or the whole row where shorter
+  // (its swizzle that row's bytes).
+  int64_t boxCols = std::min<int64_t>(cols, 128 / bytes), blocks = cols / boxCols;
+  int64_t swizzleBytes = boxCols * bytes;
+  auto swizzleKind = swizzleBytes == 128  ? nvgpu::TensorMapSwizzleKind::SWIZZLE_128B
+                     : swizzleBytes == 64 ? nvgpu::TensorMapSwizzleKind::SWIZZLE_64B
+                                          : nvgpu::TensorMapSwizzleKind::SWIZZLE_32B;
+  Builder attrs(ctx);
+  SmallVector<NamedAttribute> fields{
+      attrs.getNamedAttr("pointer", attrs.getI64IntegerAttr(source.pointer.getArgNumber())),
+      attrs.getNamedAttr("element_bytes", attrs.getI64IntegerAttr(bytes)),
+      attrs.getNamedAttr("box", attrs.getI64ArrayAttr({rows, boxCols})),
+      attrs.getNamedAttr("swizzle", attrs.getI64IntegerAttr(swizzleBytes))};
+  if (source.pitchArgument)
+    fields.push_back(attrs.getNamedAttr(
+        "pitch_argument", attrs.getI64IntegerAttr(source.pitchArgument.getArgNumber())));
+  else
+    fields.push_back(attrs.getNamedAttr("pitch", attrs.getI64IntegerAttr(source.pitch)));
+  Value map = tensorMapArgument(tma, DictionaryAttr::get(ctx, fields), loc);
+  int64_t bit = int64_t(tma.maps.size()) - 1;
+  for (auto [i, m] : llvm::enumerate(tma.arguments))
+    if (m == map)
+      bit = int64_t(i);
+
+  // The tile's mbarriers, each expecting one arrival a phase, and its slot count, by the tile.
+  Operation *alloc = tile.getDefiningOp();
+  alloc->setAttr(kTileAlignmentAttr, IntegerAttr::get(IntegerType::get(ctx, 64), 1024));
+  OpBuilder b(alloc->getBlock(), std::next(alloc->getIterator()));
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  Value group = nvgpu::MBarrierCreateOp::create(
+      b, loc, nvgpu::MBarrierGroupType::get(ctx, workgroup, kMaxTmaSlots));
+  for (int64_t i = 0; i < kMaxTmaSlots; ++i)
+    nvgpu::MBarrierInitOp::create(b, loc, group, cst(b, loc, 1), cst(b, loc, i), Value());
+  auto slots = arith::ConstantIndexOp::create(b, loc, 1);
+  slots->setAttr(kTmaSlotsAttr, b.getUnitAttr());
+
+  // Whether TMA loads this iteration's tile, and from where: a part covering it whole, at a
+  // column that leaves the box inside the pitch.
+  Block &body = region.getRegion().front();
+  Operation *firstOld = &body.front();
+  OpBuilder at = OpBuilder::atBlockBegin(&body);
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(at, loc, p, x, y).getResult();
+  };
+  auto both = [&](Value x, Value y) { return arith::AndIOp::create(at, loc, x, y).getResult(); };
+  using P = arith::CmpIPredicate;
+  Value pitch =
+      source.pitchArgument
+          ? arith::IndexCastOp::create(at, loc, at.getIndexType(), source.pitchArgument)
+                .getResult()
+          : cst(at, loc, source.pitch);
+  Value i32 = arith::ConstantIntOp::create(at, loc, at.getI32Type(), 0);
+  Value made = cmp(P::ne,
+                   arith::AndIOp::create(
+                       at, loc, tma.mask,
+                       arith::ConstantIntOp::create(at, loc, at.getI32Type(), int64_t(1) << bit)),
+                   i32);
+  Value any = arith::ConstantIntOp::create(at, loc, 0, 1);
+  Value row = cst(at, loc, 0), col = row;
+  Value one = cst(at, loc, 1);
+  for (auto &[src, offsets] : parts) {
+    auto meta = memref::ExtractStridedMetadataOp::create(at, loc, src);
+    Value stride = meta.getStrides()[0], start = meta.getOffset();
+    Value divisor = arith::MaxSIOp::create(at, loc, stride, one);
+    Value r = arith::DivSIOp::create(at, loc, start, divisor);
+    Value c = arith::RemSIOp::create(at, loc, start, divisor);
+    Value ok = both(cmp(P::eq, meta.getSizes()[0], cst(at, loc, rows)),
+                    cmp(P::eq, meta.getSizes()[1], cst(at, loc, cols)));
+    for (OpFoldResult o : offsets)
+      ok = both(ok, cmp(P::eq, getValueOrCreateConstantIndexOp(at, loc, o), cst(at, loc, 0)));
+    ok = both(ok, cmp(P::eq, stride, pitch));
+    ok = both(ok, cmp(P::sge, start, cst(at, loc, 0)));
+    ok = both(ok, cmp(P::sle, arith::AddIOp::create(at, loc, c, cst(at, loc, cols)), pitch));
+    ok = both(ok, cmp(P::slt, arith::AddIOp::create(at, loc, r, cst(at, loc, rows)),
+                      cst(at, loc, (int64_t(1) << 31) - 1)));
+    row = arith::SelectOp::create(at, loc, ok, r, row);
+    col = arith::SelectOp::create(at, loc, ok, c, col);
+    any = arith::OrIOp::create(at, loc, any, ok);
+  }
+  Value useTma = both(made, any);
+  auto [slot, parity] = slotAndParity(at, loc, loop, slots);
+  (void)parity;
+  Value tid = gpu::ThreadIdOp::create(at, loc, gpu::Dimension::x);
+  Value first = cmp(P::eq, tid, cst(at, loc, 0));
+  auto ifTma = scf::IfOp::create(at, loc, useTma, /*withElseRegion=*/true);
+  {
+    // Thread 0: the bytes to expect, then a box a column block into its place in the slot.
+    OpBuilder then = ifTma.getThenBodyBuilder();
+    when(then, loc, first, [&](OpBuilder &in) {
+      nvgpu::MBarrierArriveExpectTxOp::create(in, loc, group,
+                                              cst(in, loc, rows * cols * bytes), slot, Value());
+      auto meta = memref::ExtractStridedMetadataOp::create(in, loc, tile);
+      auto boxType = MemRefType::get({rows, boxCols}, type.getElementType(),
+                                     MemRefLayoutAttrInterface(), workgroup);
+      auto descriptor = nvgpu::TensorMapDescriptorType::get(
+          ctx, boxType, swizzleKind, nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+          nvgpu::TensorMapOOBKind::OOB_ZERO, nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+      Value desc =
+          UnrealizedConversionCastOp::create(in, loc, TypeRange{descriptor}, ValueRange{map})
+              .getResult(0);
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        Value offset =
+            arith::AddIOp::create(in, loc, meta.getOffset(), cst(in, loc, blk * rows * boxCols));
+        auto viewType = MemRefType::get(
+            {rows, boxCols}, type.getElementType(),
+            StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {boxCols, 1}));
+        Value view = memref::ReinterpretCastOp::create(
+            in, loc, viewType, meta.getBaseBuffer(), OpFoldResult(offset),
+            ArrayRef<OpFoldResult>{in.getIndexAttr(rows), in.getIndexAttr(boxCols)},
+            ArrayRef<OpFoldResult>{in.getIndexAttr(boxCols), in.getIndexAttr(1)});
+        Value dst = memref::MemorySpaceCastOp::create(
+            in, loc,
+            MemRefType::get({rows, boxCols}, type.getElementType(), viewType.getLayout(),
+                            workgroup),
+            view);
+        Value x = arith::AddIOp::create(in, loc, col, cst(in, loc, blk * boxCols));
+        nvgpu::TmaAsyncLoadOp::create(in, loc, dst, group, desc, ValueRange{x, row}, slot,
+                                      Value(), Value());
+      }
+    });
+  }
+  {
+    // Otherwise the copies, and thread 0's arrival without bytes (the wait for the copies
+    // and the barrier before the readers order their data).
+    Block *other = ifTma.elseBlock();
+    SmallVector<Operation *> old;
+    for (Operation *op = firstOld; op != body.getTerminator(); op = op->getNextNode())
+      old.push_back(op);
+    for (Operation *op : old)
+      op->moveBefore(other->getTerminator());
+    OpBuilder in(other->getTerminator());
+    when(in, loc, first, [&](OpBuilder &put) {
+      nvgpu::MBarrierArriveOp::create(put, loc, group, slot);
+    });
+  }
+  return {group, slots};
+}
+
 } // namespace
 
-bool writeTileAsync(Value tile, int64_t threads,
-                    llvm::function_ref<bool(Operation *)> isReader) {
+bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operation *)> isReader,
+                    TmaLoads *tma) {
   auto type = dyn_cast<MemRefType>(tile.getType());
   if (!chunkable(type, threads))
     return false;
@@ -531,6 +769,21 @@ bool writeTileAsync(Value tile, int64_t threads,
   // Only these regions write the tile and only the matmuls read it: its chunks may be stored
   // swizzled, which the matmul's ldmatrix reads follow (kSwizzledAttr on the buffer).
   bool swizzle = swizzles(type);
+  // TMA: every copy reads one argument at one pitch; the tile, swizzled, allocated in the
+  // kernel's entry block (its mbarriers are made there, once).
+  std::optional<TmaSource> source;
+  if (tma && swizzle && type.getDimSize(0) <= 256 &&
+      tile.getDefiningOp()->getBlock() == &tma->kernel.getBody().front()) {
+    for (Copy &c : copies) {
+      std::optional<TmaSource> s = tmaSource(c.op.getInputs()[0], tma->kernel);
+      if (!s || (source && (s->pointer != source->pointer ||
+                            s->pitchArgument != source->pitchArgument || s->pitch != source->pitch))) {
+        source.reset();
+        break;
+      }
+      source = s;
+    }
+  }
   if (swizzle)
     tile.getDefiningOp()->setAttr(kSwizzledAttr, UnitAttr::get(tile.getContext()));
   OpBuilder b(last);
@@ -703,6 +956,14 @@ bool writeTileAsync(Value tile, int64_t threads,
     return SmallVector<Value>{};
   });
   region->setAttr(kAsyncCopyAttr, b.getUnitAttr());
+  Value tmaGroup, tmaSlots;
+  if (source)
+  {
+    SmallVector<std::pair<Value, SmallVector<OpFoldResult>>> parts;
+    for (Copy &c : copies)
+      parts.push_back({c.op.getInputs()[0], c.offsets});
+    std::tie(tmaGroup, tmaSlots) = loadByTma(*tma, *source, tile, region, parts, loop);
+  }
   // The group the copies join, then (before the first reader) the wait for it:
   // tessel-cuda-pipeline-tile-loads may pipeline the loop and wait for an older group.
   OpBuilder afterRegion(region->getBlock(), std::next(region->getIterator()));
@@ -718,9 +979,22 @@ bool writeTileAsync(Value tile, int64_t threads,
       firstReader = at;
   }
   Operation *prev = firstReader ? firstReader->getPrevNode() : nullptr;
+  while (prev && prev->hasAttr(kTmaWaitAttr))
+    prev = prev->getPrevNode();
   if (firstReader && !(prev && prev->hasAttr(kAsyncWaitAttr))) {
     OpBuilder beforeReader(firstReader);
     waitForAsyncCopies(beforeReader, loc, 0);
+  }
+  if (firstReader && tmaGroup) {
+    // The TMA loads of the reader's iteration have landed (a phase of its slot's mbarrier).
+    OpBuilder beforeReader(firstReader);
+    auto wait = perThreadRegion(beforeReader, loc, {}, [&](OpBuilder &in) {
+      auto [slot, parity] = slotAndParity(in, loc, loop, tmaSlots);
+      nvgpu::MBarrierTryWaitParityOp::create(in, loc, tmaGroup, parity, cst(in, loc, 10000000),
+                                             slot);
+      return SmallVector<Value>{};
+    });
+    wait->setAttr(kTmaWaitAttr, b.getUnitAttr());
   }
   auto eraseWithView = [](Operation *op, Value target) {
     Operation *view = target.getDefiningOp<memref::SubViewOp>();

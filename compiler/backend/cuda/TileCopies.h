@@ -11,6 +11,7 @@
 #ifndef TESSEL_COMPILER_BACKEND_CUDA_TILECOPIES_H
 #define TESSEL_COMPILER_BACKEND_CUDA_TILECOPIES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -57,8 +58,27 @@ void writeTileInChunks(mlir::Value tile, int64_t threads,
 /// A tile whose rows are whole power-of-two 16-byte chunks is stored swizzled (swizzledPosition)
 /// and its buffer marked kSwizzledAttr: its readers must follow. Returns whether it rewrote
 /// anything.
+/// With `tma`, a swizzled tile whose copies read one kernel argument with a pitch the kernel
+/// knows (an argument or a constant) is loaded by TMA where at run time one copy covers it
+/// whole: thread 0 issues a box load for each 128-byte column block (the tensor cores'
+/// swizzle, as swizzledPosition stores it) completing on the tile's mbarrier, after
+/// mbarrier.arrive.expect_tx; otherwise the copies above, and thread 0 arrives without
+/// bytes. A region marked kTmaWaitAttr waits for the mbarrier's phase before the first
+/// reader (each slot its mbarrier, the phase from the iteration: kTmaSlotsAttr).
+/// What lets writeTileAsync load a kernel's tiles with TMA (sm_90a): the kernel (a func.func
+/// with its six trailing program arguments), which gets a tensor-map argument (an !llvm.ptr
+/// the runtime points at a 128-byte tensor map; kTensorMapsAttr describes them) for each
+/// source it reads so, and one i32 argument after them, the mask of those the runtime made.
+struct TmaLoads {
+  mlir::func::FuncOp kernel;
+  mlir::Value mask;                             ///< made with the first map
+  llvm::SmallVector<mlir::DictionaryAttr> maps; ///< their kTensorMapsAttr entries, in order
+  llvm::SmallVector<mlir::Value> arguments;     ///< their arguments
+};
+
 bool writeTileAsync(mlir::Value tile, int64_t threads,
-                    llvm::function_ref<bool(mlir::Operation *)> isReader);
+                    llvm::function_ref<bool(mlir::Operation *)> isReader,
+                    TmaLoads *tma = nullptr);
 
 /// Whether `tile` (2-D, static) is stored swizzled when writeTileAsync writes it: its rows are
 /// a power of two (at least 2) of 16-byte chunks.

@@ -331,7 +331,11 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
                            Variant{"wgmma_f16", false, false, 64, 256, 316},
                            Variant{"wgmma_bf16_wide", true, false, 128, 256, 1200},
                            // Persistent: in the third round about 289 programs on 132 blocks.
-                           Variant{"wgmma_bf16_persistent", true, false, 64, 64, 316}})
+                           Variant{"wgmma_bf16_persistent", true, false, 64, 64, 316},
+                           // TMA where a tile is whole and the rows 16-byte aligned (the
+                           // third round's K and N), cp.async elsewhere.
+                           Variant{"wgmma_bf16_tma", true, false, 128, 256, 1200},
+                           Variant{"wgmma_f16_tma", false, false, 64, 256, 316}})
     for (int round = 0; round < 3; ++round) {
       int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600);
       int k = 16 + int(rng()() % (v.maxK - 15));
@@ -447,7 +451,8 @@ TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
                            Variant{"attention_sm90", "f16", 128, 0, 32, 64, 4},
                            // Persistent blocks: 64 to 288 programs (4 to 18 row blocks of
                            // 16 heads) on at most 132 blocks, each running them in turn.
-                           Variant{"attention_sm90a_persistent", "bf16", 64, 1, 64, 64, 4, 8}}) {
+                           Variant{"attention_sm90a_persistent", "bf16", 64, 1, 64, 64, 4, 8},
+                           Variant{"attention_sm90a_tma", "bf16", 128, 1, 128, 64, 8}}) {
     auto executable = device_->Load(artifactPath(v.artifact));
     ASSERT_TRUE(executable.ok()) << executable.status();
     auto kernel = (*executable)->GetKernel("attention");
