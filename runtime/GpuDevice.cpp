@@ -174,11 +174,8 @@ absl::Status GpuDevice::Launch(const Kernel &kernel, Grid grid, const std::vecto
   for (size_t i = 0; i < maps.size(); ++i) {
     const GpuTensorMap &m = k->info.tensorMaps[i];
     uint64_t address = (*slots)[m.pointer];
-    int64_t pitch = m.pitch;
-    if (m.pitchArgument >= 0)
-      pitch = kernel.signature()[m.pitchArgument].element == "i32"
-                  ? int64_t(int32_t(uint32_t((*slots)[m.pitchArgument])))
-                  : int64_t((*slots)[m.pitchArgument]);
+    // An integer argument's slot holds it as an int64 (PackArguments).
+    int64_t pitch = m.pitchArgument >= 0 ? int64_t((*slots)[m.pitchArgument]) : m.pitch;
     uint64_t pitchBytes = uint64_t(pitch) * uint64_t(m.elementBytes);
     if (address % 16 != 0 || pitch < m.box[1] || pitchBytes % 16 != 0 ||
         pitchBytes >= (uint64_t(1) << 40) || pitch > (int64_t(1) << 32))
@@ -192,17 +189,17 @@ absl::Status GpuDevice::Launch(const Kernel &kernel, Grid grid, const std::vecto
     made |= uint64_t(1) << i;
   }
   // The signature's arguments, the tensor maps and their mask, the persistent grid's sizes.
+  // (Little endian: a 4-byte scalar is its slot's low bytes.)
   std::vector<void *> params;
-  size_t signatureArguments = kernel.signature().size();
-  for (size_t i = 0; i <= slots->size(); ++i) {
-    if (i == signatureArguments && !maps.empty()) {
-      for (TensorMapBytes &map : maps)
-        params.push_back(map.bytes);
-      params.push_back(&made);
-    }
-    if (i < slots->size())
-      params.push_back(&(*slots)[i]); // little endian: a 4-byte scalar is the slot's low bytes
-  }
+  size_t signature = kernel.signature().size();
+  for (size_t i = 0; i < signature; ++i)
+    params.push_back(&(*slots)[i]);
+  for (TensorMapBytes &map : maps)
+    params.push_back(map.bytes);
+  if (!maps.empty())
+    params.push_back(&made);
+  for (size_t i = signature; i < slots->size(); ++i)
+    params.push_back(&(*slots)[i]);
   absl::Status s =
       driver_.Launch(k->function, grid, k->info.block, unsigned(k->info.sharedBytes),
                      params.data());

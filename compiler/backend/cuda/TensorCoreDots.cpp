@@ -286,8 +286,6 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
       return tessel::cuda::DotShape{16, 8, input.isF32() ? 8 : 16, 4, 16, /*quadRows=*/true};
     };
     int64_t threads = numWarps * 32;
-    // The operands' tiles written in 16-byte chunks: asynchronously where a loop writes them
-    // for its matmuls only, else synchronously.
     // TMA where the function is a kernel (its six trailing program arguments).
     func::FuncOp f = getOperation();
     std::optional<tessel::cuda::TmaLoads> tmaLoads;
@@ -295,6 +293,8 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
         llvm::all_of(f.getArgumentTypes().take_back(6),
                      [](Type t) { return t.isSignlessInteger(32); }))
       tmaLoads = tessel::cuda::TmaLoads{f, Value(), {}, {}};
+    // The operands' tiles written in 16-byte chunks: asynchronously where a loop writes them
+    // for its matmuls only (by TMA where it can), else synchronously.
     auto stage = [&](Value tile, llvm::function_ref<bool(Operation *)> isDot) {
       if (!tessel::cuda::writeTileAsync(tile, threads, isDot,
                                         tmaLoads ? &*tmaLoads : nullptr))
@@ -330,7 +330,8 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
       SmallVector<Attribute> entries;
       for (auto [i, m] : llvm::enumerate(tmaLoads->maps)) {
         NamedAttrList fields(m);
-        fields.set("argument", IntegerAttr::get(IntegerType::get(ctx, 64), mask - count + int64_t(i)));
+        fields.set("argument",
+                   IntegerAttr::get(IntegerType::get(ctx, 64), mask - count + int64_t(i)));
         entries.push_back(fields.getDictionary(ctx));
       }
       f->setAttr(tessel::cuda::kTensorMapsAttr, ArrayAttr::get(ctx, entries));

@@ -452,7 +452,6 @@ Value wholePartition(OpBuilder &b, Location loc, int dim, MemRefType tile, Array
   return both(ok, cmp(P::eq, total, cst(b, loc, tile.getDimSize(dim))));
 }
 
-
 /// A kernel argument a copy source views as TMA reads it: subviews (unit strides) of a
 /// memref.reinterpret_cast of the argument with strides [pitch, 1], the pitch a constant or
 /// an integer argument (through index casts).
@@ -461,9 +460,13 @@ struct TmaSource {
   BlockArgument pitchArgument; ///< null: `pitch`
   int64_t pitch = 0;
 };
-std::optional<TmaSource> tmaSource(Value src, func::FuncOp kernel) {
-  Block *entry = &kernel.getBody().front();
-  unsigned signature = kernel.getNumArguments() - 6;
+std::optional<TmaSource> tmaSource(Value src, TmaLoads &tma) {
+  Block *entry = &tma.kernel.getBody().front();
+  // The signature's arguments: those before the tensor maps (once there are some) or before
+  // the six program arguments.
+  unsigned signature = tma.mask ? cast<BlockArgument>(tma.mask).getArgNumber() -
+                                      unsigned(tma.arguments.size())
+                                : tma.kernel.getNumArguments() - 6;
   auto ofSignature = [&](Value v) {
     auto arg = dyn_cast<BlockArgument>(v);
     return arg && arg.getOwner() == entry && arg.getArgNumber() < signature ? arg
@@ -503,12 +506,13 @@ std::optional<TmaSource> tmaSource(Value src, func::FuncOp kernel) {
   return s;
 }
 
-/// The tensor-map argument of `tma`'s kernel for `entry` (kTensorMapsAttr's form without its
-/// argument), added (with the mask before the first) where there is none yet.
-Value tensorMapArgument(TmaLoads &tma, DictionaryAttr entry, Location loc) {
+/// The index among `tma`'s tensor maps (the bit of the mask) of the one for `entry`
+/// (kTensorMapsAttr's form without its argument), its argument added (with the mask before the
+/// first) where there is none yet.
+size_t tensorMapIndex(TmaLoads &tma, DictionaryAttr entry, Location loc) {
   for (auto [i, map] : llvm::enumerate(tma.maps))
     if (map == entry)
-      return tma.arguments[i];
+      return i;
   func::FuncOp k = tma.kernel;
   MLIRContext *ctx = k.getContext();
   if (!tma.mask) {
@@ -520,22 +524,17 @@ Value tensorMapArgument(TmaLoads &tma, DictionaryAttr entry, Location loc) {
   (void)k.insertArgument(at, LLVM::LLVMPointerType::get(ctx), DictionaryAttr::get(ctx), loc);
   tma.maps.push_back(entry);
   tma.arguments.push_back(k.getArgument(at));
-  return tma.arguments.back();
+  return tma.maps.size() - 1;
 }
 
-/// The slot of `loop`'s iteration among `slots` and the parity of its mbarrier's phase there
-/// (each slot's mbarrier completes one phase an iteration that uses it).
-std::pair<Value, Value> slotAndParity(OpBuilder &b, Location loc, scf::ForOp loop, Value slots) {
-  Value iv = loop.getInductionVar();
+/// `loop`'s iteration (from 0, an index).
+Value iterationOf(OpBuilder &b, Location loc, scf::ForOp loop) {
   Value iteration = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+      b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
+      loop.getStep());
   if (!iteration.getType().isIndex())
     iteration = arith::IndexCastOp::create(b, loc, b.getIndexType(), iteration);
-  Value slot = arith::RemUIOp::create(b, loc, iteration, slots);
-  Value phase = arith::RemUIOp::create(b, loc, arith::DivUIOp::create(b, loc, iteration, slots),
-                                       cst(b, loc, 2));
-  Value parity = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, phase, cst(b, loc, 0));
-  return {slot, parity};
+  return iteration;
 }
 
 /// The most slots a TMA tile's mbarriers serve (num_stages up to 8, and one more).
@@ -569,11 +568,8 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
         "pitch_argument", attrs.getI64IntegerAttr(source.pitchArgument.getArgNumber())));
   else
     fields.push_back(attrs.getNamedAttr("pitch", attrs.getI64IntegerAttr(source.pitch)));
-  Value map = tensorMapArgument(tma, DictionaryAttr::get(ctx, fields), loc);
-  int64_t bit = int64_t(tma.maps.size()) - 1;
-  for (auto [i, m] : llvm::enumerate(tma.arguments))
-    if (m == map)
-      bit = int64_t(i);
+  size_t bit = tensorMapIndex(tma, DictionaryAttr::get(ctx, fields), loc);
+  Value map = tma.arguments[bit];
 
   // The tile's mbarriers, each expecting one arrival a phase, and its slot count, by the tile.
   Operation *alloc = tile.getDefiningOp();
@@ -602,12 +598,11 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
           ? arith::IndexCastOp::create(at, loc, at.getIndexType(), source.pitchArgument)
                 .getResult()
           : cst(at, loc, source.pitch);
-  Value i32 = arith::ConstantIntOp::create(at, loc, at.getI32Type(), 0);
   Value made = cmp(P::ne,
                    arith::AndIOp::create(
                        at, loc, tma.mask,
                        arith::ConstantIntOp::create(at, loc, at.getI32Type(), int64_t(1) << bit)),
-                   i32);
+                   arith::ConstantIntOp::create(at, loc, at.getI32Type(), 0));
   Value any = arith::ConstantIntOp::create(at, loc, 0, 1);
   Value row = cst(at, loc, 0), col = row;
   Value one = cst(at, loc, 1);
@@ -631,8 +626,7 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
     any = arith::OrIOp::create(at, loc, any, ok);
   }
   Value useTma = both(made, any);
-  auto [slot, parity] = slotAndParity(at, loc, loop, slots);
-  (void)parity;
+  Value slot = arith::RemUIOp::create(at, loc, iterationOf(at, loc, loop), slots);
   Value tid = gpu::ThreadIdOp::create(at, loc, gpu::Dimension::x);
   Value first = cmp(P::eq, tid, cst(at, loc, 0));
   auto ifTma = scf::IfOp::create(at, loc, useTma, /*withElseRegion=*/true);
@@ -775,7 +769,7 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
   if (tma && swizzle && type.getDimSize(0) <= 256 &&
       tile.getDefiningOp()->getBlock() == &tma->kernel.getBody().front()) {
     for (Copy &c : copies) {
-      std::optional<TmaSource> s = tmaSource(c.op.getInputs()[0], tma->kernel);
+      std::optional<TmaSource> s = tmaSource(c.op.getInputs()[0], *tma);
       if (!s || (source && (s->pointer != source->pointer ||
                             s->pitchArgument != source->pitchArgument || s->pitch != source->pitch))) {
         source.reset();
@@ -957,8 +951,7 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
   });
   region->setAttr(kAsyncCopyAttr, b.getUnitAttr());
   Value tmaGroup, tmaSlots;
-  if (source)
-  {
+  if (source) {
     SmallVector<std::pair<Value, SmallVector<OpFoldResult>>> parts;
     for (Copy &c : copies)
       parts.push_back({c.op.getInputs()[0], c.offsets});
@@ -989,7 +982,13 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
     // The TMA loads of the reader's iteration have landed (a phase of its slot's mbarrier).
     OpBuilder beforeReader(firstReader);
     auto wait = perThreadRegion(beforeReader, loc, {}, [&](OpBuilder &in) {
-      auto [slot, parity] = slotAndParity(in, loc, loop, tmaSlots);
+      // Its slot's mbarrier completes one phase an iteration that uses the slot.
+      Value iteration = iterationOf(in, loc, loop);
+      Value slot = arith::RemUIOp::create(in, loc, iteration, tmaSlots);
+      Value phase = arith::RemUIOp::create(
+          in, loc, arith::DivUIOp::create(in, loc, iteration, tmaSlots), cst(in, loc, 2));
+      Value parity =
+          arith::CmpIOp::create(in, loc, arith::CmpIPredicate::ne, phase, cst(in, loc, 0));
       nvgpu::MBarrierTryWaitParityOp::create(in, loc, tmaGroup, parity, cst(in, loc, 10000000),
                                              slot);
       return SmallVector<Value>{};

@@ -43,6 +43,17 @@ bool reachedByEveryThread(mlir::Operation *op);
 void writeTileInChunks(mlir::Value tile, int64_t threads,
                        llvm::function_ref<bool(mlir::Operation *)> isReader = nullptr);
 
+/// What lets writeTileAsync load a kernel's tiles with TMA (sm_90a): the kernel (a func.func
+/// with its six trailing program arguments), which gets a tensor-map argument (an !llvm.ptr
+/// the runtime points at a 128-byte tensor map; kTensorMapsAttr describes them) for each
+/// source it reads so, and one i32 argument after them, the mask of those the runtime made.
+struct TmaLoads {
+  mlir::func::FuncOp kernel;
+  mlir::Value mask;                             ///< made with the first map
+  llvm::SmallVector<mlir::DictionaryAttr> maps; ///< their kTensorMapsAttr entries, in order
+  llvm::SmallVector<mlir::Value> arguments;     ///< their arguments
+};
+
 /// The writes of `tile` inside a loop body (at most one zero linalg.fill, then linalg.copy of
 /// views with contiguous rows into it or its subviews; every other user one `isReader`
 /// accepts, after the writes in the same loop; the tile allocated outside the loop) become
@@ -65,17 +76,6 @@ void writeTileInChunks(mlir::Value tile, int64_t threads,
 /// mbarrier.arrive.expect_tx; otherwise the copies above, and thread 0 arrives without
 /// bytes. A region marked kTmaWaitAttr waits for the mbarrier's phase before the first
 /// reader (each slot its mbarrier, the phase from the iteration: kTmaSlotsAttr).
-/// What lets writeTileAsync load a kernel's tiles with TMA (sm_90a): the kernel (a func.func
-/// with its six trailing program arguments), which gets a tensor-map argument (an !llvm.ptr
-/// the runtime points at a 128-byte tensor map; kTensorMapsAttr describes them) for each
-/// source it reads so, and one i32 argument after them, the mask of those the runtime made.
-struct TmaLoads {
-  mlir::func::FuncOp kernel;
-  mlir::Value mask;                             ///< made with the first map
-  llvm::SmallVector<mlir::DictionaryAttr> maps; ///< their kTensorMapsAttr entries, in order
-  llvm::SmallVector<mlir::Value> arguments;     ///< their arguments
-};
-
 bool writeTileAsync(mlir::Value tile, int64_t threads,
                     llvm::function_ref<bool(mlir::Operation *)> isReader,
                     TmaLoads *tma = nullptr);
