@@ -15,11 +15,15 @@
 #include "kernels/ProblemData.h"
 #include "kernels/Zoo.h"
 #include "runtime/Device.h"
+#include "runtime/target/GpuArtifact.h"
 
+#include "absl/strings/numbers.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <functional>
 #include <random>
 
@@ -131,6 +135,16 @@ protected:
     s = device_->Synchronize();
     ASSERT_TRUE(s.ok()) << s;
     executables_.push_back(std::move(*executable));
+  }
+
+  /// Test kernel `name`'s artifact, as parsed from its file.
+  tessel::GpuArtifact readArtifact(const std::string &name) {
+    std::ifstream in(artifactPath(name), std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<tessel::GpuArtifact> a = tessel::ParseGpuArtifact(text.str());
+    EXPECT_TRUE(a.ok()) << name << ": " << a.status();
+    return a.ok() ? *a : tessel::GpuArtifact();
   }
 
   std::unique_ptr<Device> device_;
@@ -379,6 +393,83 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
           });
       EXPECT_EQ(wrong, 0) << v.artifact << " " << m << "x" << n << "x" << k;
     }
+}
+
+// An artifact edited apart from its code is refused at load, where the driver reports a
+// kernel's parameters (cuFuncGetParamInfo, CUDA 12.4): a persistent kernel's artifact without
+// its "persistent" (three parameters fewer), a TMA kernel's without its tensor maps (two maps
+// and their mask fewer). And the TMA kernel reads its operands through the maps: with the
+// maps' pointers swapped (A's map over B and B's over A; square operands, so every box stays
+// in bounds) the product is B A, not A B.
+TEST_F(GpuEndToEnd, ArtifactsMatchTheirCodeAndTmaReadsThroughTheMaps) {
+  if (device_->kind() != "cuda" || device_->Environment()["arch"] != "sm_90")
+    GTEST_SKIP() << "the artifacts are built for NVIDIA sm_90a";
+  double api = 0;
+  if (!absl::SimpleAtod(device_->Environment()["cuda_driver_api"], &api) || api < 12.4)
+    GTEST_SKIP() << "the driver (CUDA " << device_->Environment()["cuda_driver_api"]
+                 << ") does not report kernel parameters";
+  auto refused = [&](const tessel::GpuArtifact &edited, const char *what) {
+    auto exe = device_->LoadBytes(tessel::SerializeGpuArtifact(edited), what);
+    ASSERT_FALSE(exe.ok()) << what << " was loaded";
+    EXPECT_EQ(exe.status().code(), absl::StatusCode::kFailedPrecondition) << exe.status();
+    EXPECT_NE(exe.status().message().find("does not match its code"), std::string::npos)
+        << exe.status();
+  };
+  tessel::GpuArtifact persistent = readArtifact("wgmma_bf16_persistent");
+  ASSERT_EQ(persistent.kernels.size(), 1u);
+  ASSERT_GT(persistent.kernels[0].persistent, 0);
+  persistent.kernels[0].persistent = 0;
+  refused(persistent, "wgmma_bf16_persistent without \"persistent\"");
+  tessel::GpuArtifact tma = readArtifact("wgmma_bf16_tma");
+  ASSERT_EQ(tma.kernels.size(), 1u);
+  ASSERT_EQ(tma.kernels[0].tensorMaps.size(), 2u);
+  tessel::GpuArtifact noMaps = tma;
+  noMaps.kernels[0].tensorMaps.clear();
+  refused(noMaps, "wgmma_bf16_tma without its tensor maps");
+
+  // 1024 x 1024 x 1024: whole 128 x 256 blocks and 64-column K steps, rows 16-byte aligned.
+  const int m = 1024, n = 1024, k = 1024;
+  std::vector<float> ar = randomFloats(size_t(m) * k), bt = randomFloats(size_t(k) * n);
+  std::vector<uint16_t> a(ar.size()), b(bt.size());
+  for (size_t i = 0; i < ar.size(); ++i) {
+    a[i] = uint16_t(tessel::zoo::store("bf16", ar[i]));
+    ar[i] = tessel::zoo::load("bf16", a[i]);
+  }
+  for (int j = 0; j < n; ++j)
+    for (int p = 0; p < k; ++p) {
+      uint16_t h = uint16_t(tessel::zoo::store("bf16", bt[size_t(j) * k + p]));
+      b[size_t(p) * n + j] = h;
+      bt[size_t(j) * k + p] = tessel::zoo::load("bf16", h);
+    }
+  auto ba = upload(a), bb = upload(b);
+  ASSERT_TRUE(ba && bb);
+  std::swap(tma.kernels[0].tensorMaps[0].pointer, tma.kernels[0].tensorMaps[1].pointer);
+  auto exe = device_->LoadBytes(tessel::SerializeGpuArtifact(tma), "swapped maps");
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  auto kernel = (*exe)->GetKernel("matmul");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  auto bound = [](double ref, double mag) { return 8e-3 * std::fabs(ref) + 1e-4 * mag; };
+  for (bool swapped : {false, true}) {
+    auto bc = upload(std::vector<uint16_t>(size_t(m) * n, 0x7FC1)); // NaN
+    ASSERT_TRUE(bc);
+    std::vector<Arg> args{ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n),
+                          int32_t(k), int32_t(k), int32_t(n), int32_t(n)};
+    if (swapped) {
+      ASSERT_TRUE(device_->Launch(*kernel, Grid{(m / 128) * (n / 256), 1, 1}, args).ok());
+      ASSERT_TRUE(device_->Synchronize().ok());
+    } else {
+      runZooMatmul("wgmma_bf16_tma", *ba, *bb, *bc, m, n, k, 128, 256, false);
+    }
+    std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
+    auto out = [&](int i, int j) { return tessel::zoo::load("bf16", c[size_t(i) * n + j]); };
+    int wrong = wrongProducts(m, n, k, ar, bt, out, bound);
+    if (!swapped) {
+      EXPECT_EQ(wrong, 0) << "A B through the maps";
+      continue;
+    }
+    // B A where A B was asked for: almost every element off.
+    EXPECT_GT(wrong, m * n / 2) << "the swapped maps were not read";
+  }
 }
 
 // The zoo's matmul on f32 inputs built for sm_90a: its tl.dot allows tf32 (Triton's default),
