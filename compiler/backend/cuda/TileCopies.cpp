@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace mlir;
@@ -537,6 +538,65 @@ Value iterationOf(OpBuilder &b, Location loc, scf::ForOp loop) {
   return iteration;
 }
 
+/// Division by a tile source's pitch p, which does not change in the kernel, as a multiply
+/// (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994,
+/// figure 4.1, N = 32): with l = ceil(log2 p), m = floor(2^32 (2^l - p) / p) + 1,
+/// floor(n / p) = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0) where t = (m n) >> 32, for
+/// 0 <= n < 2^32 and 1 <= p < 2^32. The multiplier and shifts are computed once, at the
+/// kernel's entry (f64 or integer division there would share pipes with the tensor cores or
+/// take dozens of instructions in every iteration).
+struct PitchDivision {
+  Value pitch; ///< index, clamped to [1, kMaxPitch]
+  Value multiplier, shift1, shift2;
+};
+
+/// The largest pitch and element offset PitchDivision divides exactly.
+constexpr int64_t kMaxPitch = (int64_t(1) << 31) - 1;
+constexpr int64_t kMaxOffset = (int64_t(1) << 32) - 1;
+
+PitchDivision pitchAtEntry(TmaLoads &tma, const TmaSource &source, Location loc) {
+  OpBuilder b = OpBuilder::atBlockBegin(&tma.kernel.getBody().front());
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v).getResult(); };
+  auto asIndex = [&](Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v).getResult();
+  };
+  Value p;
+  if (source.pitchArgument) {
+    p = source.pitchArgument;
+    if (!p.getType().isInteger(64))
+      p = arith::ExtSIOp::create(b, loc, i64, p);
+    p = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, p, c64(kMaxPitch)), c64(1));
+  } else {
+    p = c64(std::clamp<int64_t>(source.pitch, 1, kMaxPitch));
+  }
+  Value below = arith::TruncIOp::create(b, loc, b.getI32Type(),
+                                        arith::SubIOp::create(b, loc, p, c64(1)));
+  Value zeros = LLVM::CountLeadingZerosOp::create(b, loc, below, /*is_zero_poison=*/false);
+  Value l = arith::SubIOp::create(b, loc, c64(32), arith::ExtUIOp::create(b, loc, i64, zeros));
+  Value excess = arith::SubIOp::create(b, loc, arith::ShLIOp::create(b, loc, c64(1), l), p);
+  Value m = arith::AddIOp::create(
+      b, loc,
+      arith::DivUIOp::create(b, loc, arith::ShLIOp::create(b, loc, excess, c64(32)), p), c64(1));
+  Value shift1 = arith::MinUIOp::create(b, loc, l, c64(1));
+  Value shift2 = arith::SubIOp::create(b, loc, arith::MaxUIOp::create(b, loc, l, c64(1)), c64(1));
+  return {asIndex(p), asIndex(m), asIndex(shift1), asIndex(shift2)};
+}
+
+/// The row and column of element offset `start` in rows of `d.pitch` elements: exact for a
+/// start in [0, kMaxOffset], some pair of indices otherwise (the caller checks the start).
+std::pair<Value, Value> rowAndColumn(OpBuilder &b, Location loc, Value start,
+                                     const PitchDivision &d) {
+  Value t = arith::ShRUIOp::create(b, loc, arith::MulIOp::create(b, loc, d.multiplier, start),
+                                   cst(b, loc, 32));
+  Value half = arith::ShRUIOp::create(b, loc, arith::SubIOp::create(b, loc, start, t), d.shift1);
+  Value row =
+      arith::ShRUIOp::create(b, loc, arith::AddIOp::create(b, loc, t, half), d.shift2);
+  Value col =
+      arith::SubIOp::create(b, loc, start, arith::MulIOp::create(b, loc, row, d.pitch));
+  return {row, col};
+}
+
 /// The most slots a TMA tile's mbarriers serve (num_stages up to 8, and one more).
 constexpr int64_t kMaxTmaSlots = 9;
 
@@ -545,7 +605,8 @@ constexpr int64_t kMaxTmaSlots = 9;
 /// as writeTileAsync says; returns the tile's mbarriers and its slot-count constant.
 std::pair<Value, Value>
 loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegionOp region,
-          ArrayRef<std::pair<Value, SmallVector<OpFoldResult>>> parts, scf::ForOp loop) {
+          ArrayRef<std::pair<Value, SmallVector<OpFoldResult>>> parts, scf::ForOp loop,
+          int64_t threads) {
   MLIRContext *ctx = tile.getContext();
   Location loc = region.getLoc();
   auto type = cast<MemRefType>(tile.getType());
@@ -593,11 +654,8 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
   };
   auto both = [&](Value x, Value y) { return arith::AndIOp::create(at, loc, x, y).getResult(); };
   using P = arith::CmpIPredicate;
-  Value pitch =
-      source.pitchArgument
-          ? arith::IndexCastOp::create(at, loc, at.getIndexType(), source.pitchArgument)
-                .getResult()
-          : cst(at, loc, source.pitch);
+  PitchDivision division = pitchAtEntry(tma, source, loc);
+  Value pitch = division.pitch;
   Value made = cmp(P::ne,
                    arith::AndIOp::create(
                        at, loc, tma.mask,
@@ -605,19 +663,17 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
                    arith::ConstantIntOp::create(at, loc, at.getI32Type(), 0));
   Value any = arith::ConstantIntOp::create(at, loc, 0, 1);
   Value row = cst(at, loc, 0), col = row;
-  Value one = cst(at, loc, 1);
   for (auto &[src, offsets] : parts) {
     auto meta = memref::ExtractStridedMetadataOp::create(at, loc, src);
     Value stride = meta.getStrides()[0], start = meta.getOffset();
-    Value divisor = arith::MaxSIOp::create(at, loc, stride, one);
-    Value r = arith::DivSIOp::create(at, loc, start, divisor);
-    Value c = arith::RemSIOp::create(at, loc, start, divisor);
+    auto [r, c] = rowAndColumn(at, loc, start, division);
     Value ok = both(cmp(P::eq, meta.getSizes()[0], cst(at, loc, rows)),
                     cmp(P::eq, meta.getSizes()[1], cst(at, loc, cols)));
     for (OpFoldResult o : offsets)
       ok = both(ok, cmp(P::eq, getValueOrCreateConstantIndexOp(at, loc, o), cst(at, loc, 0)));
     ok = both(ok, cmp(P::eq, stride, pitch));
     ok = both(ok, cmp(P::sge, start, cst(at, loc, 0)));
+    ok = both(ok, cmp(P::sle, start, cst(at, loc, kMaxOffset)));
     ok = both(ok, cmp(P::sle, arith::AddIOp::create(at, loc, c, cst(at, loc, cols)), pitch));
     ok = both(ok, cmp(P::slt, arith::AddIOp::create(at, loc, r, cst(at, loc, rows)),
                       cst(at, loc, (int64_t(1) << 31) - 1)));
@@ -631,21 +687,29 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
   Value first = cmp(P::eq, tid, cst(at, loc, 0));
   auto ifTma = scf::IfOp::create(at, loc, useTma, /*withElseRegion=*/true);
   {
-    // Thread 0: the bytes to expect, then a box a column block into its place in the slot.
+    // The boxes (a 128-byte column block each, into its place in the slot), each issued by
+    // lane 0 of the next warp in turn over the kernel's boxes, so that no warp issues them
+    // all and the rest wait for it at the next barrier; the first box's issuer arrives with
+    // the bytes to expect before it. (The others' bytes may complete before that: the phase
+    // waits for the arrival, the byte count may go below zero meanwhile.)
     OpBuilder then = ifTma.getThenBodyBuilder();
-    when(then, loc, first, [&](OpBuilder &in) {
-      nvgpu::MBarrierArriveExpectTxOp::create(in, loc, group,
-                                              cst(in, loc, rows * cols * bytes), slot, Value());
-      auto meta = memref::ExtractStridedMetadataOp::create(in, loc, tile);
-      auto boxType = MemRefType::get({rows, boxCols}, type.getElementType(),
-                                     MemRefLayoutAttrInterface(), workgroup);
-      auto descriptor = nvgpu::TensorMapDescriptorType::get(
-          ctx, boxType, swizzleKind, nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
-          nvgpu::TensorMapOOBKind::OOB_ZERO, nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
-      Value desc =
-          UnrealizedConversionCastOp::create(in, loc, TypeRange{descriptor}, ValueRange{map})
-              .getResult(0);
-      for (int64_t blk = 0; blk < blocks; ++blk) {
+    auto boxType = MemRefType::get({rows, boxCols}, type.getElementType(),
+                                   MemRefLayoutAttrInterface(), workgroup);
+    auto descriptor = nvgpu::TensorMapDescriptorType::get(
+        ctx, boxType, swizzleKind, nvgpu::TensorMapL2PromoKind::L2PROMO_NONE,
+        nvgpu::TensorMapOOBKind::OOB_ZERO, nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+    Value desc =
+        UnrealizedConversionCastOp::create(then, loc, TypeRange{descriptor}, ValueRange{map})
+            .getResult(0);
+    int64_t warps = std::max<int64_t>(threads / 32, 1);
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      int64_t issuer = 32 * (tma.boxes++ % warps);
+      Value mine = arith::CmpIOp::create(then, loc, P::eq, tid, cst(then, loc, issuer));
+      when(then, loc, mine, [&](OpBuilder &in) {
+        if (blk == 0)
+          nvgpu::MBarrierArriveExpectTxOp::create(
+              in, loc, group, cst(in, loc, rows * cols * bytes), slot, Value());
+        auto meta = memref::ExtractStridedMetadataOp::create(in, loc, tile);
         Value offset =
             arith::AddIOp::create(in, loc, meta.getOffset(), cst(in, loc, blk * rows * boxCols));
         auto viewType = MemRefType::get(
@@ -663,8 +727,8 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
         Value x = arith::AddIOp::create(in, loc, col, cst(in, loc, blk * boxCols));
         nvgpu::TmaAsyncLoadOp::create(in, loc, dst, group, desc, ValueRange{x, row}, slot,
                                       Value(), Value());
-      }
-    });
+      });
+    }
   }
   {
     // Otherwise the copies, and thread 0's arrival without bytes (the wait for the copies
@@ -679,7 +743,11 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
     when(in, loc, first, [&](OpBuilder &put) {
       nvgpu::MBarrierArriveOp::create(put, loc, group, slot);
     });
+    // TMA is the fast path (tessel-cuda-pipeline-tile-loads runs the iterations where every
+    // tile takes it in a loop without the copies), not the copies' own.
+    other->walk([](scf::IfOp inner) { inner->removeAttr(kCopyFastPathAttr); });
   }
+  ifTma->setAttr(kCopyFastPathAttr, UnitAttr::get(ctx));
   return {group, slots};
 }
 
@@ -955,7 +1023,7 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
     SmallVector<std::pair<Value, SmallVector<OpFoldResult>>> parts;
     for (Copy &c : copies)
       parts.push_back({c.op.getInputs()[0], c.offsets});
-    std::tie(tmaGroup, tmaSlots) = loadByTma(*tma, *source, tile, region, parts, loop);
+    std::tie(tmaGroup, tmaSlots) = loadByTma(*tma, *source, tile, region, parts, loop, threads);
   }
   // The group the copies join, then (before the first reader) the wait for it:
   // tessel-cuda-pipeline-tile-loads may pipeline the loop and wait for an older group.

@@ -52,6 +52,7 @@ struct TmaLoads {
   mlir::Value mask;                             ///< made with the first map
   llvm::SmallVector<mlir::DictionaryAttr> maps; ///< their kTensorMapsAttr entries, in order
   llvm::SmallVector<mlir::Value> arguments;     ///< their arguments
+  int64_t boxes = 0;                            ///< the box loads made so far (their issuers rotate)
 };
 
 /// The writes of `tile` inside a loop body (at most one zero linalg.fill, then linalg.copy of

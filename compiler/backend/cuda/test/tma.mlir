@@ -5,7 +5,9 @@
 // (a grid constant) and their mask after the signature's arguments, thread 0 issues a 64 x 64
 // box load (128-byte rows, the 128-byte swizzle) after mbarrier.arrive.expect_tx where one
 // copy covers the tile, and the readers wait on the slot's mbarrier phase; the artifact says
-// which argument each map is over. Without the knob, cp.async only.
+// which argument each map is over. The box's row and column come from the copy's offset by a
+// multiply, its multiplier and shifts made once from the pitch at the entry (clz, one 64-bit
+// division there, none in the loop). Without the knob, cp.async only.
 // RUN: tessel-compile %s --entry matmul --target cuda:sm_90a --knob num_warps=4 --knob num_stages=2 --knob tma=1 --emit artifact -o - | FileCheck %s --check-prefix=ARTIFACT
 // RUN: tessel-compile %s --entry matmul --target cuda:sm_90a --knob num_warps=4 --knob num_stages=2 --knob tma=1 --emit ptx -o - | FileCheck %s --check-prefix=PTX
 // RUN: tessel-compile %s --entry matmul --target cuda:sm_90a --knob num_warps=4 --knob num_stages=2 --emit ptx -o - | FileCheck %s --check-prefix=NONE
@@ -25,10 +27,16 @@
 // PTX-NEXT: .param .align 64 .b8 matmul_param_9[128],
 // PTX-NEXT: .param .align 64 .b8 matmul_param_10[128],
 // PTX-NEXT: .param .u32 matmul_param_11
+// PTX: clz.b32
+// PTX: div.u64
+// PTX: clz.b32
+// PTX: div.u64
 // PTX: mbarrier.init.shared.b64
 // PTX: mbarrier.arrive.expect_tx.shared.b64
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX: mbarrier.try_wait.parity
+// PTX-NOT: {{div|rem}}.
+// PTX: ret;
 
 // NONE-NOT: cp.async.bulk.tensor
 // NONE-NOT: mbarrier
