@@ -1438,6 +1438,10 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
       for (BlockArgument buffer : func.getWorkgroupAttributions())
         total += llvm::alignTo(
             tessel::sharedBufferBytes(cast<MemRefType>(buffer.getType()), func), 16);
+      // And the TMA tiles' mbarriers (static variables of 8 bytes a barrier).
+      func.walk([&](nvgpu::MBarrierCreateOp create) {
+        total += llvm::alignTo(8 * int64_t(create.getBarriers().getType().getNumBarriers()), 16);
+      });
       if (maxSharedBytes > 0 && total > maxSharedBytes) {
         func.emitError() << "the kernel needs " << total
                          << " bytes of shared memory; a block of this GPU has "
