@@ -11,6 +11,8 @@
 // RUN: tessel-compile %s --entry matmul --target cuda:sm_90a --knob num_warps=4 --knob num_stages=2 --knob tma=1 --emit artifact -o - | FileCheck %s --check-prefix=ARTIFACT
 // RUN: tessel-compile %s --entry matmul --target cuda:sm_90a --knob num_warps=4 --knob num_stages=2 --knob tma=1 --emit ptx -o - | FileCheck %s --check-prefix=PTX
 // RUN: tessel-compile %s --entry matmul --target cuda:sm_90a --knob num_warps=4 --knob num_stages=2 --emit ptx -o - | FileCheck %s --check-prefix=NONE
+// RUN: not tessel-compile %s --entry matmul --target cuda:sm_90a --knob tma=1 --knob persistent=1 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=PERSISTENT
+// PERSISTENT: knob tma=1 does not combine with persistent > 0 yet
 
 // ARTIFACT: "tensor_maps": [
 // ARTIFACT: "box": [
