@@ -187,6 +187,29 @@ int ingest(const std::string &dir) {
   return 0;
 }
 
+/// `space` with each knob that --where names, the space does not vary and `backend` declares
+/// (knob.tma=0|1 for cuda), at the values listed; an error names a value the knob does not
+/// take. Other names are left for autotune::Restrict to judge.
+absl::StatusOr<autotune::Space> withWhereKnobs(autotune::Space space, const autotune::Where &where,
+                                               const Backend &backend) {
+  for (const auto &[name, values] : where) {
+    if (name.rfind("knob.", 0) != 0 ||
+        std::any_of(space.params.begin(), space.params.end(),
+                    [&](const auto &p) { return p.first == name; }))
+      continue;
+    auto knob = std::find_if(backend.knobs().begin(), backend.knobs().end(),
+                             [&](const KnobInfo &k) { return "knob." + k.name == name; });
+    if (knob == backend.knobs().end())
+      continue;
+    for (int64_t v : values)
+      if (!knob->allows(v))
+        return absl::InvalidArgumentError("--where: " + name + " takes " + knob->allowedText() +
+                                          ", not " + std::to_string(v));
+    space.params.push_back({name, std::vector<int64_t>(values.begin(), values.end())});
+  }
+  return space;
+}
+
 /// Takes DIR/.sweep.lock for as long as this process lives (not inherited by tessel-bench):
 /// one sweep or ingest per output directory, since a second one would delete or double what
 /// the first appends. Returns the lock's descriptor; the error names the holder.
@@ -404,8 +427,12 @@ int main(int argc, char **argv) {
           return usage(std::string(shape.status().message()));
         shapes.push_back(*shape);
       }
+    // --where may add a knob of the target's backend that the kernel's space does not vary.
+    absl::StatusOr<autotune::Space> swept = withWhereKnobs(spec.space, opt.where, **backend);
+    if (!swept.ok())
+      return usage(k->name + ": " + std::string(swept.status().message()));
     absl::StatusOr<std::vector<autotune::Point>> kept =
-        autotune::Restrict(spec.space, spec.space.Enumerate(), opt.where);
+        autotune::Restrict(*swept, swept->Enumerate(), opt.where);
     if (!kept.ok())
       return usage(k->name + ": " + std::string(kept.status().message()));
     const std::vector<autotune::Point> space =

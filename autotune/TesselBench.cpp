@@ -315,7 +315,15 @@ int main(int argc, char **argv) {
   if (!parsed.ok())
     return fail("--config: " + std::string(parsed.status().message()));
   autotune::Point point = *parsed;
-  if (std::string why = spec.space.Validate(point); !why.empty())
+  // Knobs the kernel's space does not vary (a sweep's --where may add one of the compiler's)
+  // went into the artifact; the rest must be a point of the space.
+  autotune::Space space = spec.space;
+  for (const auto &[name, value] : point)
+    if (name.rfind("knob.", 0) == 0 &&
+        std::none_of(space.params.begin(), space.params.end(),
+                     [&](const auto &p) { return p.first == name; }))
+      space.params.push_back({name, {value}});
+  if (std::string why = space.Validate(point); !why.empty())
     return fail("--config " + flags["config"] + " is not a configuration of " + kernel->name +
                 ": " + why);
   uint64_t seed = std::random_device{}();

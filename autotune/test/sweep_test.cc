@@ -486,9 +486,25 @@ TEST(Sweep, WhereKeepsTheListedValues) {
   auto both = tessel::autotune::ReadRecords(dir + "/both/records.jsonl");
   ASSERT_TRUE(both.ok()) << both.status();
   EXPECT_EQ(both->size(), 4u);
-  // Names and values the space does not have, malformed text, and the evolutionary search.
+  // A knob of the compiler's (the CPU backend's unroll) that the space does not vary: the
+  // space takes it at the values listed, every candidate built and measured with it.
+  ASSERT_EQ(run(base + "/knob '--where=knob.prefetch=1,knob.unroll=1|2'", log), 0) << log;
+  auto knob = tessel::autotune::ReadRecords(dir + "/knob/records.jsonl");
+  ASSERT_TRUE(knob.ok()) << knob.status();
+  EXPECT_EQ(knob->size(), 4u);
+  std::map<std::string, int> unrolls;
+  for (const auto &r : *knob) {
+    EXPECT_EQ(r.status, "ok") << r.configJson;
+    for (const char *u : {"\"knob.unroll\":1", "\"knob.unroll\":2"})
+      unrolls[u] += r.configJson.find(u) != std::string::npos;
+  }
+  EXPECT_EQ(unrolls["\"knob.unroll\":1"], 2);
+  EXPECT_EQ(unrolls["\"knob.unroll\":2"], 2);
+  // Names and values the space does not have (nor the compiler: unroll is 1..8), malformed
+  // text, and the evolutionary search.
   for (const char *bad : {"--where=NOPE=1", "--where=knob.prefetch=2", "--where=knob.prefetch=x",
-                          "--where=knob.prefetch", "'--where=knob.prefetch=0,knob.prefetch=1'"}) {
+                          "--where=knob.prefetch", "'--where=knob.prefetch=0,knob.prefetch=1'",
+                          "--where=knob.unroll=9", "--where=knob.nope=1"}) {
     log.clear();
     EXPECT_EQ(run(base + "/bad " + bad, log), 2) << bad;
     EXPECT_NE(log.find("--where"), std::string::npos) << bad << ": " << log;
