@@ -23,5 +23,7 @@ config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".mlir", ".ttir", ".py"]
 config.test_source_root = "$work"
 config.environment["PATH"] = "$tool_path" + config.environment.get("PATH", "/usr/bin:/bin")
+# The workspace's files a test names in its data (bazel runs the test from that root).
+config.substitutions.append(("%{workspace}", "$PWD"))
 CFG
 exec "$lit_bin" -v "$work/$(basename "$test_file")"

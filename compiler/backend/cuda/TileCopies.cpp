@@ -454,8 +454,8 @@ Value wholePartition(OpBuilder &b, Location loc, int dim, MemRefType tile, Array
 }
 
 /// A kernel argument a copy source views as TMA reads it: subviews (unit strides) of a
-/// memref.reinterpret_cast of the argument with strides [pitch, 1], the pitch a constant or
-/// an integer argument (through index casts).
+/// memref.reinterpret_cast of the argument with strides [pitch, 1] (or [1, pitch] under a
+/// transpose), the pitch a constant or an integer argument (through index casts).
 struct TmaSource {
   BlockArgument pointer;
   BlockArgument pitchArgument; ///< null: `pitch`
@@ -473,17 +473,40 @@ std::optional<TmaSource> tmaSource(Value src, TmaLoads &tma) {
     return arg && arg.getOwner() == entry && arg.getArgNumber() < signature ? arg
                                                                              : BlockArgument();
   };
+  // Through unit-stride subviews, alignment assumptions and at most one transpose of the two
+  // dimensions (a B operand read transposed, as attention's K: its N x K tile is a box of K's
+  // rows).
   Value v = src;
-  while (auto view = v.getDefiningOp<memref::SubViewOp>()) {
-    if (!llvm::all_of(view.getMixedStrides(),
-                      [](OpFoldResult st) { return isConstantIntValue(st, 1); }))
-      return std::nullopt;
-    v = view.getSource();
+  bool transposed = false;
+  while (true) {
+    if (auto view = v.getDefiningOp<memref::SubViewOp>()) {
+      if (!llvm::all_of(view.getMixedStrides(),
+                        [](OpFoldResult st) { return isConstantIntValue(st, 1); }))
+        return std::nullopt;
+      v = view.getSource();
+      continue;
+    }
+    if (auto aligned = v.getDefiningOp<memref::AssumeAlignmentOp>()) {
+      v = aligned.getMemref(); // a pointer argument's divisibility (`*bf16:16`)
+      continue;
+    }
+    if (auto transpose = v.getDefiningOp<memref::TransposeOp>()) {
+      AffineMap perm = transpose.getPermutation();
+      if (transposed || perm.getNumDims() != 2 || perm.getDimPosition(0) != 1 ||
+          perm.getDimPosition(1) != 0)
+        return std::nullopt;
+      transposed = true;
+      v = transpose.getIn();
+      continue;
+    }
+    break;
   }
   auto reinterpret = v.getDefiningOp<memref::ReinterpretCastOp>();
   if (!reinterpret)
     return std::nullopt;
   SmallVector<OpFoldResult> strides = reinterpret.getMixedStrides();
+  if (transposed && strides.size() == 2)
+    std::swap(strides[0], strides[1]);
   TmaSource s;
   s.pointer = ofSignature(reinterpret.getSource());
   if (!s.pointer || strides.size() != 2 || !isConstantIntValue(strides[1], 1))
