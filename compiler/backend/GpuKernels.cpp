@@ -105,8 +105,15 @@ absl::StatusOr<std::string> tessel::writeGpuArtifact(const GpuArtifact &artifact
                                                      const std::string &path) {
   if (path.empty())
     return absl::InvalidArgumentError("an artifact needs an output path");
+  std::string text = SerializeGpuArtifact(artifact);
+  // Only what the runtime will load: an artifact its parser refuses (a tensor map over an
+  // argument that is not a pointer, ...) is tessel's error, reported here and not written.
+  if (absl::StatusOr<GpuArtifact> back = ParseGpuArtifact(text); !back.ok())
+    return absl::InternalError("tessel built an artifact the runtime would refuse (" +
+                               std::string(back.status().message()) + "); nothing written to " +
+                               path);
   if (llvm::Error e = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << SerializeGpuArtifact(artifact);
+        os << text;
         return llvm::Error::success();
       }))
     return absl::InternalError("cannot write " + path + ": " + llvm::toString(std::move(e)));

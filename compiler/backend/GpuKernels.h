@@ -82,7 +82,8 @@ absl::StatusOr<std::string> runTool(const std::string &tool, const std::vector<s
                                     unsigned seconds = 0);
 
 /// `artifact` written to `path` (a unique temporary file renamed: readers never see a partial
-/// artifact); returns the path.
+/// artifact); returns the path. One the runtime's parser would refuse is an internal error,
+/// and nothing is written.
 absl::StatusOr<std::string> writeGpuArtifact(const GpuArtifact &artifact,
                                              const std::string &path);
 
