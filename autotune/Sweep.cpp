@@ -193,9 +193,7 @@ int ingest(const std::string &dir) {
 absl::StatusOr<autotune::Space> withWhereKnobs(autotune::Space space, const autotune::Where &where,
                                                const Backend &backend) {
   for (const auto &[name, values] : where) {
-    if (name.rfind("knob.", 0) != 0 ||
-        std::any_of(space.params.begin(), space.params.end(),
-                    [&](const auto &p) { return p.first == name; }))
+    if (name.rfind("knob.", 0) != 0 || space.Values(name))
       continue;
     auto knob = std::find_if(backend.knobs().begin(), backend.knobs().end(),
                              [&](const KnobInfo &k) { return "knob." + k.name == name; });

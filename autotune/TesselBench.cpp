@@ -319,9 +319,7 @@ int main(int argc, char **argv) {
   // went into the artifact; the rest must be a point of the space.
   autotune::Space space = spec.space;
   for (const auto &[name, value] : point)
-    if (name.rfind("knob.", 0) == 0 &&
-        std::none_of(space.params.begin(), space.params.end(),
-                     [&](const auto &p) { return p.first == name; }))
+    if (name.rfind("knob.", 0) == 0 && !space.Values(name))
       space.params.push_back({name, {value}});
   if (std::string why = space.Validate(point); !why.empty())
     return fail("--config " + flags["config"] + " is not a configuration of " + kernel->name +

@@ -23,6 +23,12 @@ std::string Space::Check(const Point &p) const {
   return "";
 }
 
+const std::vector<int64_t> *Space::Values(const std::string &name) const {
+  auto param = std::find_if(params.begin(), params.end(),
+                            [&](const auto &p) { return p.first == name; });
+  return param == params.end() ? nullptr : &param->second;
+}
+
 std::string Space::Validate(const Point &p) const {
   for (const auto &[name, values] : params) {
     auto it = p.find(name);
@@ -37,8 +43,7 @@ std::string Space::Validate(const Point &p) const {
     }
   }
   for (const auto &[name, value] : p)
-    if (std::none_of(params.begin(), params.end(),
-                     [&](const auto &param) { return param.first == name; }))
+    if (!Values(name))
       return name + " is not a parameter of this kernel's space";
   return Check(p);
 }
@@ -136,12 +141,11 @@ absl::StatusOr<Where> ParseWhere(const std::string &text) {
 absl::StatusOr<std::vector<Point>> Restrict(const Space &space, const std::vector<Point> &points,
                                             const Where &where) {
   for (const auto &[name, values] : where) {
-    auto param = std::find_if(space.params.begin(), space.params.end(),
-                              [&](const auto &p) { return p.first == name; });
-    if (param == space.params.end())
+    const std::vector<int64_t> *allowed = space.Values(name);
+    if (!allowed)
       return absl::InvalidArgumentError("--where: the space has no parameter '" + name + "'");
     for (int64_t value : values)
-      if (std::find(param->second.begin(), param->second.end(), value) == param->second.end())
+      if (std::find(allowed->begin(), allowed->end(), value) == allowed->end())
         return absl::InvalidArgumentError("--where: " + name + " never takes " +
                                           std::to_string(value) + " in this space");
   }

@@ -32,6 +32,8 @@ struct Space {
 
   /// Every valid point, in a fixed order (the parameters' order, last varying fastest).
   std::vector<Point> Enumerate() const;
+  /// The values of parameter `name`, or null where the space has no such parameter.
+  const std::vector<int64_t> *Values(const std::string &name) const;
   /// Why `p` is invalid ("" when valid): the constraints only.
   std::string Check(const Point &p) const;
   /// Why `p` is not a point of this space ("" when it is): a parameter missing, a name that is

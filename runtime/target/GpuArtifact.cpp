@@ -4,6 +4,7 @@
 #include "runtime/target/JsonDepth.h"
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
 
 #include <algorithm>
@@ -119,11 +120,8 @@ namespace {
 /// The kernel's tensor maps from `maps`, each checked against its signature.
 absl::Status parseTensorMaps(const nlohmann::json &maps, GpuKernelInfo &info) {
   std::vector<std::string> args;
-  for (size_t at = 0; !info.signature.empty() && at != std::string::npos;) {
-    size_t comma = info.signature.find(',', at);
-    args.push_back(info.signature.substr(at, comma == std::string::npos ? comma : comma - at));
-    at = comma == std::string::npos ? comma : comma + 1;
-  }
+  if (!info.signature.empty())
+    args = absl::StrSplit(info.signature, ',');
   auto bad = [](const std::string &what) { return absl::InvalidArgumentError(what); };
   constexpr size_t kMost = 8;
   if (!maps.is_array() || maps.size() > kMost)

@@ -66,8 +66,8 @@ def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::Fun
            "boundaries (tessel.tile_alignment, which tessel-cuda-map-programs follows)">,
     Option<"tma", "tma", "bool", "false",
            "sm_90a: a kernel's swizzled operand tiles whose copies read one argument at a "
-           "known pitch are loaded by TMA where one copy covers the tile (thread 0 issues the "
-           "box loads, an mbarrier a slot says when they landed), with a tensor-map argument "
+           "known pitch are loaded by TMA where one copy covers the tile (lane 0 of the warps in "
+           "turn issues the box loads, an mbarrier a slot says when they landed), with a tensor-map argument "
            "a source and their mask after them (TileCopies.h: TmaLoads)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",

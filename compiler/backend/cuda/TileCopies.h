@@ -72,10 +72,11 @@ struct TmaLoads {
 /// anything.
 /// With `tma`, a swizzled tile whose copies read one kernel argument with a pitch the kernel
 /// knows (an argument or a constant) is loaded by TMA where at run time one copy covers it
-/// whole: thread 0 issues a box load for each 128-byte column block (the tensor cores'
-/// swizzle, as swizzledPosition stores it) completing on the tile's mbarrier, after
-/// mbarrier.arrive.expect_tx; otherwise the copies above, and thread 0 arrives without
-/// bytes. A region marked kTmaWaitAttr waits for the mbarrier's phase before the first
+/// whole: a box load for each 128-byte column block (the tensor cores' swizzle, as
+/// swizzledPosition stores it), issued by lane 0 of the kernel's warps in turn, completing on
+/// the tile's mbarrier, whose first issuer arrives with mbarrier.arrive.expect_tx; otherwise
+/// the copies above, and thread 0 arrives without bytes. The TMA branch is the region's fast
+/// path (kCopyFastPathAttr; the copies' own is dropped). A region marked kTmaWaitAttr waits for the mbarrier's phase before the first
 /// reader (each slot its mbarrier, the phase from the iteration: kTmaSlotsAttr).
 bool writeTileAsync(mlir::Value tile, int64_t threads,
                     llvm::function_ref<bool(mlir::Operation *)> isReader,

@@ -6,13 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/GpuKernels.h"
+#include "runtime/Files.h"
 #include "runtime/target/GpuArtifact.h"
 
 #include "gtest/gtest.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace {
 
@@ -40,10 +39,9 @@ TEST(WriteGpuArtifact, WritesWhatTheRuntimeLoadsAndRefusesTheRest) {
   std::filesystem::create_directories(dir);
   auto good = tessel::writeGpuArtifact(withMap(0), dir + "/good.artifact");
   ASSERT_TRUE(good.ok()) << good.status();
-  std::ifstream in(*good);
-  std::stringstream text;
-  text << in.rdbuf();
-  auto back = tessel::ParseGpuArtifact(text.str());
+  std::string text;
+  ASSERT_TRUE(tessel::runtime::ReadWholeFile(*good, text));
+  auto back = tessel::ParseGpuArtifact(text);
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->kernels.size(), 1u);
   EXPECT_EQ(back->kernels[0].tensorMaps.size(), 1u);

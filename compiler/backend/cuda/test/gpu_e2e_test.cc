@@ -15,6 +15,7 @@
 #include "kernels/ProblemData.h"
 #include "kernels/Zoo.h"
 #include "runtime/Device.h"
+#include "runtime/Files.h"
 #include "runtime/target/GpuArtifact.h"
 
 #include "absl/strings/numbers.h"
@@ -22,8 +23,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <functional>
 #include <random>
 
@@ -139,10 +138,9 @@ protected:
 
   /// Test kernel `name`'s artifact, as parsed from its file.
   tessel::GpuArtifact readArtifact(const std::string &name) {
-    std::ifstream in(artifactPath(name), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    absl::StatusOr<tessel::GpuArtifact> a = tessel::ParseGpuArtifact(text.str());
+    std::string text;
+    EXPECT_TRUE(tessel::runtime::ReadWholeFile(artifactPath(name), text)) << name;
+    absl::StatusOr<tessel::GpuArtifact> a = tessel::ParseGpuArtifact(text);
     EXPECT_TRUE(a.ok()) << name << ": " << a.status();
     return a.ok() ? *a : tessel::GpuArtifact();
   }
