@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -98,6 +99,15 @@ struct Accesses {
     op->walk([&](Operation *inner) {
       if (isa<gpu::BarrierOp>(inner) || isMemoryEffectFree(inner) ||
           isa<NVVM::MmaOp, NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp>(inner))
+        return;
+      // Synchronization that needs no barrier: an mbarrier's arrivals and waits are atomic
+      // operations on it (its init is a write, below), fences, a warp's barrier and the
+      // commit of a thread's cp.async group touch no memory (the copies write where they are
+      // issued, and a wait for them counts as writing every tile: below, undeclared).
+      if (isa<nvgpu::MBarrierArriveOp, nvgpu::MBarrierArriveNoCompleteOp,
+              nvgpu::MBarrierArriveExpectTxOp, nvgpu::MBarrierTryWaitParityOp,
+              nvgpu::MBarrierTestWaitOp, NVVM::FenceProxyOp, NVVM::SyncWarpOp,
+              NVVM::CpAsyncCommitGroupOp>(inner))
         return;
       if (isa<NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaWaitGroupSyncOp>(inner) ||
           (isa<LLVM::InlineAsmOp>(inner) && inner->hasAttr(kRegistersOnlyAttr))) {

@@ -242,3 +242,40 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// An mbarrier's arrivals and waits, a proxy fence, a warp's barrier and a cp.async commit
+// synchronize without touching the buffers: between two wgmma reads they need no barrier
+// (a warp-specialized consumer's K loop: wait for the producer's data, read, release the
+// slot); an mbarrier's init is a write every thread must see first: needed.
+// CHECK-LABEL: gpu.func @mbarrier_sync
+// CHECK: nvgpu.mbarrier.init
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: nvgpu.mbarrier.try_wait.parity
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+!barriers = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 2>
+gpu.module @m {
+  gpu.func @mbarrier_sync(%d: i64, %parity: i1) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %ticks = arith.constant 1000 : index
+    %mask = arith.constant -1 : i32
+    %group = nvgpu.mbarrier.create -> !barriers
+    nvgpu.mbarrier.init %group[%c0], %c1 : !barriers
+    // expected-remark @below {{barrier needed}}
+    gpu.barrier
+    nvgpu.mbarrier.try_wait.parity %group[%c0], %parity, %ticks : !barriers
+    nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+    %r0 = llvm.inline_asm has_side_effects {tessel.registers_only} "wgmma $0, $1;", "=f,l" %d : (i64) -> f32
+    nvvm.bar.warp.sync %mask : i32
+    %token = nvgpu.mbarrier.arrive %group[%c1] : !barriers -> !nvgpu.mbarrier.token
+    nvvm.cp.async.commit.group
+    // expected-remark @below {{barrier not needed}}
+    gpu.barrier
+    nvgpu.mbarrier.try_wait.parity %group[%c0], %parity, %ticks : !barriers
+    %r1 = llvm.inline_asm has_side_effects {tessel.registers_only} "wgmma $0, $1;", "=f,l" %d : (i64) -> f32
+    gpu.return
+  }
+}

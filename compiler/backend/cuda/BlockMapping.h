@@ -40,6 +40,16 @@ inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
 /// gives it more): its regions compute the slot and the mbarrier phase from it.
 inline constexpr llvm::StringLiteral kTmaWaitAttr = "tessel.tma_wait";
 inline constexpr llvm::StringLiteral kTmaSlotsAttr = "tessel.tma_slots";
+/// An scf.execute_region (not to be inlined) inside a TMA copy region of a warp-specialized
+/// kernel (TileCopies.h: TmaLoads::specialized) that only the producer warp runs:
+/// tessel-cuda-warp-specialize keeps it in the producer's copy of the kernel, drops it from the
+/// consumers'.
+inline constexpr llvm::StringLiteral kWarpProducerAttr = "tessel.warp_producer";
+/// A per-thread region of a warp-specialized kernel's K loop, after a step on warpgroups:
+/// each warp says (one arrival on the tile's second mbarrier) that the wgmma groups reading an
+/// earlier iteration's slots are done, so the producer may load them again. Like
+/// kTmaWaitAttr it touches no shared memory.
+inline constexpr llvm::StringLiteral kSlotReleaseAttr = "tessel.slot_release";
 /// On a kernel (func.func, then gpu.func and llvm.func): its TMA tensor maps, an array of
 /// dictionaries (argument, pointer, pitch_argument or pitch, element_bytes, box, swizzle):
 /// the artifact's "tensor_maps".

@@ -97,6 +97,12 @@ public:
          "tensor map a source; lane 0 of the warps in turn issues the box loads, an mbarrier "
          "a slot waits for them) where a tile is whole in bounds and its source 16-byte "
          "aligned, by cp.async otherwise; 0: cp.async only. Not with persistent > 0"},
+        {"warp_specialize", 0, 1, {0, 1}, 0,
+         "sm_90a with tma=1: 1 adds a producer warpgroup to the block (num_warps + 4 warps) "
+         "whose first warp issues the TMA loads once the computing warps have released a "
+         "slot, so those only wait for the data (no block barrier an iteration of the K loop) "
+         "and take most of the producer's registers (setmaxnreg); 0: the computing warps "
+         "issue them. Needs wgmma=1 and a kernel with TMA-loaded tiles; not with maxnreg"},
         {"pingpong", 0, 1, {0, 1}, 1,
          "sm_90a with wgmma and 8 or more warps: 1 lets the warpgroups issue the first "
          "tensor-core product of a loop that chains products (attention) in turns, so one "
@@ -155,6 +161,16 @@ public:
           "knob tma=1 does not combine with persistent > 0 yet (each program would initialize "
           "the TMA tiles' mbarriers again over the last one's)");
 
+    bool warpSpecialize = knobs.at("warp_specialize") == 1;
+    if (warpSpecialize && (arch != "sm_90a" || knobs.at("tma") != 1 || knobs.at("wgmma") != 1))
+      return absl::InvalidArgumentError(
+          "knob warp_specialize=1 needs target sm_90a with tma=1 and wgmma=1 (the producer "
+          "warp issues TMA loads of warpgroup matmuls' tiles)");
+    if (warpSpecialize && knobs.at("maxnreg") != 0)
+      return absl::InvalidArgumentError(
+          "knob warp_specialize=1 sets the registers itself (the producer's go to the "
+          "computing warps): leave maxnreg at 0");
+
     // Math from the toolkit's libdevice where there is one, else tessel's own lowering.
     absl::StatusOr<std::string> toolkit = findCudaToolkit(request.toolkit);
     if (!toolkit.ok())
@@ -169,11 +185,12 @@ public:
                      /*wgmma=*/arch == "sm_90a" && knobs.at("wgmma") == 1,
                      /*warpgroupTurns=*/knobs.at("pingpong") == 1, knobs.at("warp_m"),
                      /*persistent=*/knobs.at("persistent") > 0,
-                     /*tma=*/arch == "sm_90a" && knobs.at("tma") == 1);
+                     /*tma=*/arch == "sm_90a" && knobs.at("tma") == 1, warpSpecialize);
     GpuArtifact artifact;
     artifact.arch = arch;
     artifact.ptxVersion = *PtxVersionFor(arch);
-    if (absl::Status s = lowerGpuKernels(module, pipeline, int32_t(numWarps * 32), "cuda",
+    int32_t blockThreads = int32_t((numWarps + (warpSpecialize ? 4 : 0)) * 32);
+    if (absl::Status s = lowerGpuKernels(module, pipeline, blockThreads, "cuda",
                                          /*totalShared=*/false, artifact);
         !s.ok())
       return s;

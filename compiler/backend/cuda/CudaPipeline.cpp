@@ -15,7 +15,7 @@
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                                  int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
                                  bool wgmma, bool warpgroupTurns, int64_t warpM,
-                                 bool persistent, bool tma) {
+                                 bool persistent, bool tma, bool warpSpecialize) {
   std::string pipeline;
   auto add = [&](const std::string &step) {
     pipeline += (pipeline.empty() ? "" : ",") + step;
@@ -25,7 +25,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   // the rest as loops.
   add("func.func(tessel-cuda-tensor-core-dots{num-warps=" + std::to_string(numWarps) +
       " warp-m=" + std::to_string(warpM) + (wgmma ? " wgmma=true" : "") +
-      (tma ? " tma=true" : "") + "})");
+      (tma ? " tma=true" : "") + (warpSpecialize ? " warp-specialize=true" : "") + "})");
   // Their operand tiles loaded num_stages - 1 iterations of the K loop ahead.
   add("func.func(tessel-cuda-pipeline-tile-loads{num-stages=" + std::to_string(numStages) +
       " max-shared-bytes=" + std::to_string(maxSharedBytes) + "})");
@@ -45,6 +45,9 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   // products (named barriers, after the analysis above, which knows barrier 0 only).
   if (wgmma && warpgroupTurns && numWarps >= 8)
     add("tessel-cuda-warpgroup-turns{warpgroups=" + std::to_string(numWarps / 4) + "}");
+  // A producer warp after the num_warps warps issues the TMA loads.
+  if (warpSpecialize)
+    add("tessel-cuda-warp-specialize{consumer-warps=" + std::to_string(numWarps) + "}");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
   add(fp8Lowering());
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) becomes LLVM intrinsics

@@ -709,7 +709,8 @@ private:
         if (failed(flush()))
           return failure();
         if (op.hasAttr(tessel::cuda::kAsyncCommitAttr) ||
-            op.hasAttr(tessel::cuda::kAsyncWaitAttr) || op.hasAttr(tessel::cuda::kTmaWaitAttr))
+            op.hasAttr(tessel::cuda::kAsyncWaitAttr) || op.hasAttr(tessel::cuda::kTmaWaitAttr) ||
+            op.hasAttr(tessel::cuda::kSlotReleaseAttr))
           continue; // no memory of their own: the readers' barriers order the data
         if (op.hasAttr(tessel::cuda::kAsyncCopyAttr)) {
           // What it writes lands later; its readers wait, then pass a barrier of their own.

@@ -40,11 +40,13 @@ namespace tessel {
 /// loop chaining products in turns (tessel-cuda-warpgroup-turns); `warpM`: the rows of the
 /// warps' grid over each matmul's C (0: chosen per matmul; tessel-cuda-tensor-core-dots);
 /// `persistent`: blocks run the grid's programs in turn (tessel-cuda-map-programs); `tma`:
-/// operand tiles loaded by TMA where they can be (sm_90a; tessel-cuda-tensor-core-dots).
+/// operand tiles loaded by TMA where they can be (sm_90a; tessel-cuda-tensor-core-dots);
+/// `warpSpecialize`: with tma, a producer warp after the numWarps warps issues the TMA loads
+/// (tessel-cuda-warp-specialize; the block has numWarps + 1 warps).
 std::string cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                          int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
                          bool wgmma = false, bool warpgroupTurns = false, int64_t warpM = 0,
-                         bool persistent = false, bool tma = false);
+                         bool persistent = false, bool tma = false, bool warpSpecialize = false);
 
 } // namespace tessel
 

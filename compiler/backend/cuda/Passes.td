@@ -69,6 +69,9 @@ def CudaTensorCoreDots : Pass<"tessel-cuda-tensor-core-dots", "::mlir::func::Fun
            "known pitch are loaded by TMA where one copy covers the tile (lane 0 of the warps in "
            "turn issues the box loads, an mbarrier a slot says when they landed), with a tensor-map argument "
            "a source and their mask after them (TileCopies.h: TmaLoads)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", "false",
+           "with tma: the box loads are issued by a producer warp after the num-warps warps "
+           "(TmaLoads::specialized), which tessel-cuda-warp-specialize makes">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
@@ -205,6 +208,33 @@ def CudaWarpgroupTurns : Pass<"tessel-cuda-warpgroup-turns", "::mlir::ModuleOp">
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect"];
+}
+
+def CudaWarpSpecialize : Pass<"tessel-cuda-warp-specialize", "::mlir::ModuleOp"> {
+  let summary = "A producer warp issues a kernel's TMA loads while the other warps compute";
+  let description = [{
+    For kernels whose TMA copies tessel-cuda-tensor-core-dots made warp specialized
+    (TileCopies.h: TmaLoads::specialized), after the block mapping: the block gets one warp
+    more (known_block_size), the mbarriers are made and initialized first, followed by a
+    barrier of the whole block, and then the consumer-warps warps run the kernel without the
+    regions marked tessel.warp_producer while the last warp runs a copy of it keeping only
+    those regions and what they need (the loops and conditions around them and the pure ops
+    computing their operands; every other op with memory effects is dropped and what only it
+    needed goes with it). The producer waits for each slot's release by the consumer warps and
+    issues its box loads; the consumers wait for the loads only, so the barrier a K loop's
+    iteration had before its step (which kept a slot from being overwritten while warps still
+    read it) is removed where no other access needs it (compiler/analysis/Membar.h), and the
+    consumers' remaining barriers become a named barrier of their threads only. A kernel
+    without such copies, or whose copies' addresses depend on what only the consumers compute
+    (memory they load), is an error.
+  }];
+  let options = [
+    Option<"consumerWarps", "consumer-warps", "int64_t", "4",
+           "warps that compute (the kernel's num-warps); the producer is the warp after them">,
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+                           "::mlir::ub::UBDialect", "::mlir::nvgpu::NVGPUDialect"];
 }
 
 def CudaBarePointerKernels : Pass<"tessel-cuda-bare-pointer-kernels", "::mlir::ModuleOp"> {

@@ -16,6 +16,7 @@
 #include "compiler/analysis/Allocation.h"
 #include "compiler/backend/cuda/BlockMapping.h"
 #include "compiler/backend/cuda/Passes.h"
+#include "compiler/backend/cuda/TileCopies.h"
 #include "compiler/backend/cuda/WarpgroupDots.h"
 
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -199,6 +200,100 @@ void multiBuffer(Value tile, scf::ForOp loop, int64_t stages) {
   alloc.erase();
 }
 
+/// In a warp-specialized kernel (TileCopies.h: TmaLoads::specialized), each step on warpgroups
+/// of `loop` is followed by a region in which every warp releases, for each tile whose
+/// producer waits for releases, the slot of the iteration whose wgmma group the step's own
+/// wait completed: N iterations back for a wait leaving N groups in flight (none before the
+/// N-th iteration), one arrival a warp on the tile's release mbarrier at that iteration's slot
+/// (the producer waits for it before loading the slot's next use). Once a loop
+/// (kSlotReleaseAttr).
+void releaseSlots(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  if (llvm::any_of(*body, [](Operation &op) {
+        return op.hasAttr(tessel::cuda::kSlotReleaseAttr);
+      }))
+    return;
+  struct Released {
+    Value tile, group, slots;
+  };
+  SmallVector<Released> released;
+  for (Operation &op : body->without_terminator()) {
+    if (!op.hasAttr(kAsyncCopyAttr))
+      continue;
+    Value group, slots;
+    op.walk([&](scf::ExecuteRegionOp r) {
+      if (r->hasAttr(tessel::cuda::kWarpProducerAttr))
+        r.walk([&](nvgpu::MBarrierTryWaitParityOp w) { group = w.getBarriers(); });
+    });
+    visitUsedValuesDefinedAbove(op.getRegions(), [&](OpOperand *use) {
+      if (Operation *def = use->get().getDefiningOp();
+          def && def->hasAttr(tessel::cuda::kTmaSlotsAttr))
+        slots = use->get();
+    });
+    if (!group || !slots)
+      continue;
+    for (Value tile : tilesOf(&op, loop))
+      released.push_back({tile, group, slots});
+  }
+  if (released.empty())
+    return;
+  SmallVector<Operation *> steps;
+  for (Operation &op : body->without_terminator())
+    if (op.hasAttr(tessel::cuda::kWarpgroupStepAttr))
+      steps.push_back(&op);
+  for (Operation *step : steps) {
+    SmallVector<std::pair<Value, Value>> groups; // (release mbarriers, slot count)
+    step->walk([&](memref::ExtractAlignedPointerAsIndexOp address) {
+      Value tile = tessel::cuda::viewedBuffer(address.getSource());
+      for (Released &r : released)
+        if (r.tile == tile && !llvm::any_of(groups, [&](auto &g) { return g.first == r.group; }))
+          groups.push_back({r.group, r.slots});
+    });
+    if (groups.empty())
+      continue;
+    int64_t depth = 0;
+    step->walk([&](NVVM::WgmmaWaitGroupSyncOp wait) {
+      if (waitsForOwnGroup(wait))
+        depth = wait.getGroup();
+    });
+    Location loc = step->getLoc();
+    OpBuilder b(step->getBlock(), std::next(step->getIterator()));
+    auto region = tessel::cuda::perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
+      auto index = [&](Value v) {
+        return v.getType().isIndex()
+                   ? v
+                   : arith::IndexCastOp::create(in, loc, in.getIndexType(), v).getResult();
+      };
+      Value iteration = arith::DivUIOp::create(
+          in, loc,
+          index(arith::SubIOp::create(in, loc, loop.getInductionVar(), loop.getLowerBound())),
+          index(loop.getStep()));
+      Value n = arith::ConstantIndexOp::create(in, loc, depth);
+      auto done = scf::IfOp::create(
+          in, loc, arith::CmpIOp::create(in, loc, arith::CmpIPredicate::uge, iteration, n),
+          /*withElseRegion=*/false);
+      OpBuilder then = done.getThenBodyBuilder();
+      NVVM::SyncWarpOp::create(then, loc,
+                               arith::ConstantIntOp::create(then, loc, then.getI32Type(), -1));
+      Value lane = arith::RemUIOp::create(
+          then, loc, gpu::ThreadIdOp::create(then, loc, gpu::Dimension::x),
+          arith::ConstantIndexOp::create(then, loc, 32));
+      auto first = scf::IfOp::create(
+          then, loc,
+          arith::CmpIOp::create(then, loc, arith::CmpIPredicate::eq, lane,
+                                arith::ConstantIndexOp::create(then, loc, 0)),
+          /*withElseRegion=*/false);
+      OpBuilder arrive = first.getThenBodyBuilder();
+      Value back = arith::SubIOp::create(arrive, loc, iteration, n);
+      for (auto [group, slots] : groups)
+        nvgpu::MBarrierArriveOp::create(arrive, loc, group,
+                                        arith::RemUIOp::create(arrive, loc, back, slots));
+      return SmallVector<Value>{};
+    });
+    region->setAttr(tessel::cuda::kSlotReleaseAttr, b.getUnitAttr());
+  }
+}
+
 /// Pipelines `loop` over `stages` stages where its shape allows (otherwise it stays as it is,
 /// its copies waited for in the same iteration); a failure only from the pipeliner itself.
 LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) {
@@ -345,6 +440,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages, int64_t maxSharedBytes) 
     for (Operation *copy : copies)
       copy->setAttr(tessel::cuda::kSlotsReleasedAttr, UnitAttr::get(loop.getContext()));
 
+  releaseSlots(loop);
   scf::PipeliningOption options;
   options.getScheduleFn = [&](scf::ForOp forOp,
                               std::vector<std::pair<Operation *, unsigned>> &schedule) {
@@ -514,12 +610,53 @@ void runFastIterationsFirst(scf::ForOp loop) {
     Value trueValue = arith::ConstantIntOp::create(in, loc, 1, 1);
     for (Operation &op : body->without_terminator())
       in.clone(op, map);
-    for (scf::IfOp op : fastIfs)
-      cast<scf::IfOp>(map.lookup(op.getOperation())).getConditionMutable().assign(trueValue);
+    llvm::SmallPtrSet<Operation *, 8> taken;
+    for (scf::IfOp op : fastIfs) {
+      auto copy = cast<scf::IfOp>(map.lookup(op.getOperation()));
+      copy.getConditionMutable().assign(trueValue);
+      taken.insert(copy);
+    }
     SmallVector<Value> next{arith::AddIOp::create(in, loc, after->getArgument(0), loop.getStep())};
     for (Value v : body->getTerminator()->getOperands())
       next.push_back(map.lookupOrDefault(v));
     scf::YieldOp::create(in, loc, next);
+    // Where the fast paths issue no cp.async (TMA's) and a producer warp issues them (so no
+    // barrier in the copy orders the slots' reuse: TmaLoads::specialized), the copy's waits for
+    // cp.async groups wait for nothing of its own: one wait for the loop's earlier groups (the
+    // prologue's, which may have taken the copies) and a barrier before the copy instead, and
+    // one after it (the rest of the loop's waits), so that no barrier in it is kept for them
+    // (compiler/analysis/Membar.h counts a wait as writing every tile).
+    std::function<bool(Region &)> issuesCopies = [&](Region &region) {
+      for (Block &block : region)
+        for (Operation &op : block) {
+          if (isa<nvgpu::DeviceAsyncCopyOp, NVVM::CpAsyncOp>(op))
+            return true;
+          if (taken.contains(&op)) {
+            if (issuesCopies(op.getRegion(0)))
+              return true;
+            continue;
+          }
+          for (Region &inner : op.getRegions())
+            if (issuesCopies(inner))
+              return true;
+        }
+      return false;
+    };
+    bool specialized = after->walk([](scf::ExecuteRegionOp r) {
+                              return r->hasAttr(tessel::cuda::kWarpProducerAttr)
+                                         ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+                            }).wasInterrupted();
+    if (specialized && !issuesCopies(fast.getAfter())) {
+      for (Operation &op : llvm::make_early_inc_range(after->without_terminator()))
+        if (op.hasAttr(kAsyncWaitAttr))
+          op.erase();
+      OpBuilder before(fast);
+      tessel::cuda::waitForAsyncCopies(before, loc, 0);
+      gpu::BarrierOp::create(before, loc);
+      OpBuilder afterLoop(fast->getBlock(), std::next(fast->getIterator()));
+      gpu::BarrierOp::create(afterLoop, loc);
+    }
   }
   // The rest of the iterations as they were.
   loop.getLowerBoundMutable().assign(fast.getResult(0));
@@ -561,6 +698,12 @@ struct CudaPipelineTileLoads
     for (scf::ForOp loop : loops)
       if (numStages > 1 && failed(pipeline(loop, numStages, maxSharedBytes)))
         return signalPassFailure();
+    // Loops left unpipelined release their slots too (pipelined ones did before the
+    // pipeliner, which carries the regions).
+    loops.clear();
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      releaseSlots(loop);
     // The K loops of matmuls on warpgroups whose copies are asynchronous (only those are
     // measured and checked on a GPU so far; not attention's, whose P.V step reads the
     // accumulators it carries), and not where the body allocates a buffer: such

@@ -292,7 +292,7 @@ struct CudaTensorCoreDots : tessel::impl::CudaTensorCoreDotsBase<CudaTensorCoreD
     if (tma && f.isPublic() && !f.isExternal() && f.getNumArguments() >= 6 &&
         llvm::all_of(f.getArgumentTypes().take_back(6),
                      [](Type t) { return t.isSignlessInteger(32); }))
-      tmaLoads = tessel::cuda::TmaLoads{f, Value(), {}, {}};
+      tmaLoads = tessel::cuda::TmaLoads{f, Value(), {}, {}, 0, warpSpecialize};
     // The operands' tiles written in 16-byte chunks: asynchronously where a loop writes them
     // for its matmuls only (by TMA where it can), else synchronously.
     auto stage = [&](Value tile, llvm::function_ref<bool(Operation *)> isDot) {

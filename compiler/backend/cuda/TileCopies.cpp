@@ -666,6 +666,17 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
     nvgpu::MBarrierInitOp::create(b, loc, group, cst(b, loc, 1), cst(b, loc, i), Value());
   auto slots = arith::ConstantIndexOp::create(b, loc, 1);
   slots->setAttr(kTmaSlotsAttr, b.getUnitAttr());
+  int64_t warps = std::max<int64_t>(threads / 32, 1);
+  // Warp specialized: a slot's second mbarrier, whose phase completes when every consumer
+  // warp has reached the slot's next copy (so has done with what it held).
+  Value released;
+  if (tma.specialized) {
+    released = nvgpu::MBarrierCreateOp::create(
+        b, loc, nvgpu::MBarrierGroupType::get(ctx, workgroup, kMaxTmaSlots));
+    for (int64_t i = 0; i < kMaxTmaSlots; ++i)
+      nvgpu::MBarrierInitOp::create(b, loc, released, cst(b, loc, warps), cst(b, loc, i),
+                                    Value());
+  }
 
   // Whether TMA loads this iteration's tile, and from where: a part covering it whole, at a
   // column that leaves the box inside the pitch.
@@ -705,9 +716,34 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
     any = arith::OrIOp::create(at, loc, any, ok);
   }
   Value useTma = both(made, any);
-  Value slot = arith::RemUIOp::create(at, loc, iterationOf(at, loc, loop), slots);
+  Value iteration = iterationOf(at, loc, loop);
+  Value slot = arith::RemUIOp::create(at, loc, iteration, slots);
   Value tid = gpu::ThreadIdOp::create(at, loc, gpu::Dimension::x);
   Value first = cmp(P::eq, tid, cst(at, loc, 0));
+  // What only the producer warp's first lane runs (thread `threads`), in a region the
+  // consumers' copy of the kernel drops.
+  Value producer = tma.specialized ? cmp(P::eq, tid, cst(at, loc, threads)) : Value();
+  auto onProducer = [&](OpBuilder &b, llvm::function_ref<void(OpBuilder &)> body) {
+    auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
+    region->setAttr(kWarpProducerAttr, b.getUnitAttr());
+    region.setNoInline(true);
+    OpBuilder in = OpBuilder::atBlockBegin(&region.getRegion().emplaceBlock());
+    when(in, loc, producer, body);
+    scf::YieldOp::create(in, loc);
+  };
+  if (tma.specialized) {
+    // Before it overwrites the slot, the producer waits until every consumer warp has released
+    // the slot's previous use (tessel-cuda-pipeline-tile-loads has each warp arrive on the
+    // slot's second mbarrier once the wgmma group reading it is done): phase u - 1 for use u,
+    // which a fresh mbarrier counts as complete for u = 0.
+    Value use = arith::DivUIOp::create(at, loc, iteration, slots);
+    Value parity = cmp(P::eq, arith::RemUIOp::create(at, loc, use, cst(at, loc, 2)),
+                       cst(at, loc, 0));
+    onProducer(at, [&](OpBuilder &in) {
+      nvgpu::MBarrierTryWaitParityOp::create(in, loc, released, parity,
+                                             cst(in, loc, 10000000), slot);
+    });
+  }
   auto ifTma = scf::IfOp::create(at, loc, useTma, /*withElseRegion=*/true);
   {
     // The boxes (a 128-byte column block each, into its place in the slot), each issued by
@@ -724,33 +760,40 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
     Value desc =
         UnrealizedConversionCastOp::create(then, loc, TypeRange{descriptor}, ValueRange{map})
             .getResult(0);
-    int64_t warps = std::max<int64_t>(threads / 32, 1);
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      int64_t issuer = 32 * (tma.boxes++ % warps);
-      Value mine = arith::CmpIOp::create(then, loc, P::eq, tid, cst(then, loc, issuer));
-      when(then, loc, mine, [&](OpBuilder &in) {
-        if (blk == 0)
-          nvgpu::MBarrierArriveExpectTxOp::create(
-              in, loc, group, cst(in, loc, rows * cols * bytes), slot, Value());
-        auto meta = memref::ExtractStridedMetadataOp::create(in, loc, tile);
-        Value offset =
-            arith::AddIOp::create(in, loc, meta.getOffset(), cst(in, loc, blk * rows * boxCols));
-        auto viewType = MemRefType::get(
-            {rows, boxCols}, type.getElementType(),
-            StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {boxCols, 1}));
-        Value view = memref::ReinterpretCastOp::create(
-            in, loc, viewType, meta.getBaseBuffer(), OpFoldResult(offset),
-            ArrayRef<OpFoldResult>{in.getIndexAttr(rows), in.getIndexAttr(boxCols)},
-            ArrayRef<OpFoldResult>{in.getIndexAttr(boxCols), in.getIndexAttr(1)});
-        Value dst = memref::MemorySpaceCastOp::create(
-            in, loc,
-            MemRefType::get({rows, boxCols}, type.getElementType(), viewType.getLayout(),
-                            workgroup),
-            view);
-        Value x = arith::AddIOp::create(in, loc, col, cst(in, loc, blk * boxCols));
-        nvgpu::TmaAsyncLoadOp::create(in, loc, dst, group, desc, ValueRange{x, row}, slot,
-                                      Value(), Value());
+    auto issue = [&](OpBuilder &in, int64_t blk) {
+      if (blk == 0)
+        nvgpu::MBarrierArriveExpectTxOp::create(
+            in, loc, group, cst(in, loc, rows * cols * bytes), slot, Value());
+      auto meta = memref::ExtractStridedMetadataOp::create(in, loc, tile);
+      Value offset =
+          arith::AddIOp::create(in, loc, meta.getOffset(), cst(in, loc, blk * rows * boxCols));
+      auto viewType = MemRefType::get(
+          {rows, boxCols}, type.getElementType(),
+          StridedLayoutAttr::get(ctx, ShapedType::kDynamic, {boxCols, 1}));
+      Value view = memref::ReinterpretCastOp::create(
+          in, loc, viewType, meta.getBaseBuffer(), OpFoldResult(offset),
+          ArrayRef<OpFoldResult>{in.getIndexAttr(rows), in.getIndexAttr(boxCols)},
+          ArrayRef<OpFoldResult>{in.getIndexAttr(boxCols), in.getIndexAttr(1)});
+      Value dst = memref::MemorySpaceCastOp::create(
+          in, loc,
+          MemRefType::get({rows, boxCols}, type.getElementType(), viewType.getLayout(),
+                          workgroup),
+          view);
+      Value x = arith::AddIOp::create(in, loc, col, cst(in, loc, blk * boxCols));
+      nvgpu::TmaAsyncLoadOp::create(in, loc, dst, group, desc, ValueRange{x, row}, slot,
+                                    Value(), Value());
+    };
+    if (tma.specialized) {
+      onProducer(then, [&](OpBuilder &in) {
+        for (int64_t blk = 0; blk < blocks; ++blk)
+          issue(in, blk);
       });
+    } else {
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        int64_t issuer = 32 * (tma.boxes++ % warps);
+        Value mine = arith::CmpIOp::create(then, loc, P::eq, tid, cst(then, loc, issuer));
+        when(then, loc, mine, [&](OpBuilder &in) { issue(in, blk); });
+      }
     }
   }
   {
@@ -763,9 +806,14 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
     for (Operation *op : old)
       op->moveBefore(other->getTerminator());
     OpBuilder in(other->getTerminator());
-    when(in, loc, first, [&](OpBuilder &put) {
-      nvgpu::MBarrierArriveOp::create(put, loc, group, slot);
-    });
+    auto arrive = [&](OpBuilder &put) { nvgpu::MBarrierArriveOp::create(put, loc, group, slot); };
+    // Warp specialized, the producer arrives: the consumers' next wait on the slot then
+    // follows the producer's wait for its release, as with TMA (else the consumers could
+    // complete the release's phases faster than the producer waits for them).
+    if (tma.specialized)
+      onProducer(in, arrive);
+    else
+      when(in, loc, first, arrive);
     // TMA is the fast path (tessel-cuda-pipeline-tile-loads runs the iterations where every
     // tile takes it in a loop without the copies), not the copies' own.
     other->walk([](scf::IfOp inner) { inner->removeAttr(kCopyFastPathAttr); });

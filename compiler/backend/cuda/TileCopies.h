@@ -53,6 +53,13 @@ struct TmaLoads {
   llvm::SmallVector<mlir::DictionaryAttr> maps; ///< their kTensorMapsAttr entries, in order
   llvm::SmallVector<mlir::Value> arguments;     ///< their arguments
   int64_t boxes = 0;                            ///< the box loads made so far (their issuers rotate)
+  /// Warp specialized (tessel-cuda-warp-specialize splits the kernel after the block mapping):
+  /// a producer warp after the kernel's `threads` issues every box load, in regions marked
+  /// kWarpProducerAttr, once the consumer warps have released the slot (each arrives on the
+  /// slot's second mbarrier where the copy region runs, the producer waits for that phase);
+  /// where TMA does not load the tile, the consumers copy it and the producer arrives on its
+  /// mbarrier without bytes.
+  bool specialized = false;
 };
 
 /// The writes of `tile` inside a loop body (at most one zero linalg.fill, then linalg.copy of

@@ -347,7 +347,11 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
                            // TMA where a tile is whole and the rows 16-byte aligned (the
                            // third round's K and N), cp.async elsewhere.
                            Variant{"wgmma_bf16_tma", true, false, 128, 256, 1200},
-                           Variant{"wgmma_f16_tma", false, false, 64, 256, 316}})
+                           Variant{"wgmma_f16_tma", false, false, 64, 256, 316},
+                           // Warp specialized: a producer warpgroup issues the TMA loads (and
+                           // arrives for the consumers' cp.async where TMA cannot load).
+                           Variant{"wgmma_bf16_ws", true, false, 128, 256, 1200},
+                           Variant{"wgmma_f16_ws", false, false, 64, 128, 1200}})
     for (int round = 0; round < 3; ++round) {
       int m = 64 + int(rng()() % 400), n = 64 + int(rng()() % 600);
       int k = 16 + int(rng()() % (v.maxK - 15));
@@ -396,9 +400,9 @@ TEST_F(GpuEndToEnd, MatmulOnWarpgroups) {
 // An artifact edited apart from its code is refused at load, where the driver reports a
 // kernel's parameters (cuFuncGetParamInfo, CUDA 12.4): a persistent kernel's artifact without
 // its "persistent" (three parameters fewer), a TMA kernel's without its tensor maps (two maps
-// and their mask fewer). And the TMA kernel reads its operands through the maps: with the
-// maps' pointers swapped (A's map over B and B's over A; square operands, so every box stays
-// in bounds) the product is B A, not A B.
+// and their mask fewer). And the TMA kernels, with and without a producer warpgroup, read their
+// operands through the maps: with the maps' pointers swapped (A's map over B and B's over A;
+// square operands, so every box stays in bounds) the product is B A, not A B.
 TEST_F(GpuEndToEnd, ArtifactsMatchTheirCodeAndTmaReadsThroughTheMaps) {
   if (device_->kind() != "cuda" || device_->Environment()["arch"] != "sm_90")
     GTEST_SKIP() << "the artifacts are built for NVIDIA sm_90a";
@@ -441,32 +445,38 @@ TEST_F(GpuEndToEnd, ArtifactsMatchTheirCodeAndTmaReadsThroughTheMaps) {
     }
   auto ba = upload(a), bb = upload(b);
   ASSERT_TRUE(ba && bb);
-  std::swap(tma.kernels[0].tensorMaps[0].pointer, tma.kernels[0].tensorMaps[1].pointer);
-  auto exe = device_->LoadBytes(tessel::SerializeGpuArtifact(tma), "swapped maps");
-  ASSERT_TRUE(exe.ok()) << exe.status();
-  auto kernel = (*exe)->GetKernel("matmul");
-  ASSERT_TRUE(kernel.ok()) << kernel.status();
-  auto bound = [](double ref, double mag) { return 8e-3 * std::fabs(ref) + 1e-4 * mag; };
-  for (bool swapped : {false, true}) {
-    auto bc = upload(std::vector<uint16_t>(size_t(m) * n, 0x7FC1)); // NaN
-    ASSERT_TRUE(bc);
-    std::vector<Arg> args{ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n),
-                          int32_t(k), int32_t(k), int32_t(n), int32_t(n)};
-    if (swapped) {
-      ASSERT_TRUE(device_->Launch(*kernel, Grid{(m / 128) * (n / 256), 1, 1}, args).ok());
-      ASSERT_TRUE(device_->Synchronize().ok());
-    } else {
-      runZooMatmul("wgmma_bf16_tma", *ba, *bb, *bc, m, n, k, 128, 256, false);
+  for (const char *name : {"wgmma_bf16_tma", "wgmma_bf16_ws"}) {
+    SCOPED_TRACE(name);
+    tma = readArtifact(name);
+    ASSERT_EQ(tma.kernels.size(), 1u);
+    ASSERT_EQ(tma.kernels[0].tensorMaps.size(), 2u);
+    std::swap(tma.kernels[0].tensorMaps[0].pointer, tma.kernels[0].tensorMaps[1].pointer);
+    auto exe = device_->LoadBytes(tessel::SerializeGpuArtifact(tma), "swapped maps");
+    ASSERT_TRUE(exe.ok()) << exe.status();
+    auto kernel = (*exe)->GetKernel("matmul");
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    auto bound = [](double ref, double mag) { return 8e-3 * std::fabs(ref) + 1e-4 * mag; };
+    for (bool swapped : {false, true}) {
+      auto bc = upload(std::vector<uint16_t>(size_t(m) * n, 0x7FC1)); // NaN
+      ASSERT_TRUE(bc);
+      std::vector<Arg> args{ba->data(), bb->data(), bc->data(), int32_t(m), int32_t(n),
+                            int32_t(k), int32_t(k), int32_t(n), int32_t(n)};
+      if (swapped) {
+        ASSERT_TRUE(device_->Launch(*kernel, Grid{(m / 128) * (n / 256), 1, 1}, args).ok());
+        ASSERT_TRUE(device_->Synchronize().ok());
+      } else {
+        runZooMatmul(name, *ba, *bb, *bc, m, n, k, 128, 256, false);
+      }
+      std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
+      auto out = [&](int i, int j) { return tessel::zoo::load("bf16", c[size_t(i) * n + j]); };
+      int wrong = wrongProducts(m, n, k, ar, bt, out, bound);
+      if (!swapped) {
+        EXPECT_EQ(wrong, 0) << "A B through the maps";
+        continue;
+      }
+      // B A where A B was asked for: almost every element off.
+      EXPECT_GT(wrong, m * n / 2) << "the swapped maps were not read";
     }
-    std::vector<uint16_t> c = download<uint16_t>(*bc, size_t(m) * n);
-    auto out = [&](int i, int j) { return tessel::zoo::load("bf16", c[size_t(i) * n + j]); };
-    int wrong = wrongProducts(m, n, k, ar, bt, out, bound);
-    if (!swapped) {
-      EXPECT_EQ(wrong, 0) << "A B through the maps";
-      continue;
-    }
-    // B A where A B was asked for: almost every element off.
-    EXPECT_GT(wrong, m * n / 2) << "the swapped maps were not read";
   }
 }
 

@@ -26,6 +26,7 @@
 // KNOBS: maxnreg  allowed {0, 128, 168, 232}, default 0
 // KNOBS: warp_m  allowed {0, 1, 2, 4, 8, 16}, default 0
 // KNOBS: persistent  allowed {0, 1, 2}, default 0
+// KNOBS: warp_specialize  allowed {0, 1}, default 0
 // KNOBS: pingpong  allowed {0, 1}, default 1
 // KNOBS: ptx  PTX (no toolkit needed)
 // MAXNREG-LABEL: .visible .entry kern(
