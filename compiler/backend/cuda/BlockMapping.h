@@ -41,10 +41,15 @@ inline constexpr llvm::StringLiteral kAsyncWaitAttr = "tessel.async_wait";
 inline constexpr llvm::StringLiteral kTmaWaitAttr = "tessel.tma_wait";
 inline constexpr llvm::StringLiteral kTmaSlotsAttr = "tessel.tma_slots";
 /// An scf.execute_region (not to be inlined) inside a TMA copy region of a warp-specialized
-/// kernel (TileCopies.h: TmaLoads::specialized) that only the producer warp runs:
+/// kernel (TileCopies.h: TmaLoads::specialized) that only a producer warp runs:
 /// tessel-cuda-warp-specialize keeps it in the producer's copy of the kernel, drops it from the
-/// consumers'.
+/// consumers'. Its value (an integer: the tile's tensor map) says which tile it loads; the
+/// tiles may go to different producer warps.
 inline constexpr llvm::StringLiteral kWarpProducerAttr = "tessel.warp_producer";
+/// On the scf.while tessel-cuda-pipeline-tile-loads makes of a K loop's iterations that take
+/// every copy's fast path (the loop after it runs the rest): a producer warp, which evaluates
+/// the copies' conditions anyway, runs all iterations in the loop after it instead.
+inline constexpr llvm::StringLiteral kFastIterationsAttr = "tessel.fast_iterations";
 /// A per-thread region of a warp-specialized kernel's K loop, after a step on warpgroups:
 /// each warp says (one arrival on the tile's second mbarrier) that the wgmma groups reading an
 /// earlier iteration's slots are done, so the producer may load them again. Like

@@ -214,19 +214,22 @@ def CudaWarpSpecialize : Pass<"tessel-cuda-warp-specialize", "::mlir::ModuleOp">
   let summary = "A producer warp issues a kernel's TMA loads while the other warps compute";
   let description = [{
     For kernels whose TMA copies tessel-cuda-tensor-core-dots made warp specialized
-    (TileCopies.h: TmaLoads::specialized), after the block mapping: the block gets one warp
-    more (known_block_size), the mbarriers are made and initialized first, followed by a
-    barrier of the whole block, and then the consumer-warps warps run the kernel without the
-    regions marked tessel.warp_producer while the last warp runs a copy of it keeping only
-    those regions and what they need (the loops and conditions around them and the pure ops
-    computing their operands; every other op with memory effects is dropped and what only it
-    needed goes with it). The producer waits for each slot's release by the consumer warps and
-    issues its box loads; the consumers wait for the loads only, so the barrier a K loop's
-    iteration had before its step (which kept a slot from being overwritten while warps still
-    read it) is removed where no other access needs it (compiler/analysis/Membar.h), and the
-    consumers' remaining barriers become a named barrier of their threads only. A kernel
-    without such copies, or whose copies' addresses depend on what only the consumers compute
-    (memory they load), is an error.
+    (TileCopies.h: TmaLoads::specialized), after the block mapping: the block gets a producer
+    warpgroup after the consumer-warps warps (known_block_size), the mbarriers are made and
+    initialized first, followed by the one barrier of the whole block, and then the consumer
+    warps run the kernel without the regions marked tessel.warp_producer while each of the
+    producer's first warps (one a tile, up to four) runs a copy of it keeping only its tiles'
+    regions and what they need (the loops and conditions around them and the pure ops computing
+    their operands; every other op with memory effects is dropped and what only it needed goes
+    with it; a K loop's fast iterations run in the general loop after them). A producer waits
+    for each slot's release by the consumer warps (tessel.slot_release) and issues its box
+    loads; the consumers wait for the loads only, so the barrier a K loop's iteration had
+    before its step (which kept a slot from being overwritten while warps still read it) is
+    removed where no other access needs it (compiler/analysis/Membar.h), and the consumers'
+    remaining barriers become named barrier 5 of their threads only. With two consumer
+    warpgroups or more, setmaxnreg moves registers from the producer to the consumers. A
+    kernel without such copies, or whose copies' addresses depend on what only the consumers
+    compute (memory they load), is an error.
   }];
   let options = [
     Option<"consumerWarps", "consumer-warps", "int64_t", "4",

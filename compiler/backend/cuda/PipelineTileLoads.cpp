@@ -568,6 +568,7 @@ void runFastIterationsFirst(scf::ForOp loop) {
   SmallVector<Value> inits{loop.getLowerBound()};
   llvm::append_range(inits, loop.getInitArgs());
   auto fast = scf::WhileOp::create(b, loc, types, inits);
+  fast->setAttr(tessel::cuda::kFastIterationsAttr, b.getUnitAttr());
   SmallVector<Location> locs(types.size(), loc);
   Block *before = b.createBlock(&fast.getBefore(), {}, types, locs);
   Block *after = b.createBlock(&fast.getAfter(), {}, types, locs);

@@ -725,7 +725,7 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
   Value producer = tma.specialized ? cmp(P::eq, tid, cst(at, loc, threads)) : Value();
   auto onProducer = [&](OpBuilder &b, llvm::function_ref<void(OpBuilder &)> body) {
     auto region = scf::ExecuteRegionOp::create(b, loc, TypeRange{});
-    region->setAttr(kWarpProducerAttr, b.getUnitAttr());
+    region->setAttr(kWarpProducerAttr, b.getI64IntegerAttr(int64_t(bit)));
     region.setNoInline(true);
     OpBuilder in = OpBuilder::atBlockBegin(&region.getRegion().emplaceBlock());
     when(in, loc, producer, body);

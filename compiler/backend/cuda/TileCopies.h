@@ -54,10 +54,11 @@ struct TmaLoads {
   llvm::SmallVector<mlir::Value> arguments;     ///< their arguments
   int64_t boxes = 0;                            ///< the box loads made so far (their issuers rotate)
   /// Warp specialized (tessel-cuda-warp-specialize splits the kernel after the block mapping):
-  /// a producer warp after the kernel's `threads` issues every box load, in regions marked
-  /// kWarpProducerAttr, once the consumer warps have released the slot (each arrives on the
-  /// slot's second mbarrier where the copy region runs, the producer waits for that phase);
-  /// where TMA does not load the tile, the consumers copy it and the producer arrives on its
+  /// thread `threads` (a producer warp's first lane) issues the box loads, in regions marked
+  /// kWarpProducerAttr (the tile's map index), once the consumer warps have released the slot
+  /// (each arrives on the slot's second mbarrier after the step that read it:
+  /// tessel-cuda-pipeline-tile-loads; the producer waits for the previous use's phase); where
+  /// TMA does not load the tile, the consumers copy it and the producer arrives on its
   /// mbarrier without bytes.
   bool specialized = false;
 };

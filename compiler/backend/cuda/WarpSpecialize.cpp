@@ -1,8 +1,8 @@
 //===- WarpSpecialize.cpp - a producer warp issues a kernel's TMA loads -*- C++ -*-===//
 //
 // See Passes.td (CudaWarpSpecialize). The consumers' program is the kernel as the block
-// mapping left it, less the producer's regions; the producer's is a copy of it keeping only
-// those regions and what they need: every other op that touches memory is dropped (its
+// mapping left it, less the producer's regions; each producer warp's is a copy of it keeping
+// only its tiles' regions and what they need: every other op that touches memory is dropped (its
 // results become poison), and canonicalization removes what nothing needs any more (the
 // tensor-core work, the accumulators the loops carried, the epilogue). What the producer's
 // regions still need must not come from a dropped op: that would be a value only the
@@ -20,6 +20,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 
@@ -239,17 +240,49 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
     };
     OpBuilder atElse = split.getElseBodyBuilder();
     setRegisters(atElse, kProducerRegisters, NVVM::SetMaxRegisterAction::decrease);
-    auto producerWarp = scf::IfOp::create(
-        atElse, loc,
-        arith::CmpIOp::create(atElse, loc, arith::CmpIPredicate::ult, tid,
-                              cst(atElse, loc, consumers + 32)),
-        /*withElseRegion=*/false);
-    Block *producer = producerWarp.thenBlock();
-    {
+    // The tiles' loads spread over the producer's warps (tile t on warp t mod 4), each warp
+    // running its own copy of the kernel with its tiles' regions only, its thread ids shifted
+    // so that its first lane is the thread the regions name (the kernel's `consumers`).
+    llvm::SmallSetVector<int64_t, 4> tiles;
+    kernel.walk([&](scf::ExecuteRegionOp r) {
+      if (auto t = r->getAttrOfType<IntegerAttr>(tessel::cuda::kWarpProducerAttr))
+        tiles.insert(t.getInt());
+    });
+    SmallVector<int64_t> order(tiles.begin(), tiles.end());
+    llvm::sort(order);
+    int64_t warps = std::min<int64_t>(int64_t(order.size()), kProducerThreads / 32);
+    Value warp = arith::DivUIOp::create(atElse, loc, tid, cst(atElse, loc, 32));
+    SmallVector<std::pair<Block *, scf::IfOp>> producers;
+    for (int64_t w = 0; w < warps; ++w) {
+      auto producerWarp = scf::IfOp::create(
+          atElse, loc,
+          arith::CmpIOp::create(atElse, loc, arith::CmpIPredicate::eq, warp,
+                                cst(atElse, loc, consumers / 32 + w)),
+          /*withElseRegion=*/false);
+      Block *producer = producerWarp.thenBlock();
       OpBuilder in(producer->getTerminator());
+      Value shifted = arith::SubIOp::create(in, loc, tid, cst(in, loc, 32 * w));
       IRMapping map;
       for (Operation &op : consumer->without_terminator())
         in.clone(op, map);
+      SmallVector<Operation *> others;
+      producer->walk([&](scf::ExecuteRegionOp r) {
+        auto t = r->getAttrOfType<IntegerAttr>(tessel::cuda::kWarpProducerAttr);
+        if (t && (llvm::find(order, t.getInt()) - order.begin()) % warps != w)
+          others.push_back(r);
+      });
+      for (Operation *op : others)
+        op->erase();
+      SmallVector<gpu::ThreadIdOp> ids;
+      producer->walk([&](gpu::ThreadIdOp id) {
+        if (id.getDimension() == gpu::Dimension::x)
+          ids.push_back(id);
+      });
+      for (gpu::ThreadIdOp id : ids) {
+        id.getResult().replaceAllUsesWith(shifted);
+        id.erase();
+      }
+      producers.push_back({producer, producerWarp});
     }
     {
       OpBuilder in = OpBuilder::atBlockBegin(consumer);
@@ -263,8 +296,9 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
     });
     for (Operation *op : producerOnly)
       op->erase();
-    if (failed(strip(producer, producerWarp)))
-      return failure();
+    for (auto [producer, producerWarp] : producers)
+      if (failed(strip(producer, producerWarp)))
+        return failure();
 
     // The consumers' barriers where they order conflicting accesses (the fast K loop's, which
     // kept the slots from being overwritten while read, is the mbarriers' work now), the rest
@@ -287,6 +321,17 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
   /// Keeps of `producer` (the then block of `split`) its producer regions and what they need.
   LogicalResult strip(Block *producer, scf::IfOp split) {
     MLIRContext *ctx = &getContext();
+    // A K loop's fast iterations (they evaluate every copy's condition once more) run in the
+    // loop after them, which evaluates each copy's own.
+    SmallVector<scf::WhileOp> fast;
+    producer->walk([&](scf::WhileOp loop) {
+      if (loop->hasAttr(tessel::cuda::kFastIterationsAttr))
+        fast.push_back(loop);
+    });
+    for (scf::WhileOp loop : fast) {
+      loop.replaceAllUsesWith(loop.getInits());
+      loop.erase();
+    }
     SmallVector<Operation *> drop;
     producer->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (op->hasAttr(tessel::cuda::kWarpProducerAttr))
