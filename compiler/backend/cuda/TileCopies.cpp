@@ -667,8 +667,8 @@ loadByTma(TmaLoads &tma, const TmaSource &source, Value tile, scf::ExecuteRegion
   auto slots = arith::ConstantIndexOp::create(b, loc, 1);
   slots->setAttr(kTmaSlotsAttr, b.getUnitAttr());
   int64_t warps = std::max<int64_t>(threads / 32, 1);
-  // Warp specialized: a slot's second mbarrier, whose phase completes when every consumer
-  // warp has reached the slot's next copy (so has done with what it held).
+  // Warp specialized: a slot's second mbarrier, one phase a use of the slot, completed when
+  // every consumer warp has released it (after the K step whose wgmma group read it).
   Value released;
   if (tma.specialized) {
     released = nvgpu::MBarrierCreateOp::create(

@@ -222,7 +222,7 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
     auto whole = gpu::BarrierOp::create(b, loc);
     whole->setAttr(kWholeBlockAttr, UnitAttr::get(ctx));
 
-    // The warps part: the consumers run the kernel, the producer (the last warp) its copy.
+    // The warps part: the consumers run the kernel, the producer warps their copies of it.
     SmallVector<Operation *> rest;
     for (Operation *op = whole->getNextNode(); op != entry.getTerminator(); op = op->getNextNode())
       rest.push_back(op);
