@@ -228,8 +228,9 @@ def CudaWarpSpecialize : Pass<"tessel-cuda-warp-specialize", "::mlir::ModuleOp">
     removed where no other access needs it (compiler/analysis/Membar.h), and the consumers'
     remaining barriers become named barrier 5 of their threads only. With two consumer
     warpgroups or more, setmaxnreg moves registers from the producer to the consumers. A
-    kernel without such copies, or whose copies' addresses depend on what only the consumers
-    compute (memory they load), is an error.
+    kernel without such copies, whose copies' addresses depend on what only the consumers
+    compute (memory they load), or with a tile whose slots no release region frees (its
+    readers not a K loop's steps on warpgroups: attention's) is an error.
   }];
   let options = [
     Option<"consumerWarps", "consumer-warps", "int64_t", "4",

@@ -170,6 +170,23 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
              << " loads no tile by TMA, so a producer warp would have nothing to issue "
                 "(warp_specialize needs tma=1 and a tensor-core matmul whose operand tiles "
                 "are copied in its K loop)";
+    // Every slot a producer waits for must be released by the consumers (after the steps
+    // on warpgroups that read it: tessel-cuda-pipeline-tile-loads); one whose readers are
+    // not such steps (attention's, whose loops the pipeliner leaves) would hang the kernel.
+    llvm::SmallPtrSet<Value, 4> waited, released;
+    kernel.walk([&](scf::ExecuteRegionOp r) {
+      if (r->hasAttr(tessel::cuda::kWarpProducerAttr))
+        r.walk([&](nvgpu::MBarrierTryWaitParityOp w) { waited.insert(w.getBarriers()); });
+      if (r->hasAttr(tessel::cuda::kSlotReleaseAttr))
+        r.walk([&](nvgpu::MBarrierArriveOp a) { released.insert(a.getBarriers()); });
+    });
+    for (Value group : waited)
+      if (!released.contains(group))
+        return kernel.emitError()
+               << "warp specialization: kernel " << kernel.getName()
+               << " has a TMA tile whose slots the computing warps never release (its "
+                  "readers are not the K steps of a matmul on warpgroups; attention's are "
+                  "not supported)";
     if (!kernel.getBody().hasOneBlock())
       return kernel.emitError() << "warp specialization of a kernel with several blocks (a "
                                    "block-wide reduction) is not built";

@@ -14,6 +14,7 @@
 // RUN: not tessel-compile %{workspace}/kernels/vector_add/vector_add.py --entry vector_add --target cuda:sm_90a --signature '*fp32,*fp32,*fp32,i32' --constexpr BLOCK=1024 --knob tma=1 --knob warp_specialize=1 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=NOTMA
 // RUN: not tessel-compile %{workspace}/kernels/vector_add/vector_add.py --entry vector_add --target cuda:sm_90a --signature '*fp32,*fp32,*fp32,i32' --constexpr BLOCK=1024 --knob warp_specialize=1 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=KNOBS
 // RUN: not tessel-compile %{workspace}/kernels/vector_add/vector_add.py --entry vector_add --target cuda:sm_90a --signature '*fp32,*fp32,*fp32,i32' --constexpr BLOCK=1024 --knob tma=1 --knob warp_specialize=1 --knob maxnreg=128 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=MAXNREG
+// RUN: not tessel-compile %{workspace}/kernels/attention/attention.py --entry attention --target cuda:sm_90a --signature '*bf16:16,*bf16:16,*bf16:16,*bf16:16,fp32,i32:16,i32:16,i32:16,i32' --constexpr HEAD_DIM=128 --constexpr CAUSAL=True --constexpr BLOCK_M=128 --constexpr BLOCK_N=64 --constexpr H=2 --constexpr stride_qk=1 --knob num_warps=8 --knob num_stages=2 --knob tma=1 --knob warp_specialize=1 --emit ptx -o - 2>&1 | FileCheck %s --check-prefix=ATTENTION
 
 // CHECK: gpu.func @matmul
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
@@ -68,3 +69,6 @@
 // NOTMA: error: warp specialization: kernel vector_add loads no tile by TMA
 // KNOBS: knob warp_specialize=1 needs target sm_90a with tma=1 and wgmma=1
 // MAXNREG: knob warp_specialize=1 sets the registers itself
+// Attention's K and V tiles are read by steps its loops' pipelining leaves alone, which
+// release no slots (specialized, it hung on an H100): refused.
+// ATTENTION: error: warp specialization: kernel attention has a TMA tile whose slots the computing warps never release
