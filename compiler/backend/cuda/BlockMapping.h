@@ -46,6 +46,15 @@ inline constexpr llvm::StringLiteral kTmaSlotsAttr = "tessel.tma_slots";
 /// consumers'. Its value (an integer: the tile's tensor map) says which tile it loads; the
 /// tiles may go to different producer warps.
 inline constexpr llvm::StringLiteral kWarpProducerAttr = "tessel.warp_producer";
+/// Whether `op` holds (or is) a region marked kWarpProducerAttr.
+inline bool holdsWarpProducer(mlir::Operation *op) {
+  return op
+      ->walk([](mlir::scf::ExecuteRegionOp r) {
+        return r->hasAttr(kWarpProducerAttr) ? mlir::WalkResult::interrupt()
+                                             : mlir::WalkResult::advance();
+      })
+      .wasInterrupted();
+}
 /// On the scf.while tessel-cuda-pipeline-tile-loads makes of a K loop's iterations that take
 /// every copy's fast path (the loop after it runs the rest): a producer warp, which evaluates
 /// the copies' conditions anyway, runs all iterations in the loop after it instead.

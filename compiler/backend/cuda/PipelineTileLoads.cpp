@@ -259,15 +259,7 @@ void releaseSlots(scf::ForOp loop) {
     Location loc = step->getLoc();
     OpBuilder b(step->getBlock(), std::next(step->getIterator()));
     auto region = tessel::cuda::perThreadRegion(b, loc, {}, [&](OpBuilder &in) {
-      auto index = [&](Value v) {
-        return v.getType().isIndex()
-                   ? v
-                   : arith::IndexCastOp::create(in, loc, in.getIndexType(), v).getResult();
-      };
-      Value iteration = arith::DivUIOp::create(
-          in, loc,
-          index(arith::SubIOp::create(in, loc, loop.getInductionVar(), loop.getLowerBound())),
-          index(loop.getStep()));
+      Value iteration = tessel::cuda::iterationOf(in, loc, loop);
       Value n = arith::ConstantIndexOp::create(in, loc, depth);
       auto done = scf::IfOp::create(
           in, loc, arith::CmpIOp::create(in, loc, arith::CmpIPredicate::uge, iteration, n),
@@ -643,12 +635,7 @@ void runFastIterationsFirst(scf::ForOp loop) {
         }
       return false;
     };
-    bool specialized = after->walk([](scf::ExecuteRegionOp r) {
-                              return r->hasAttr(tessel::cuda::kWarpProducerAttr)
-                                         ? WalkResult::interrupt()
-                                         : WalkResult::advance();
-                            }).wasInterrupted();
-    if (specialized && !issuesCopies(fast.getAfter())) {
+    if (tessel::cuda::holdsWarpProducer(fast) && !issuesCopies(fast.getAfter())) {
       for (Operation &op : llvm::make_early_inc_range(after->without_terminator()))
         if (op.hasAttr(kAsyncWaitAttr))
           op.erase();

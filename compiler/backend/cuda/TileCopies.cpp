@@ -29,6 +29,15 @@ using namespace mlir;
 
 namespace tessel::cuda {
 
+Value iterationOf(OpBuilder &b, Location loc, scf::ForOp loop) {
+  Value iteration = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
+      loop.getStep());
+  if (!iteration.getType().isIndex())
+    iteration = arith::IndexCastOp::create(b, loc, b.getIndexType(), iteration);
+  return iteration;
+}
+
 scf::ExecuteRegionOp perThreadRegion(OpBuilder &b, Location loc, TypeRange types,
                                      llvm::function_ref<SmallVector<Value>(OpBuilder &)> body) {
   auto region = scf::ExecuteRegionOp::create(b, loc, types);
@@ -551,15 +560,6 @@ size_t tensorMapIndex(TmaLoads &tma, DictionaryAttr entry, Location loc) {
   return tma.maps.size() - 1;
 }
 
-/// `loop`'s iteration (from 0, an index).
-Value iterationOf(OpBuilder &b, Location loc, scf::ForOp loop) {
-  Value iteration = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), loop.getLowerBound()),
-      loop.getStep());
-  if (!iteration.getType().isIndex())
-    iteration = arith::IndexCastOp::create(b, loc, b.getIndexType(), iteration);
-  return iteration;
-}
 
 /// Division by a tile source's pitch p, which does not change in the kernel, as a multiply
 /// (Granlund and Montgomery, "Division by invariant integers using multiplication", 1994,

@@ -25,6 +25,9 @@ mlir::scf::ExecuteRegionOp
 perThreadRegion(mlir::OpBuilder &b, mlir::Location loc, mlir::TypeRange types,
                 llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &)> body);
 
+/// `loop`'s iteration at `b` (from 0, as an index): (iv - lower bound) / step.
+mlir::Value iterationOf(mlir::OpBuilder &b, mlir::Location loc, mlir::scf::ForOp loop);
+
 /// Whether every thread of a kernel's block runs `op`: only loops and ifs around it (control
 /// flow tessel-cuda-map-programs keeps uniform), not a parallel loop or a while loop.
 bool reachedByEveryThread(mlir::Operation *op);

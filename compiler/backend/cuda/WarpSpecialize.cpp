@@ -143,6 +143,17 @@ private:
 struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecialize> {
   using Base::Base;
 
+  /// The canonicalization patterns, made once: they clean up every producer's copy.
+  LogicalResult initialize(MLIRContext *ctx) override {
+    RewritePatternSet patterns(ctx);
+    for (Dialect *dialect : ctx->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, ctx);
+    canonical_ = FrozenRewritePatternSet(std::move(patterns));
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<gpu::GPUFuncOp> kernels;
     getOperation().walk([&](gpu::GPUFuncOp f) {
@@ -157,14 +168,7 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
   LogicalResult specialize(gpu::GPUFuncOp kernel) {
     MLIRContext *ctx = &getContext();
     int64_t consumers = consumerWarps * 32;
-    bool anyProducer = kernel
-                           ->walk([](scf::ExecuteRegionOp r) {
-                             return r->hasAttr(tessel::cuda::kWarpProducerAttr)
-                                        ? WalkResult::interrupt()
-                                        : WalkResult::advance();
-                           })
-                           .wasInterrupted();
-    if (!anyProducer)
+    if (!tessel::cuda::holdsWarpProducer(kernel))
       return kernel.emitError()
              << "warp specialization: kernel " << kernel.getName()
              << " loads no tile by TMA, so a producer warp would have nothing to issue "
@@ -337,7 +341,6 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
 
   /// Keeps of `producer` (the then block of `split`) its producer regions and what they need.
   LogicalResult strip(Block *producer, scf::IfOp split) {
-    MLIRContext *ctx = &getContext();
     // A K loop's fast iterations (they evaluate every copy's condition once more) run in the
     // loop after them, which evaluates each copy's own.
     SmallVector<scf::WhileOp> fast;
@@ -359,13 +362,7 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
         drop.push_back(op);
         return WalkResult::skip();
       }
-      bool holdsProducer =
-          op->getNumRegions() &&
-          op->walk([](scf::ExecuteRegionOp r) {
-              return r->hasAttr(tessel::cuda::kWarpProducerAttr) ? WalkResult::interrupt()
-                                                                  : WalkResult::advance();
-            }).wasInterrupted();
-      if (holdsProducer)
+      if (op->getNumRegions() && tessel::cuda::holdsWarpProducer(op))
         return WalkResult::advance();
       if (!isMemoryEffectFree(op))
         drop.push_back(op);
@@ -378,13 +375,7 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
       op->erase();
     }
     // What nothing needs any more goes.
-    RewritePatternSet patterns(ctx);
-    for (Dialect *dialect : ctx->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(patterns);
-    for (RegisteredOperationName op : ctx->getRegisteredOperations())
-      op.getCanonicalizationPatterns(patterns, ctx);
-    FrozenRewritePatternSet frozen(std::move(patterns));
-    (void)applyPatternsGreedily(split.getThenRegion(), frozen);
+    (void)applyPatternsGreedily(split.getThenRegion(), canonical_);
 
     PoisonCheck check;
     bool poisoned = false;
@@ -399,6 +390,8 @@ struct CudaWarpSpecialize : tessel::impl::CudaWarpSpecializeBase<CudaWarpSpecial
                 "consumer warps compute (loaded or made by an op with memory effects)";
     return success();
   }
+
+  FrozenRewritePatternSet canonical_;
 };
 
 } // namespace
