@@ -45,7 +45,12 @@ public:
       return v.status();
     if (!(*v)->is_string())
       return error(where + "." + key, "expected a string");
-    return (*v)->get<std::string>();
+    std::string text = (*v)->get<std::string>();
+    // C calls would cut the text there (an artifact path would name another file).
+    if (size_t nul = text.find('\0'); nul != std::string::npos)
+      return error(where + "." + key, "expected a string without NUL characters, found one at "
+                                      "character " + std::to_string(nul));
+    return text;
   }
 
 private:
@@ -64,6 +69,77 @@ bool insideBundle(const std::string &path) {
   return true;
 }
 
+/// The number of parameters of a signature ("ptr:f32,i32": 2).
+size_t parameterCount(const std::string &signature) {
+  return signature.empty() ? 0 : size_t(std::count(signature.begin(), signature.end(), ',')) + 1;
+}
+
+/// A signature and its parameter count, for messages.
+std::string signatureText(const std::string &signature) {
+  return signature + " (" + std::to_string(parameterCount(signature)) + " parameters)";
+}
+
+/// What the artifact `bytes` of a bundle for `kind` says about its kernel `entry`, read
+/// without loading it.
+absl::StatusOr<ArtifactKernelInfo> artifactKernelInfo(TargetKind kind, const std::string &bytes,
+                                                      const std::string &entry,
+                                                      const std::string &name) {
+  if (kind == TargetKind::Cpu)
+    return ReadSharedObjectKernelInfo(bytes, entry, name);
+  absl::StatusOr<GpuArtifact> gpu = ParseGpuArtifact(bytes);
+  if (!gpu.ok())
+    return absl::Status(gpu.status().code(), name + ": " + std::string(gpu.status().message()));
+  for (const GpuKernelInfo &k : gpu->kernels)
+    if (k.name == entry)
+      return ArtifactKernelInfo{k.signature, gpu->buildInfo};
+  return absl::NotFoundError("no kernel '" + entry + "' in " + name);
+}
+
+/// A constexpr's or configuration value as the compiler records constexprs ("128", "True").
+std::string constexprText(const json &value) {
+  if (value.is_string())
+    return value.get<std::string>();
+  if (value.is_boolean())
+    return value.get<bool>() ? "True" : "False";
+  return value.dump();
+}
+
+/// Why an entry's configuration is not what its artifact was built with ("" when it is, or
+/// when the artifact records no build): each block size or other constexpr the build recorded
+/// and each knob must have the configuration's value.
+std::string buildMismatch(const json &config, const std::string &buildInfo) {
+  if (buildInfo.empty() || config.is_null())
+    return "";
+  json info = JsonNestingProblem(buildInfo).empty()
+                  ? json::parse(buildInfo, nullptr, /*allow_exceptions=*/false)
+                  : json(json::value_t::discarded);
+  if (info.is_discarded() || !info.is_object() || !info.contains("constexprs") ||
+      !info["constexprs"].is_object() || !info.contains("knobs") || !info["knobs"].is_object())
+    return "records a malformed build info";
+  const json &constexprs = info["constexprs"], &knobs = info["knobs"];
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    const std::string &name = it.key();
+    if (name.rfind("knob.", 0) == 0) {
+      std::string knob = name.substr(5);
+      if (!knobs.contains(knob) || knobs[knob] != it.value())
+        return "was built with knob " + knob + " = " +
+               (knobs.contains(knob) ? knobs[knob].dump() : std::string("(its default)")) +
+               ", the config says " + it.value().dump();
+    } else if (constexprs.contains(name) &&
+               constexprText(constexprs[name]) != constexprText(it.value())) {
+      return "was built with " + name + " = " + constexprText(constexprs[name]) +
+             ", the config says " + name + " = " + constexprText(it.value());
+    }
+  }
+  return "";
+}
+
+/// Whether `version` reads as a compiler version: printable ASCII, 1 to 200 characters.
+bool isVersionText(const std::string &version) {
+  return !version.empty() && version.size() <= 200 &&
+         std::all_of(version.begin(), version.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
 } // namespace
 
 std::string ShapeText(const std::map<std::string, int64_t> &shape) {
@@ -75,9 +151,17 @@ std::string ShapeText(const std::map<std::string, int64_t> &shape) {
 
 absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
                                                      const Target &host) {
-  std::string manifestPath = dir + "/manifest.json", text;
-  if (!ReadWholeFile(manifestPath, text))
-    return absl::NotFoundError("cannot read " + manifestPath + " (is " + dir + " a bundle?)");
+  // Read as the artifacts are: a regular file inside the bundle (no link, nothing that
+  // blocks), of a bounded size.
+  std::string manifestPath = dir + "/manifest.json";
+  absl::StatusOr<std::string> read = ReadRegularFileBeneath(dir, "manifest.json", kMaxManifestBytes);
+  if (absl::IsNotFound(read.status()))
+    return absl::NotFoundError("cannot read " + manifestPath + ": " +
+                               std::string(read.status().message()) + " (is " + dir +
+                               " a bundle?)");
+  if (!read.ok())
+    return read.status();
+  const std::string &text = *read;
   if (std::string why = JsonNestingProblem(text); !why.empty())
     return absl::InvalidArgumentError(manifestPath + ": " + why);
   json m;
@@ -102,6 +186,10 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
   auto compiler = r.string(m, "manifest", "compiler_version");
   if (!compiler.ok())
     return compiler.status();
+  if (!isVersionText(*compiler))
+    return r.error("compiler_version", "expected printable text of 1 to 200 characters, found " +
+                                           std::to_string(compiler->size()) +
+                                           " characters that are not");
   bundle->compilerVersion_ = *compiler;
 
   // The target: kind, architecture, CPU features.
@@ -162,7 +250,7 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
   if (!(*kernels)->is_array())
     return r.error("kernels", "expected an array");
   // Each artifact file is read and hashed once, however many entries share it.
-  std::map<std::string, std::string> hashed;
+  std::map<std::string, std::string> hashed, bytesOf;
   for (size_t k = 0; k < (*kernels)->size(); ++k) {
     const json &kernel = (**kernels)[k];
     std::string where = "kernels[" + std::to_string(k) + "]";
@@ -207,11 +295,30 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
         if (!sig.ok())
           return sig.status();
         b.signature = *sig;
+        // Another dtype of the same kernel: the same parameters.
+        if (parameterCount(b.signature) != parameterCount(*signature))
+          return r.error(at + ".signature", signatureText(b.signature) + " beside the kernel's " +
+                                                signatureText(*signature));
       }
-      if (entry.contains("config"))
-        b.configJson = entry["config"].dump();
-      if (entry.contains("metrics"))
-        b.metricsJson = entry["metrics"].dump();
+      json config;
+      if (entry.contains("config")) {
+        config = entry["config"];
+        if (!config.is_object() ||
+            !std::all_of(config.begin(), config.end(), [](const json &v) {
+              return v.is_number() || v.is_boolean() || v.is_string();
+            }))
+          return r.error(at + ".config", "expected an object of numbers, booleans or strings, "
+                                         "found " + config.dump().substr(0, 200));
+        b.configJson = config.dump();
+      }
+      if (entry.contains("metrics")) {
+        const json &metrics = entry["metrics"];
+        if (!metrics.is_object() ||
+            !std::all_of(metrics.begin(), metrics.end(), [](const json &v) { return v.is_number(); }))
+          return r.error(at + ".metrics", "expected an object of numbers, found " +
+                                              metrics.dump().substr(0, 200));
+        b.metricsJson = metrics.dump();
+      }
       if (entry.contains("serves")) {
         const json &serves = entry["serves"];
         if (!serves.is_object())
@@ -238,6 +345,7 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
           return absl::Status(bytes.status().code(), manifestPath + ": " + at + ": the artifact " +
                                                          std::string(bytes.status().message()));
         known = hashed.emplace(path, Sha256Hex(*bytes)).first;
+        bytesOf[path] = *std::move(bytes);
       }
       const std::string &sha = known->second;
       if (sha != b.sha256)
@@ -245,6 +353,19 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
                                    " does not match its checksum (sha256 " +
                                    sha + ", manifest says " + b.sha256 +
                                    "); it was modified or corrupted");
+      // The manifest must say what the artifact is: its kernel's signature and the
+      // configuration it was built with (the grid is computed from the config).
+      absl::StatusOr<ArtifactKernelInfo> info =
+          artifactKernelInfo(*targetKind, bytesOf[path], b.entry, b.artifact);
+      if (!info.ok())
+        return absl::Status(info.status().code(), manifestPath + ": " + at + ": the artifact " +
+                                                      std::string(info.status().message()));
+      if (info->signature != b.signature)
+        return r.error(at, "the manifest's signature " + signatureText(b.signature) +
+                               " is not the artifact's: kernel '" + b.entry + "' in " +
+                               b.artifact + " takes " + signatureText(info->signature));
+      if (std::string why = buildMismatch(config, info->buildInfo); !why.empty())
+        return r.error(at + ".config", "the artifact " + b.artifact + " " + why);
       b.bundleDir = dir;
       b.artifactInBundle = b.artifact;
       b.artifact = path;

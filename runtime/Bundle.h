@@ -17,7 +17,11 @@
 //
 // Open verifies everything before anything is loaded: the schema version, the target (kind,
 // architecture, and every CPU feature the artifacts were built for present here), that each
-// artifact stays inside the bundle and matches its checksum. Each mismatch is a clear error;
+// artifact stays inside the bundle and matches its checksum, and that the manifest says what
+// each artifact is (read from its bytes, not loaded): its kernel's signature, and the value of
+// every constexpr and knob its build recorded that the entry's config names. manifest.json is
+// read as the artifacts are: a regular file inside the bundle, no link, at most
+// kMaxManifestBytes. Each mismatch is a clear error;
 // an artifact for another machine is never loaded. Lookups return the entry tuned for the
 // requested shape, or for the nearest tuned shape, and say which.
 //
@@ -52,6 +56,9 @@ namespace tessel::runtime {
 
 /// The schema version this runtime reads and the autotuner writes.
 inline constexpr int kBundleSchemaVersion = 1;
+
+/// The largest manifest.json a bundle may hold (64 MiB): a larger file is refused unread.
+inline constexpr int64_t kMaxManifestBytes = int64_t(64) << 20;
 
 struct BundleEntry {
   std::string kernel;   ///< the kernel's name in the bundle

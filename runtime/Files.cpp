@@ -11,30 +11,32 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 bool tessel::runtime::ReadWholeFile(const std::string &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  absl::StatusOr<std::string> bytes = ReadRegularFile(path);
+  if (!bytes.ok())
     return false;
-  std::stringstream s;
-  s << in.rdbuf();
-  if (in.bad())
-    return false;
-  out = s.str();
+  out = *std::move(bytes);
   return true;
 }
 
 namespace {
 
-/// Reads all of the open file `fd` (closing it) if it is a regular file.
+/// Reads all of the open file `fd` (closing it) if it is a regular file of at most `maxBytes`.
 absl::StatusOr<std::string> readOpenRegularFile(int fd, const std::string &name,
-                                                const std::string &notRegular) {
+                                                const std::string &notRegular, int64_t maxBytes) {
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
     return absl::InvalidArgumentError(name + " " + notRegular);
   }
+  auto tooLarge = [&](const std::string &size) {
+    close(fd);
+    return absl::InvalidArgumentError(name + " is larger than the " + std::to_string(maxBytes) +
+                                      " bytes read from such a file (it holds " + size + ")");
+  };
+  if (st.st_size > maxBytes)
+    return tooLarge(std::to_string(st.st_size) + " bytes");
   // Regular files never block; reads from here on may wait for the disk only.
   int flags = fcntl(fd, F_GETFL);
   if (flags >= 0)
@@ -53,6 +55,8 @@ absl::StatusOr<std::string> readOpenRegularFile(int fd, const std::string &name,
     }
     if (n == 0)
       break;
+    if (int64_t(out.size()) + n > maxBytes) // it grew while being read
+      return tooLarge("more");
     out.append(buffer, size_t(n));
   }
   close(fd);
@@ -73,15 +77,17 @@ int tessel::runtime::WriteAll(int fd, const std::string &bytes) {
   return 0;
 }
 
-absl::StatusOr<std::string> tessel::runtime::ReadRegularFile(const std::string &path) {
+absl::StatusOr<std::string> tessel::runtime::ReadRegularFile(const std::string &path,
+                                                              int64_t maxBytes) {
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0)
     return absl::NotFoundError("cannot open " + path + ": " + std::strerror(errno));
-  return readOpenRegularFile(fd, path, "is not a regular file");
+  return readOpenRegularFile(fd, path, "is not a regular file", maxBytes);
 }
 
 absl::StatusOr<std::string> tessel::runtime::ReadRegularFileBeneath(const std::string &dir,
-                                                                    const std::string &relative) {
+                                                                    const std::string &relative,
+                                                                    int64_t maxBytes) {
   const std::string name = dir + "/" + relative;
   const std::string notInside = "is not a regular file inside " + dir +
                                 " (a symlink, a device, a FIFO or a path leaving it)";
@@ -108,7 +114,7 @@ absl::StatusOr<std::string> tessel::runtime::ReadRegularFileBeneath(const std::s
         return error == ELOOP ? absl::InvalidArgumentError(name + " " + notInside)
                               : absl::NotFoundError(name + " is missing or unreadable: " +
                                                     std::strerror(error));
-      return readOpenRegularFile(fd, name, notInside);
+      return readOpenRegularFile(fd, name, notInside, maxBytes);
     }
     if (!part.empty() && part != ".") {
       int next = openat(at, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

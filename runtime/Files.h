@@ -6,22 +6,30 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
+#include <cstdint>
 #include <string>
 
 namespace tessel::runtime {
 
-/// Reads all of `path` (binary) into `out`; false if it cannot be opened or read.
+/// The largest file read whole unless the caller gives another bound (1 GiB).
+inline constexpr int64_t kMaxReadBytes = int64_t(1) << 30;
+
+/// Reads all of `path` (binary) into `out` as ReadRegularFile does; false if it cannot be
+/// opened or read, is not a regular file or is larger than kMaxReadBytes.
 bool ReadWholeFile(const std::string &path, std::string &out);
 
-/// Reads all of `path` if it is a regular file (symlinks to one are followed); a FIFO, device
-/// or directory is an error, and opening never blocks.
-absl::StatusOr<std::string> ReadRegularFile(const std::string &path);
+/// Reads all of `path` if it is a regular file (symlinks to one are followed) of at most
+/// `maxBytes`; a FIFO, device or directory is an error, and opening never blocks.
+absl::StatusOr<std::string> ReadRegularFile(const std::string &path,
+                                            int64_t maxBytes = kMaxReadBytes);
 
 /// Reads all of `dir`/`relative` if every component of `relative` is a real directory or,
-/// last, a regular file under `dir` — no symlink anywhere, no "..", nothing that blocks —
-/// else an error saying it is not a regular file inside `dir`.
+/// last, a regular file of at most `maxBytes` under `dir` — no symlink anywhere, no "..",
+/// nothing that blocks — else an error saying it is not a regular file inside `dir` (or is
+/// too large).
 absl::StatusOr<std::string> ReadRegularFileBeneath(const std::string &dir,
-                                                   const std::string &relative);
+                                                   const std::string &relative,
+                                                   int64_t maxBytes = kMaxReadBytes);
 
 /// Writes all of `bytes` to the open file `fd` (retrying short writes and interrupts); on
 /// failure the errno value, else 0.

@@ -15,6 +15,7 @@
 #include <elf.h>
 #include <fstream>
 #include <link.h>
+#include <optional>
 
 namespace tessel::runtime {
 
@@ -94,6 +95,80 @@ absl::StatusOr<std::vector<ArgType>> ParseSignature(const std::string &text) {
     out.push_back(t);
   }
   return out;
+}
+
+absl::StatusOr<ArtifactKernelInfo> ReadSharedObjectKernelInfo(const std::string &bytes,
+                                                              const std::string &entry,
+                                                              const std::string &name) {
+  if (absl::Status s = checkElf(bytes, name); !s.ok())
+    return s;
+  auto corrupt = [&](const char *what) {
+    return absl::DataLossError(absl::StrCat(name, " is truncated or corrupt (", what, ")"));
+  };
+  ElfW(Ehdr) header;
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  // checkElf saw the section headers inside the file.
+  if (header.e_shnum == 0 || header.e_shentsize != sizeof(ElfW(Shdr)))
+    return corrupt("no section headers");
+  auto section = [&](uint64_t i) {
+    ElfW(Shdr) sh;
+    std::memcpy(&sh, bytes.data() + header.e_shoff + i * sizeof(sh), sizeof(sh));
+    return sh;
+  };
+  auto inFile = [&](const ElfW(Shdr) &sh) {
+    return sh.sh_type == SHT_NOBITS ||
+           (sh.sh_offset <= bytes.size() && sh.sh_size <= bytes.size() - sh.sh_offset);
+  };
+  // The NUL-terminated string at `offset` of a section's bytes.
+  auto text = [&](const ElfW(Shdr) &sh, uint64_t offset) -> absl::StatusOr<std::string> {
+    if (sh.sh_type == SHT_NOBITS || !inFile(sh) || offset >= sh.sh_size)
+      return corrupt("a string outside its section");
+    const char *begin = bytes.data() + sh.sh_offset + offset;
+    const void *end = std::memchr(begin, 0, sh.sh_size - offset);
+    if (!end)
+      return corrupt("an unterminated string");
+    return std::string(begin, static_cast<const char *>(end));
+  };
+  // The string a symbol's value points at, in the section that holds it.
+  auto symbolText = [&](const ElfW(Sym) &sym) -> absl::StatusOr<std::string> {
+    if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= header.e_shnum)
+      return corrupt("a symbol outside the sections");
+    ElfW(Shdr) sh = section(sym.st_shndx);
+    if (sym.st_value < sh.sh_addr)
+      return corrupt("a symbol outside its section");
+    return text(sh, sym.st_value - sh.sh_addr);
+  };
+  const std::string signatureName = entry + kSignatureSuffix;
+  std::optional<std::string> signature;
+  ArtifactKernelInfo info;
+  for (uint64_t i = 0; i < header.e_shnum; ++i) {
+    ElfW(Shdr) symbols = section(i);
+    if (symbols.sh_type != SHT_DYNSYM)
+      continue;
+    if (!inFile(symbols) || symbols.sh_link >= header.e_shnum || !inFile(section(symbols.sh_link)))
+      return corrupt("the dynamic symbol table");
+    ElfW(Shdr) names = section(symbols.sh_link);
+    for (uint64_t k = 0; k < symbols.sh_size / sizeof(ElfW(Sym)); ++k) {
+      ElfW(Sym) sym;
+      std::memcpy(&sym, bytes.data() + symbols.sh_offset + k * sizeof(sym), sizeof(sym));
+      absl::StatusOr<std::string> symbolName = text(names, sym.st_name);
+      if (!symbolName.ok())
+        return symbolName.status();
+      if (*symbolName != signatureName && *symbolName != kBuildInfoSymbol)
+        continue;
+      absl::StatusOr<std::string> value = symbolText(sym);
+      if (!value.ok())
+        return value.status();
+      if (*symbolName == signatureName)
+        signature = *value;
+      else
+        info.buildInfo = *value;
+    }
+  }
+  if (!signature)
+    return absl::NotFoundError(absl::StrCat("no kernel '", entry, "' in ", name));
+  info.signature = *signature;
+  return info;
 }
 
 absl::StatusOr<std::unique_ptr<Module>> Module::Open(const std::string &path) {

@@ -68,6 +68,19 @@ public:
 /// The symbol a cpu artifact exports its build info under (a NUL-terminated string).
 inline constexpr const char *kBuildInfoSymbol = "__tessel_build_info";
 
+/// What an artifact says about one of its kernels, read from its bytes without loading them.
+struct ArtifactKernelInfo {
+  std::string signature; ///< "ptr:f32,i32", as Kernel::signature prints it
+  std::string buildInfo; ///< as Executable::buildInfo; empty when the artifact records none
+};
+
+/// The kernel `entry` of a cpu artifact (a shared object; `name` names it in messages): its
+/// signature and the artifact's build info from the exported symbols, without running any of
+/// its code; an error when it has no such kernel or is malformed.
+absl::StatusOr<ArtifactKernelInfo> ReadSharedObjectKernelInfo(const std::string &bytes,
+                                                              const std::string &entry,
+                                                              const std::string &name);
+
 /// The cpu device's executable: a loaded shared object. Applications load through
 /// Device::Load, which checks the artifact first.
 class Module : public Executable {

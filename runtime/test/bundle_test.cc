@@ -11,6 +11,7 @@
 #include "runtime/Bundle.h"
 #include "runtime/Device.h"
 #include "runtime/Sha256.h"
+#include "runtime/target/GpuArtifact.h"
 
 #include "gtest/gtest.h"
 
@@ -23,6 +24,7 @@
 #include <thread>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +55,9 @@ std::string makeBundle(const std::string &name,
   tessel::CompileOptions options;
   options.entry = "vadd";
   options.outputPath = dir + "/artifacts/vadd.so";
+  // Recorded in the artifact's build info, as the builder records a kernel's constexprs (the
+  // TTIR's block is 128).
+  options.constexprs = {{"BLOCK", "128"}};
   auto so = tessel::compileTTIR(
       read("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir"), "vadd.ttir",
       options);
@@ -62,7 +67,7 @@ std::string makeBundle(const std::string &name,
   std::string features = "\"sse2\""; // a feature every x86-64 machine has
   std::string manifest = R"({
   "schema_version": 1,
-  "compiler_version": "tessel test",
+  "compiler_version": ")" + std::string(tessel::kCompilerVersion) + R"(",
   "target": {"kind": "cpu", "arch": ")" + host.arch + R"(", "features": [)" + features + R"(]},
   "kernels": [{"name": "vadd", "signature": "ptr:f32,ptr:f32,ptr:f32,i32", "entries": [
     {"shape": {"n": 1000}, "dtype": "f32", "entry": "vadd", "artifact": "artifacts/vadd.so",
@@ -85,7 +90,7 @@ void replace(std::string &text, const std::string &from, const std::string &to) 
 TEST(Bundle, ExactAndNearestLookupsAndARun) {
   auto bundle = Bundle::Open(makeBundle("good"));
   ASSERT_TRUE(bundle.ok()) << bundle.status();
-  EXPECT_EQ((*bundle)->compilerVersion(), "tessel test");
+  EXPECT_EQ((*bundle)->compilerVersion(), tessel::kCompilerVersion);
   EXPECT_EQ((*bundle)->entries().size(), 2u);
 
   auto exact = (*bundle)->Find("vadd", {{"n", 100000}}, "f32");
@@ -357,6 +362,24 @@ TEST(Bundle, GpuBundleOpensOnTheCpuHostAndIsCheckedByItsDevice) {
     cpu = cpu.substr(0, cpu.find('}') + 1);
     replace(m, cpu, R"({"kind": "cuda", "arch": "sm_90", "features": []})");
   });
+  // Its artifact: vadd's launch metadata for sm_90 (no device runs it here).
+  tessel::GpuArtifact gpu;
+  gpu.arch = "sm_90";
+  gpu.ptxVersion = *tessel::PtxVersionFor(gpu.arch);
+  gpu.ptx = "// never run";
+  tessel::GpuKernelInfo vadd;
+  vadd.name = "vadd";
+  vadd.signature = "ptr:f32,ptr:f32,ptr:f32,i32";
+  vadd.block = {128, 1, 1};
+  gpu.kernels = {vadd};
+  gpu.buildInfo = std::string(R"({"entry": "vadd", "target": "cuda:sm_90", "compiler_version": ")") +
+                  tessel::kCompilerVersion + R"(", "knobs": {}, "constexprs": {"BLOCK": "128"}})";
+  std::string cpuSha = tessel::runtime::Sha256Hex(read(dir + "/artifacts/vadd.so"));
+  std::string bytes = tessel::SerializeGpuArtifact(gpu), manifest = read(dir + "/manifest.json");
+  write(dir + "/artifacts/vadd.so", bytes);
+  for (size_t at; (at = manifest.find(cpuSha)) != std::string::npos;)
+    manifest.replace(at, cpuSha.size(), tessel::runtime::Sha256Hex(bytes));
+  write(dir + "/manifest.json", manifest);
   auto bundle = Bundle::Open(dir);
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   EXPECT_EQ((*bundle)->target().str(), "cuda:sm_90");
@@ -390,17 +413,114 @@ TEST(Bundle, ArtifactPathsStayInsideTheBundle) {
   EXPECT_NE(openError(dir).find("is missing or unreadable"), std::string::npos);
 }
 
-TEST(Bundle, WrongSignatureIsRefusedAtLoad) {
-  auto bundle = Bundle::Open(makeBundle("signature", [](std::string &m) {
-    replace(m, "ptr:f32,ptr:f32,ptr:f32,i32", "ptr:f32,i32");
-  }));
-  ASSERT_TRUE(bundle.ok()) << bundle.status();
-  auto device = tessel::runtime::Device::Create("cpu");
-  ASSERT_TRUE(device.ok());
-  auto module = (*bundle)->Load((*bundle)->entries()[0], **device);
-  ASSERT_FALSE(module.ok());
-  EXPECT_NE(std::string(module.status().message()).find("the manifest says ptr:f32,i32"),
-            std::string::npos);
+TEST(Bundle, WrongSignatureIsRefused) {
+  // The manifest's signature is checked against the artifact's own when the bundle is opened:
+  // the kernel's (4 parameters, as the artifact) beside an entry's own of 5, an entry of 2,
+  // and a kernel's of 5 that its entries inherit.
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {R"("entry": "vadd",)", R"("entry": "vadd", "signature": "ptr:f32,ptr:f32,ptr:f32,i32,i32",)"},
+           {R"("entry": "vadd",)", R"("entry": "vadd", "signature": "ptr:f32,i32",)"},
+           {R"("signature": "ptr:f32,ptr:f32,ptr:f32,i32")", R"("signature": "ptr:f32,ptr:f32,ptr:f32,i32,i32")"}}) {
+    std::string error = openError(makeBundle("signature", [&](std::string &m) { replace(m, from, to); }));
+    EXPECT_NE(error.find("signature"), std::string::npos) << to << ": " << error;
+    EXPECT_NE(error.find("parameters"), std::string::npos) << to << ": " << error;
+  }
+}
+
+/// Opens `dir` in a child process whose memory is capped and which is killed after 10 s, so
+/// that a hang or a crash fails the test instead of stalling or ending it: Open's error, or
+/// "OPENED", "HANG", "CRASH".
+std::string openErrorInChild(const std::string &dir) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return "pipe failed";
+  pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    // Room for what Open needs, not for a file without end read into memory.
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    rlim_t cap = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (rlim_t(1) << 30);
+    struct rlimit limit = {cap, cap};
+    setrlimit(RLIMIT_AS, &limit);
+    auto bundle = Bundle::Open(dir);
+    std::string message = bundle.ok() ? "OPENED" : std::string(bundle.status().message());
+    ssize_t ignored = ::write(fds[1], message.data(), message.size());
+    (void)ignored;
+    _exit(0);
+  }
+  close(fds[1]);
+  int status = 0;
+  for (int waited = 0; waited < 200 && waitpid(child, &status, WNOHANG) == 0; ++waited)
+    usleep(50000);
+  std::string message;
+  if (waitpid(child, &status, WNOHANG) == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    message = "HANG";
+  } else if (!WIFEXITED(status)) {
+    message = "CRASH";
+  } else {
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+      message.append(buffer, size_t(n));
+  }
+  close(fds[0]);
+  return message;
+}
+
+TEST(Bundle, TheManifestIsReadOnlyAsARegularFileInsideTheBundle) {
+  // A FIFO, links to /dev/zero, to a system file and to a good manifest elsewhere, and a file
+  // larger than any manifest: each refused with the file named, none followed, none blocks.
+  std::string outside = std::string(getenv("TEST_TMPDIR")) + "/outside-manifest.json";
+  std::string dir = makeBundle("manifest-fifo");
+  fs::copy_file(dir + "/manifest.json", outside, fs::copy_options::overwrite_existing);
+  fs::remove(dir + "/manifest.json");
+  ASSERT_EQ(mkfifo((dir + "/manifest.json").c_str(), 0600), 0);
+  std::vector<std::string> dirs = {dir};
+  for (const char *target : {"/dev/zero", "/etc/passwd", outside.c_str()}) {
+    dirs.push_back(makeBundle("manifest-link" + std::to_string(dirs.size())));
+    fs::remove(dirs.back() + "/manifest.json");
+    fs::create_symlink(target, dirs.back() + "/manifest.json");
+  }
+  for (const std::string &d : dirs) {
+    std::string error = openErrorInChild(d);
+    EXPECT_NE(error.find(d + "/manifest.json is not a regular file inside"), std::string::npos)
+        << error;
+  }
+  dir = makeBundle("manifest-huge");
+  ASSERT_EQ(truncate((dir + "/manifest.json").c_str(), tessel::runtime::kMaxManifestBytes + 1), 0);
+  std::string error = openErrorInChild(dir);
+  EXPECT_NE(error.find("manifest.json is larger than"), std::string::npos) << error;
+}
+
+TEST(Bundle, AManifestInconsistentWithItsArtifactsIsRefused) {
+  struct Case {
+    std::string what, from, to, message;
+  } cases[] = {
+      {"a NUL in the artifact's path", R"("artifact": "artifacts/vadd.so")",
+       R"("artifact": "artifacts/vadd.so\u0000.other")", "NUL"},
+      {"a block size the artifact was not built with", R"("config": {"BLOCK": 128})",
+       R"("config": {"BLOCK": 700})", "BLOCK"},
+      {"a knob the artifact was not built with", R"("config": {"BLOCK": 128})",
+       R"("config": {"BLOCK": 128, "knob.vector_width": 8})", "vector_width"},
+      {"a config value that is no scalar", R"("config": {"BLOCK": 128})",
+       R"("config": {"BLOCK": [128]})", "config"},
+      {"a config that is no object", R"("config": {"BLOCK": 128})", R"("config": 128)", "config"},
+      {"an empty compiler version", tessel::kCompilerVersion, "", "compiler_version"},
+      {"control characters in the version", tessel::kCompilerVersion, "tessel\\u0007\\u001b[2J",
+       "compiler_version"},
+      {"a version of ten thousand characters", tessel::kCompilerVersion, std::string(10000, 'v'),
+       "compiler_version"},
+      {"metrics of text", R"("metrics": {"time_ms": 0.01})", R"("metrics": {"time_ms": "fast"})",
+       "metrics"},
+      {"metrics that are no object", R"("metrics": {"time_ms": 0.01})", R"("metrics": [0.01])",
+       "metrics"},
+  };
+  for (const Case &c : cases) {
+    std::string error = openError(makeBundle("inconsistent", [&](std::string &m) { replace(m, c.from, c.to); }));
+    EXPECT_NE(error.find(c.message), std::string::npos) << c.what << ": " << error;
+  }
 }
 
 } // namespace
