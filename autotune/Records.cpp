@@ -198,7 +198,14 @@ absl::StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Open(const std::stri
   // (a file edited by hand, or merged by another tool) is kept and completed.
   std::string existing;
   bool completeLast = false;
-  if (runtime::ReadWholeFile(path, existing) && !existing.empty() && existing.back() != '\n') {
+  // Only a regular file is appended to (opening a FIFO would block).
+  if (std::error_code ec; std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+    absl::StatusOr<std::string> read = runtime::ReadRegularFile(path);
+    if (!read.ok())
+      return read.status();
+    existing = *std::move(read);
+  }
+  if (!existing.empty() && existing.back() != '\n') {
     size_t keep = existing.rfind('\n');
     keep = keep == std::string::npos ? 0 : keep + 1;
     completeLast = FromJsonLine(existing.substr(keep)).ok();
@@ -232,9 +239,10 @@ absl::Status RecordWriter::Append(const Record &record) {
 }
 
 absl::StatusOr<std::vector<Record>> ReadRecords(const std::string &path, std::string *warning) {
-  std::string text;
-  if (!runtime::ReadWholeFile(path, text))
-    return absl::NotFoundError("cannot read " + path);
+  absl::StatusOr<std::string> read = runtime::ReadRegularFile(path);
+  if (!read.ok())
+    return read.status();
+  const std::string &text = *read;
   std::vector<Record> out;
   size_t start = 0;
   for (int line = 1; start < text.size(); ++line) {

@@ -161,37 +161,37 @@ int64_t NpyArray::elements() const {
 }
 
 absl::StatusOr<NpyArray> ReadNpy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
+  // A regular file only (a FIFO would block), no larger than the largest array and header.
+  constexpr uint32_t kMaxHeaderBytes = 1u << 20;
+  absl::StatusOr<std::string> file = ReadRegularFile(path, kMaxNpyBytes + 12 + kMaxHeaderBytes);
+  if (!file.ok())
+    return file.status();
   auto bad = [&](const std::string &why) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": not a valid .npy file (", why, ")"));
   };
-  char magic[8];
-  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+  const std::string &text = *file;
+  if (text.size() < 8 || std::memcmp(text.data(), "\x93NUMPY", 6) != 0)
     return bad("bad magic");
+  size_t at = 8;
   uint32_t headerLen = 0;
-  if (magic[6] == 1) {
-    uint8_t len[2];
-    if (!in.read(reinterpret_cast<char *>(len), 2))
+  if (text[6] == 1 || text[6] == 2 || text[6] == 3) {
+    size_t width = text[6] == 1 ? 2 : 4;
+    if (text.size() < at + width)
       return bad("truncated header");
-    headerLen = len[0] | (len[1] << 8);
-  } else if (magic[6] == 2 || magic[6] == 3) {
-    uint8_t len[4];
-    if (!in.read(reinterpret_cast<char *>(len), 4))
-      return bad("truncated header");
-    headerLen = len[0] | (len[1] << 8) | (len[2] << 16) | (uint32_t(len[3]) << 24);
+    for (size_t i = 0; i < width; ++i)
+      headerLen |= uint32_t(uint8_t(text[at + i])) << (8 * i);
+    at += width;
   } else {
-    return bad(absl::StrCat("unsupported version ", int(magic[6])));
+    return bad(absl::StrCat("unsupported version ", int(text[6])));
   }
-  if (headerLen > (1u << 20))
+  if (headerLen > kMaxHeaderBytes)
     return bad("header too large");
-  std::string header(headerLen, '\0');
-  if (!in.read(header.data(), headerLen))
+  if (text.size() - at < headerLen)
     return bad("truncated header");
-  absl::StatusOr<NpyHeader> parsed = parseHeader(header);
+  absl::StatusOr<NpyHeader> parsed = parseHeader(text.substr(at, headerLen));
   if (!parsed.ok())
     return bad(std::string(parsed.status().message()));
+  at += headerLen;
   NpyArray array;
   for (const DtypeName &d : kDtypes)
     if (parsed->descr == d.npy)
@@ -208,42 +208,14 @@ absl::StatusOr<NpyArray> ReadNpy(const std::string &path) {
     if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxNpyBytes)
       return bad("array too large (more than " + std::to_string(kMaxNpyBytes) + " bytes)");
   // The data must be in the file: a header is never trusted with an allocation.
-  std::streamoff dataStart = in.tellg(), fileEnd = -1;
-  if (dataStart >= 0 && in.seekg(0, std::ios::end)) {
-    fileEnd = in.tellg();
-    if (!in.seekg(dataStart))
-      return bad("cannot read the file back after measuring it");
-  }
-  in.clear();
-  if (fileEnd >= dataStart && dataStart >= 0) {
-    if (bytes > fileEnd - dataStart)
-      return bad(absl::StrCat("the shape needs ", bytes, " bytes of data, the file holds ",
-                              fileEnd - dataStart));
-    try {
-      array.data.resize(bytes);
-    } catch (const std::bad_alloc &) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(path, ": cannot allocate ", bytes, " bytes for its data"));
-    }
-    if (bytes && !in.read(reinterpret_cast<char *>(array.data.data()), bytes))
-      return bad(absl::StrCat("expected ", bytes, " bytes of data"));
-    return array;
-  }
-  // A stream that cannot be measured (a pipe): read in chunks, allocating only what arrived.
-  constexpr int64_t kChunk = int64_t(64) << 20;
-  while (int64_t(array.data.size()) < bytes) {
-    size_t have = array.data.size();
-    size_t n = size_t(std::min<int64_t>(kChunk, bytes - int64_t(have)));
-    try {
-      array.data.resize(have + n);
-    } catch (const std::bad_alloc &) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(path, ": cannot allocate ", bytes, " bytes for its data"));
-    }
-    in.read(reinterpret_cast<char *>(array.data.data()) + have, std::streamsize(n));
-    if (size_t(in.gcount()) != n)
-      return bad(absl::StrCat("the shape needs ", bytes, " bytes of data, the stream ended after ",
-                              have + size_t(in.gcount())));
+  if (bytes > int64_t(text.size() - at))
+    return bad(absl::StrCat("the shape needs ", bytes, " bytes of data, the file holds ",
+                            text.size() - at));
+  try {
+    array.data.assign(text.begin() + at, text.begin() + at + bytes);
+  } catch (const std::bad_alloc &) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(path, ": cannot allocate ", bytes, " bytes for its data"));
   }
   return array;
 }

@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -250,6 +251,23 @@ TEST(TesselRun, OutDirIsMadeOrRefusedBeforeTheRun) {
   out.clear();
   EXPECT_EQ(run(args + tmp("no-parent/child"), out), 1);
   EXPECT_NE(out.find("cannot create --out-dir"), std::string::npos) << out;
+}
+
+TEST(TesselRun, AFifoInputIsRefusedNotWaitedOn) {
+  // Opening a FIFO for reading blocks until a writer comes. Under a timeout, so that a
+  // tessel-run that waits fails the test rather than hanging it.
+  std::string v = tmp("v-fifo.npy"), fifo = tmp("input.fifo");
+  ASSERT_TRUE(tessel::runtime::WriteNpy(v, floats(std::vector<float>(8, 1))).ok());
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string out;
+  EXPECT_EQ(runTool("timeout 10 tools/tessel-run",
+                    vaddSo() + " --entry vadd --grid 1 --arg in:" + fifo + " --arg in:" + v +
+                        " --arg out:8:f32 --arg scalar:i32:8",
+                    out),
+            1)
+      << out;
+  EXPECT_NE(out.find(fifo + " is not a regular file"), std::string::npos) << out;
 }
 
 } // namespace
