@@ -3,7 +3,7 @@
 // sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] [--dtypes=f32,...]
 //       [--strategy=exhaustive|random|evolutionary] [--budget=N] [--out=DIR] [--resume]
 //       [--shard=I/N] [--where=NAME=V|V,...] [--timeout=SECONDS] [--min-time=SECONDS]
-//       [--build-only]
+//       [--build-only] [--overwrite]
 // sweep --ingest=DIR   (DIR: a --build-only output whose run.sh ran; see Ingest.h)
 //
 // TESSEL_ZOO_DIR, when set, is read instead of kernels/ for the kernels' sources.
@@ -15,7 +15,11 @@
 // at a time by tessel-bench in a child process with a timeout, nothing else running. Every
 // candidate becomes a record in DIR/records.jsonl, appended and flushed at once; --resume skips
 // candidates already recorded. At the end: a summary table, DIR/benchmark.json (Google
-// Benchmark's format) and DIR/bundle/ with the best entry per kernel, dtype and shape.
+// Benchmark's format) and DIR/bundle/ with the best entry per kernel, dtype and shape, each
+// written under a temporary name and renamed into place. A DIR holding an earlier sweep's
+// outputs is refused unless --resume goes on with it or --overwrite replaces it; --overwrite
+// removes them first, so that a sweep killed on the way never leaves the earlier bundle beside
+// its own records.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +68,7 @@ struct Options {
   int budget = 8;
   double timeBudget = 0; ///< seconds; 0: none
   bool resume = false;
+  bool overwrite = false; ///< replace an earlier sweep's outputs in --out
   bool buildOnly = false; ///< build the candidates for a runner on another machine
   std::string ingest;     ///< a --build-only directory whose results.jsonl came back
   std::string flush = "on"; ///< tessel-bench's cache flush between repetitions
@@ -109,8 +114,8 @@ int usage(const std::string &why) {
                "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
                "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
                "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]|cuda:sm_NN|rocm:gfxNNN] "
-               "[--out=DIR] [--resume] [--shard=I/N] [--where=NAME=V|V,...] [--timeout=S] "
-               "[--min-time=S] [--flush=on|off]\n",
+               "[--out=DIR] [--resume | --overwrite] [--shard=I/N] [--where=NAME=V|V,...] "
+               "[--timeout=S] [--min-time=S] [--flush=on|off] [--build-only]\n",
                why.c_str());
   return 2;
 }
@@ -208,6 +213,29 @@ absl::StatusOr<autotune::Space> withWhereKnobs(autotune::Space space, const auto
   return space;
 }
 
+/// What a sweep writes in its output directory (a --build-only one included): a directory
+/// holding any of them holds an earlier sweep.
+constexpr const char *kSweepOutputs[] = {"bundle",           "benchmark.json", "records.jsonl",
+                                         "candidates.jsonl", "run.sh",         "results.jsonl",
+                                         "candidates"};
+
+/// The earlier sweep's outputs in `dir`, removed unless `remove` is false: the bundle and
+/// benchmark JSON before the records they came from, so that an interrupted removal never
+/// leaves them beside other records. Returns the names found.
+absl::StatusOr<std::vector<std::string>> earlierOutputs(const std::string &dir, bool remove) {
+  std::vector<std::string> found;
+  for (const char *name : kSweepOutputs) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(dir + "/" + name, ec)))
+      continue;
+    found.push_back(name);
+    if (remove && (fs::remove_all(dir + "/" + name, ec), ec))
+      return absl::FailedPreconditionError("cannot remove the earlier " + dir + "/" + name +
+                                           ": " + ec.message());
+  }
+  return found;
+}
+
 /// Takes DIR/.sweep.lock for as long as this process lives (not inherited by tessel-bench):
 /// one sweep or ingest per output directory, since a second one would delete or double what
 /// the first appends. Returns the lock's descriptor; the error names the holder.
@@ -275,6 +303,8 @@ int main(int argc, char **argv) {
       opt.out = value;
     else if (key == "--resume")
       opt.resume = true;
+    else if (key == "--overwrite")
+      opt.overwrite = true;
     else if (key == "--build-only")
       opt.buildOnly = true;
     else if (key == "--ingest")
@@ -304,6 +334,8 @@ int main(int argc, char **argv) {
                  "moves over the whole space)");
   if (opt.strategy != "exhaustive" && opt.strategy != "random" && opt.strategy != "evolutionary")
     return usage("unknown --strategy '" + opt.strategy + "'");
+  if (opt.resume && opt.overwrite)
+    return usage("--resume goes on with the sweep in --out, --overwrite replaces it: give one");
   if (opt.budget <= 0 || opt.timeout <= 0 || opt.timeBudget < 0)
     return usage("--budget and --timeout must be positive, --time-budget not negative");
 
@@ -336,27 +368,6 @@ int main(int argc, char **argv) {
     kernels.push_back(k);
   }
 
-  fs::create_directories(opt.out);
-  if (absl::StatusOr<int> lock = lockOutputDirectory(opt.out); !lock.ok())
-    return usage(std::string(lock.status().message()));
-  std::string recordsPath = opt.out + "/records.jsonl";
-  if (!opt.resume && fs::exists(recordsPath))
-    fs::remove(recordsPath);
-  // What earlier runs measured (--resume): skipped, and their costs feed the search.
-  std::map<std::string, double> done;
-  if (fs::exists(recordsPath)) {
-    std::string warning;
-    auto earlier = autotune::ReadRecords(recordsPath, &warning);
-    if (!earlier.ok())
-      return usage(std::string(earlier.status().message()));
-    if (!warning.empty())
-      std::fprintf(stderr, "sweep: %s\n", warning.c_str());
-    for (const autotune::Record &r : *earlier)
-      done[r.key()] = r.status == "ok" ? r.medianSeconds : std::numeric_limits<double>::infinity();
-  }
-  auto writer = autotune::RecordWriter::Open(recordsPath);
-  if (!writer.ok())
-    return usage(std::string(writer.status().message()));
   // What the candidates are built for: this machine's CPU and features (the bundle names them
   // all, so it is refused on a machine that lacks any), or --target=cpu:NAME, LLVM's CPU and its
   // features. Candidates are measured here either way.
@@ -385,6 +396,35 @@ int main(int argc, char **argv) {
       }
   }
 
+  fs::create_directories(opt.out);
+  if (absl::StatusOr<int> lock = lockOutputDirectory(opt.out); !lock.ok())
+    return usage(std::string(lock.status().message()));
+  std::string recordsPath = opt.out + "/records.jsonl";
+  if (!opt.resume) {
+    absl::StatusOr<std::vector<std::string>> earlier = earlierOutputs(opt.out, opt.overwrite);
+    if (!earlier.ok())
+      return usage(std::string(earlier.status().message()));
+    if (!opt.overwrite && !earlier->empty()) {
+      std::string names;
+      for (const std::string &name : *earlier)
+        names += (names.empty() ? "" : ", ") + name;
+      return usage(opt.out + " holds an earlier sweep (" + names +
+                   "): --resume goes on with it, --overwrite replaces it, --ingest=" + opt.out +
+                   " ingests a --build-only run's results, or give another --out");
+    }
+  }
+  // What earlier runs measured (--resume): skipped, and their costs feed the search.
+  std::map<std::string, double> done;
+  if (fs::exists(recordsPath)) {
+    std::string warning;
+    auto earlier = autotune::ReadRecords(recordsPath, &warning);
+    if (!earlier.ok())
+      return usage(std::string(earlier.status().message()));
+    if (!warning.empty())
+      std::fprintf(stderr, "sweep: %s\n", warning.c_str());
+    for (const autotune::Record &r : *earlier)
+      done[r.key()] = r.status == "ok" ? r.medianSeconds : std::numeric_limits<double>::infinity();
+  }
   // The work: (kernel, dtype, shape) groups and their candidate points.
   struct Group {
     const zoo::Kernel *kernel;
@@ -447,6 +487,11 @@ int main(int argc, char **argv) {
       }
     }
   }
+
+  // Appended to from here on, once the arguments are known to be good.
+  auto writer = autotune::RecordWriter::Open(recordsPath);
+  if (!writer.ok())
+    return usage(std::string(writer.status().message()));
 
   // Artifacts are cached by everything that determines them (source, configuration, target,
   // compiler version): after an edit of the source or a new tessel, a resumed sweep rebuilds
@@ -557,8 +602,9 @@ int main(int argc, char **argv) {
     // The candidates and the runner's commands, for tessel-bench on the machine with the
     // device: OUT/candidates/ (artifacts), OUT/candidates.jsonl, OUT/run.sh (one tessel-bench
     // per candidate under a timeout; its JSON lines go to results.jsonl beside it).
+    // The list and the script are written whole at the end, each renamed into place.
     fs::create_directories(opt.out + "/candidates");
-    std::ofstream list(opt.out + "/candidates.jsonl"), script(opt.out + "/run.sh");
+    std::ostringstream list, script;
     script << "#!/bin/sh\n# Generated by sweep --build-only for " << target.str()
            << ". Usage: run.sh TESSEL_BENCH\ncd \"$(dirname \"$0\")\"\n";
     // tessel-bench ("$1") with `args`, under the timeout, its output appended to results.
@@ -614,6 +660,11 @@ int main(int argc, char **argv) {
         list << line.dump() << "\n";
       }
     }
+    for (auto [name, text] : {std::pair{"/candidates.jsonl", &list}, {"/run.sh", &script}})
+      if (absl::Status s = runtime::WriteFileAtomically(opt.out + name, text->str()); !s.ok()) {
+        std::fprintf(stderr, "sweep: %s\n", std::string(s.message()).c_str());
+        return 1;
+      }
     std::printf("sweep: built %zu candidates for %s (%zu did not compile) in %s: "
                 "candidates.jsonl, run.sh\n",
                 built, target.str().c_str(), failed, opt.out.c_str());

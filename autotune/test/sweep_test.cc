@@ -132,10 +132,10 @@ TEST(Sweep, OneSweepPerOutputDirectory) {
   EXPECT_NE(log.find("is in use by another sweep (pid 4242 on testhost"), std::string::npos)
       << log;
   EXPECT_FALSE(std::filesystem::exists(dir + "/benchmark.json"));
-  // Released: the sweep runs, and its own lock is gone with it.
+  // Released: the sweep runs (replacing what is there), and its own lock is gone with it.
   close(fd);
   log.clear();
-  ASSERT_EQ(run(cmd, log), 0) << log;
+  ASSERT_EQ(run(cmd + " --overwrite", log), 0) << log;
   fd = open((dir + "/.sweep.lock").c_str(), O_RDWR | O_CLOEXEC);
   ASSERT_GE(fd, 0);
   EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
@@ -197,7 +197,7 @@ TEST(Sweep, AnotherCompilerBuildDoesNotReuseCachedArtifacts) {
     std::string log;
     EXPECT_EQ(run("TESSEL_COMPILE=" + compiler +
                       " autotune/sweep --target=cuda:sm_90 --build-only --kernels=row_sum "
-                      "--strategy=exhaustive --shapes=default --out=" + dir,
+                      "--strategy=exhaustive --shapes=default --overwrite --out=" + dir,
                   log),
               0)
         << log;
@@ -512,6 +512,75 @@ TEST(Sweep, WhereKeepsTheListedValues) {
   log.clear();
   EXPECT_EQ(run("autotune/sweep --strategy=evolutionary --where=knob.prefetch=1", log), 2);
   EXPECT_NE(log.find("--where restricts exhaustive and random"), std::string::npos) << log;
+}
+
+/// The bytes of `path`, or "(none)" when it cannot be read.
+std::string contentsOf(const std::string &path) {
+  std::string text;
+  return tessel::runtime::ReadWholeFile(path, text) ? text : "(none)";
+}
+
+TEST(Sweep, AnEarlierSweepInTheOutputDirectoryIsKeptUnlessOverwritten) {
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/earlier";
+  std::string cmd = "autotune/sweep --kernels=matmul --dtypes=f32 --strategy=exhaustive "
+                    "--shapes=M=64,N=64,K=64 --min-time=0.05 --flush=off --out=" + dir;
+  std::string log;
+  ASSERT_EQ(run(cmd + " --where=BLOCK_M=32,BLOCK_N=32,BLOCK_K=16", log), 0) << log;
+  const std::vector<std::string> outputs = {"records.jsonl", "benchmark.json",
+                                            "bundle/manifest.json", "seed"};
+  std::map<std::string, std::string> earlier;
+  for (const std::string &name : outputs)
+    earlier[name] = contentsOf(dir + "/" + name);
+  ASSERT_NE(earlier["bundle/manifest.json"], "(none)");
+
+  // A fresh sweep there is refused and changes nothing.
+  log.clear();
+  EXPECT_EQ(run(cmd, log), 2) << log;
+  EXPECT_NE(log.find("--overwrite"), std::string::npos) << log;
+  EXPECT_NE(log.find("--resume"), std::string::npos) << log;
+  for (const std::string &name : outputs)
+    EXPECT_EQ(contentsOf(dir + "/" + name), earlier[name]) << name;
+
+  // --overwrite, killed once a new record is on disk: the earlier sweep's bundle and
+  // benchmark JSON are gone with its records, never left beside the new ones.
+  std::string old = dir + "-records-before";
+  std::ofstream(old) << earlier["records.jsonl"];
+  std::string recordsPath = dir + "/records.jsonl";
+  log.clear();
+  ASSERT_EQ(run("(" + cmd + " --overwrite > /dev/null 2>&1 & pid=$!; "
+                "while kill -0 $pid 2>/dev/null && { cmp -s " + recordsPath + " " + old + " || "
+                "[ \"$(cat " + recordsPath + " 2>/dev/null | wc -l)\" -lt 1 ]; }; do sleep 0.02; done; "
+                "kill -9 $pid; wait $pid; true)", log), 0) << log;
+  EXPECT_NE(contentsOf(dir + "/records.jsonl"), earlier["records.jsonl"]);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bundle"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/benchmark.json"));
+  for (const auto &entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+
+  // --overwrite to the end: a new sweep's outputs.
+  log.clear();
+  ASSERT_EQ(run(cmd + " --overwrite --where=BLOCK_M=32,BLOCK_N=32,BLOCK_K=16", log), 0) << log;
+  auto records = tessel::autotune::ReadRecords(dir + "/records.jsonl");
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_FALSE(records->empty());
+  EXPECT_TRUE(tessel::runtime::Bundle::Open(dir + "/bundle").ok());
+  EXPECT_NE(contentsOf(dir + "/benchmark.json"), "(none)");
+}
+
+TEST(Sweep, AFifoForRecordsIsRefusedNotWaitedOn) {
+  // --resume reads records.jsonl: a FIFO there would block forever. Under a timeout, so that a
+  // sweep that waits fails the test rather than hanging it.
+  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/fifo-records";
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(mkfifo((dir + "/records.jsonl").c_str(), 0600), 0);
+  std::string log;
+  EXPECT_EQ(run("timeout 30 autotune/sweep --kernels=row_sum --dtypes=f32 --strategy=random "
+                "--budget=1 --shapes=rows=4,cols=8 --min-time=0.001 --flush=off --resume --out=" +
+                    dir,
+                log),
+            2)
+      << log;
+  EXPECT_NE(log.find(dir + "/records.jsonl is not a regular file"), std::string::npos) << log;
 }
 
 TEST(Sweep, BadArgumentsAreRefused) {
