@@ -183,6 +183,17 @@ double physicalMemoryBytes() {
   return pages > 0 && size > 0 ? double(pages) * double(size) : 0;
 }
 
+/// A byte count for messages: "N bytes", or "more than 2^63 bytes" past int64's range (a
+/// conversion there would wrap to a negative number).
+std::string byteCountText(double bytes) {
+  constexpr double kTwoTo63 = 9223372036854775808.0;
+  if (std::isnan(bytes) || bytes < 0)
+    return "an unknown number of bytes";
+  if (bytes >= kTwoTo63)
+    return "more than 2^63 bytes";
+  return "about " + std::to_string(int64_t(bytes)) + " bytes";
+}
+
 int main(int argc, char **argv) {
   autotune::UseOpenBlasAvx512Kernels(argv);
   const std::string usage = "usage: tessel-bench --kernel K --shape S --dtype D (--so PATH "
@@ -192,15 +203,38 @@ int main(int argc, char **argv) {
       {"min-time", "0.2"}, {"seed", ""}, {"flush", "on"}, {"baseline", "off"}, {"device", "cpu"}};
   static const std::set<std::string> known = {"kernel", "shape", "dtype",    "so",    "config",
                                               "min-time", "seed", "flush", "baseline", "device"};
+  std::set<std::string> given;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0 || !known.count(a.substr(2)))
       return fail("unknown argument '" + a + "'; " + usage);
     if (i + 1 >= argc)
       return fail(a + " needs a value; " + usage);
+    if (!given.insert(a.substr(2)).second)
+      return fail(a + " is given twice ('" + flags[a.substr(2)] + "', then '" + argv[i + 1] +
+                  "'); give it once");
     flags[a.substr(2)] = argv[++i];
   }
   bool baseline = flags["baseline"] == "on";
+  // The baseline measures no artifact: one given beside it would be silently ignored.
+  for (const char *candidate : {"so", "config"})
+    if (baseline && given.count(candidate))
+      return fail(std::string("--baseline on times the reference, not a candidate: give it "
+                              "without --") + candidate + "; " + usage);
+  // A dimension named twice would silently take its last value.
+  {
+    std::set<std::string> dims;
+    for (size_t start = 0; start <= flags["shape"].size();) {
+      size_t comma = flags["shape"].find(',', start);
+      std::string item = flags["shape"].substr(start, comma - start);
+      std::string dim = item.substr(0, item.find('='));
+      if (!dims.insert(dim).second)
+        return fail("--shape " + flags["shape"] + " gives " + dim + " twice; give each dimension once");
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+  }
   for (const char *required : {"kernel", "shape", "dtype", "so", "config"})
     if (!flags.count(required) && !(baseline && (required == std::string("so") ||
                                                  required == std::string("config"))))
@@ -239,10 +273,9 @@ int main(int argc, char **argv) {
   }
   // Problems that cannot fit are refused before allocating (the buffers, the reference's copy).
   double bytes = kernel->bytes(*shape, dtype), memory = physicalMemoryBytes();
-  if (!std::isfinite(bytes) || (memory > 0 && 2 * bytes > memory))
-    return fail("shape " + flags["shape"] + " needs about " + std::to_string(int64_t(2 * bytes)) +
-                " bytes with its reference; this machine has " + std::to_string(int64_t(memory)) +
-                " bytes");
+  if (!std::isfinite(bytes) || bytes < 0 || (memory > 0 && 2 * bytes > memory))
+    return fail("shape " + flags["shape"] + " needs " + byteCountText(2 * bytes) +
+                " with its reference; this machine has " + byteCountText(memory));
   nlohmann::json out;
   out["device"] = (*device)->name();
   out["environment"] = environment(**device);

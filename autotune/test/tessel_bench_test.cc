@@ -92,6 +92,16 @@ TEST(TesselBench, BadCommandLinesAreClearErrors) {
       {"non-numeric min-time", rowArgs + " --dtype f32 --min-time fast" + rowConfig, "--min-time"},
       {"negative min-time", rowArgs + " --dtype f32 --min-time -1" + rowConfig, "--min-time"},
       {"flag without value", rowArgs + " --dtype f32" + rowConfig + " --seed", "--seed"},
+      {"a dimension given twice",
+       "autotune/tessel-bench --kernel row_sum --shape rows=64,cols=100,rows=128 --min-time "
+       "0.001 --flush off --so " + rowSum + " --dtype f32" + rowConfig,
+       "rows"},
+      {"a flag given twice", rowArgs + " --dtype f32 --min-time 0.002" + rowConfig, "--min-time"},
+      {"a baseline beside an artifact", rowArgs + " --dtype f32 --baseline on", "--so"},
+      {"a baseline beside a configuration",
+       "autotune/tessel-bench --kernel row_sum --shape rows=64,cols=100 --dtype f32 "
+       "--baseline on" + rowConfig,
+       "--config"},
   };
   for (const Case &c : cases) {
     out.clear();
@@ -99,6 +109,15 @@ TEST(TesselBench, BadCommandLinesAreClearErrors) {
     EXPECT_NE(out.find("tessel-bench: "), std::string::npos) << c.what << ": " << out;
     EXPECT_NE(out.find(c.message), std::string::npos) << c.what << ": " << out;
   }
+  // A byte count past int64's range is said as such, never as a wrapped negative number.
+  out.clear();
+  EXPECT_EQ(RunCommand("autotune/tessel-bench --kernel row_sum --shape "
+                       "rows=1073741824,cols=1073741824 --dtype f32 --baseline on",
+                       out),
+            2)
+      << out;
+  EXPECT_NE(out.find("more than 2^63 bytes"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" -"), std::string::npos) << out;
 }
 
 } // namespace
