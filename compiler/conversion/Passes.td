@@ -71,8 +71,8 @@ def StructuredToMemref : Pass<"structured-to-memref", "::mlir::ModuleOp"> {
   ];
 }
 
-def ExpandFp8 : Pass<"tessel-expand-fp8"> {
-  let summary = "Conversions to and from 8-bit floats as integer arithmetic";
+def ExpandNarrowFloats : Pass<"tessel-expand-narrow-floats"> {
+  let summary = "Conversions to and from narrow floats as integer arithmetic";
   let description = [{
     arith.truncf to f8E5M2, f8E4M3FN, f8E5M2FNUZ or f8E4M3FNUZ (from f16, bf16, f32 or f64) and
     arith.extf from them become integer operations on the bits, with Triton's semantics on
@@ -81,7 +81,20 @@ def ExpandFp8 : Pass<"tessel-expand-fp8"> {
     NaN stays NaN, FNUZ formats have no negative zero. Run it after
     arith-emulate-unsupported-floats, which turns arithmetic on these types into f32 arithmetic
     between such conversions; what remains (loads, stores, selects, constants) is i8 to LLVM.
+
+    With the options, conversions to f16 and bf16 (and from f16) are expanded too, with IEEE
+    semantics (to nearest even, overflow to infinity; toward zero, to the largest finite
+    value): the CPU backend asks for those its target has no instructions for, which LLVM
+    would otherwise turn into compiler-rt calls that a kernel's shared object cannot resolve.
   }];
+  let options = [
+    Option<"f16", "f16", "bool", /*default=*/"false",
+           "Also expand f32 -> f16 and f16 -> f32 (a CPU without F16C)">,
+    Option<"bf16", "bf16", "bool", /*default=*/"false",
+           "Also expand f32 -> bf16 and bf16 -> f32 (a CPU without AVX512-BF16)">,
+    Option<"fromF64", "from-f64", "bool", /*default=*/"false",
+           "Also expand f64 -> f16 and f64 -> bf16 (no x86 instruction does them)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

@@ -81,8 +81,14 @@ public:
     PassManager pm(module.getContext(), ModuleOp::getOperationName());
     std::string error;
     llvm::raw_string_ostream os(error);
-    if (failed(parsePassPipeline(cpuPipeline(knobs, cpuTargetHasFeature(cpu, "avx512f")), pm,
-                                 os)))
+    // What the target CPU converts in hardware stays a conversion; the rest is expanded (no
+    // x86 instruction narrows an f64 to a 16-bit float short of AVX512-FP16).
+    SixteenBitExpansion sixteenBit;
+    sixteenBit.f16 = !cpuTargetHasFeature(cpu, "f16c");
+    sixteenBit.bf16 = !cpuTargetHasFeature(cpu, "avx512bf16");
+    sixteenBit.fromF64 = true;
+    if (failed(parsePassPipeline(
+            cpuPipeline(knobs, cpuTargetHasFeature(cpu, "avx512f"), sixteenBit), pm, os)))
       return absl::InternalError("bad CPU pipeline: " + error);
     if (failed(pm.run(module)))
       return absl::InvalidArgumentError("the CPU backend failed");

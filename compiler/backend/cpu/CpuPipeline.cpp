@@ -6,13 +6,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/backend/cpu/Passes.h"
-#include "compiler/conversion/fp8/Fp8Lowering.h"
+#include "compiler/conversion/narrow_floats/NarrowFloatLowering.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
 #include <string>
 
-std::string tessel::cpuPipeline(const CpuKnobs &knobs, bool fastExp) {
+std::string tessel::cpuPipeline(const CpuKnobs &knobs, bool fastExp,
+                                const SixteenBitExpansion &sixteenBit) {
   auto n = [](int64_t v) { return std::to_string(v); };
   std::string pipeline;
   auto add = [&](const std::string &step) {
@@ -50,8 +51,13 @@ std::string tessel::cpuPipeline(const CpuKnobs &knobs, bool fastExp) {
   add("expand-strided-metadata,lower-affine,canonicalize,cse");
   add(std::string("tessel-cpu-approximate-math{fast-exp=") + (fastExp ? "true" : "false") +
       "}");
-  // 8-bit floats: arithmetic on them as f32, conversions as integer arithmetic.
-  add(fp8Lowering());
+  // Math on 16- and 8-bit floats in f32 (as LLVM would do it, with a conversion back that may
+  // be a compiler-rt call). 8-bit floats, and the 16-bit ones the target CPU cannot convert in
+  // hardware: arithmetic on them as f32, conversions as integer arithmetic, so that no artifact
+  // calls __truncsfbf2 and the like (a fresh machine has no library that defines them, and a
+  // call per element would not vectorize).
+  add("math-extend-to-supported-types{target-type=f32}");
+  add(narrowFloatLowering(sixteenBit));
   add("tessel-cpu-add-launch-entries");
   add("convert-scf-to-cf");
   add("finalize-memref-to-llvm");
@@ -73,6 +79,8 @@ struct CpuPipelineOptions : mlir::PassPipelineOptions<CpuPipelineOptions> {
   Option<int64_t> unroll{*this, "unroll", llvm::cl::init(1)};
   Option<int64_t> prefetch{*this, "prefetch", llvm::cl::init(0)};
   Option<bool> fastExp{*this, "fast-exp", llvm::cl::init(false)};
+  Option<bool> expandF16{*this, "expand-f16", llvm::cl::init(false)};
+  Option<bool> expandBF16{*this, "expand-bf16", llvm::cl::init(false)};
 };
 
 } // namespace
@@ -91,6 +99,10 @@ void tessel::registerCpuPipeline() {
         knobs.prefetch = o.prefetch;
         // The pipeline text is built here and cannot be malformed; a failure is reported by
         // the pass manager as an empty pipeline's error.
-        (void)mlir::parsePassPipeline(cpuPipeline(knobs, o.fastExp), pm);
+        SixteenBitExpansion sixteenBit;
+        sixteenBit.f16 = o.expandF16;
+        sixteenBit.bf16 = o.expandBF16;
+        sixteenBit.fromF64 = true;
+        (void)mlir::parsePassPipeline(cpuPipeline(knobs, o.fastExp, sixteenBit), pm);
       });
 }

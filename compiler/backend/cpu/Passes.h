@@ -9,6 +9,8 @@
 #ifndef TESSEL_COMPILER_BACKEND_CPU_PASSES_H
 #define TESSEL_COMPILER_BACKEND_CPU_PASSES_H
 
+#include "compiler/conversion/narrow_floats/NarrowFloatLowering.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -46,8 +48,11 @@ struct CpuKnobs {
 
 /// The CPU pipeline from the structured lowering's output to the LLVM dialect, as the textual
 /// pass pipeline tessel-opt runs (`--pass-pipeline='builtin.module(...)'` minus the anchor).
-/// `fastExp`: the target has a one-instruction ldexp (AVX-512).
-std::string cpuPipeline(const CpuKnobs &knobs, bool fastExp);
+/// `fastExp`: the target has a one-instruction ldexp (AVX-512). `sixteenBit`: the f16 and bf16
+/// conversions the target has no instructions for (cpuSixteenBitExpansion), expanded into
+/// integer arithmetic.
+std::string cpuPipeline(const CpuKnobs &knobs, bool fastExp,
+                        const SixteenBitExpansion &sixteenBit);
 
 /// Registers `tessel-cpu-pipeline` (options: the knobs and fast-exp) with tessel-opt.
 void registerCpuPipeline();

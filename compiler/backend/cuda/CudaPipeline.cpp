@@ -10,7 +10,7 @@
 
 #include "compiler/backend/cuda/Passes.h"
 #include "compiler/backend/GpuKernels.h"
-#include "compiler/conversion/fp8/Fp8Lowering.h"
+#include "compiler/conversion/narrow_floats/NarrowFloatLowering.h"
 
 std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t unroll,
                                  int64_t vectorBytes, int64_t maxSharedBytes, bool libdevice,
@@ -49,7 +49,7 @@ std::string tessel::cudaPipeline(int64_t numWarps, int64_t numStages, int64_t un
   if (warpSpecialize)
     add("tessel-cuda-warp-specialize{consumer-warps=" + std::to_string(numWarps) + "}");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
-  add(fp8Lowering());
+  add(narrowFloatLowering());
   // Math it leaves as libdevice calls (__nv_floorf, __nv_fmaxf, ...) becomes LLVM intrinsics
   // NVPTX has instructions for where there are some, the rest is linked from libdevice
   // (NvvmMath.cpp).

@@ -9,7 +9,7 @@
 
 #include "compiler/backend/rocm/RocmBackend.h"
 #include "compiler/backend/GpuKernels.h"
-#include "compiler/conversion/fp8/Fp8Lowering.h"
+#include "compiler/conversion/narrow_floats/NarrowFloatLowering.h"
 
 std::string tessel::rocmPipeline(const RocmChip &chip, int64_t numWarps, int64_t unroll,
                                  int64_t vectorBytes) {
@@ -35,7 +35,7 @@ std::string tessel::rocmPipeline(const RocmChip &chip, int64_t numWarps, int64_t
       " static-shared-bytes=0}");
   add("tessel-cuda-redundant-barriers");
   add("expand-strided-metadata,lower-affine,convert-scf-to-cf,canonicalize,cse");
-  add(fp8Lowering());
+  add(narrowFloatLowering());
   // What math is left (floor, sqrt, exp2, fma, ...) becomes ocml calls, which the code
   // generator replaces with the LLVM intrinsics AMDGPU has instructions for (RocmCodeGen.cpp).
   add("gpu.module(convert-gpu-to-rocdl{chipset=" + arch + " index-bitwidth=64 runtime=HIP})");

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/backend/cpu/test/HalfFloats.h"
 #include "compiler/backend/cpu/test/TestRandom.h"
 #include "compiler/frontend/test/CorpusSpecs.h"
 #include "compiler/pipeline/Compiler.h"
@@ -100,72 +101,10 @@ std::vector<float> poisoned(size_t n) {
   return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN());
 }
 
-/// IEEE half <-> float (round to nearest even), for f16 kernels.
-uint16_t toHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, mant = x & 0x7fffff;
-  if (exp == 0xff)
-    return sign | 0x7c00 | (mant ? 0x200 : 0);
-  int e = int(exp) - 127 + 15;
-  if (e >= 31)
-    return sign | 0x7c00;
-  if (e <= 0) {
-    if (e < -10)
-      return sign;
-    mant |= 0x800000;
-    uint32_t shift = 14 - e;
-    uint32_t half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1)))
-      ++half;
-    return sign | half;
-  }
-  uint32_t half = sign | (e << 10) | (mant >> 13), rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
-    ++half;
-  return half;
-}
-
-float fromHalf(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  uint32_t x;
-  if (exp == 0) {
-    if (mant == 0) {
-      x = sign;
-    } else {
-      int e = -1;
-      do {
-        mant <<= 1;
-        ++e;
-      } while (!(mant & 0x400));
-      x = sign | uint32_t(127 - 15 - e) << 23 | (mant & 0x3ff) << 13;
-    }
-  } else if (exp == 31) {
-    x = sign | 0x7f800000 | mant << 13;
-  } else {
-    x = sign | (exp - 15 + 127) << 23 | mant << 13;
-  }
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-/// bfloat16 <-> float (round to nearest even).
-uint16_t toBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000)
-    return uint16_t(x >> 16) | 0x40;
-  x += 0x7fff + ((x >> 16) & 1);
-  return uint16_t(x >> 16);
-}
-
-float fromBf16(uint16_t h) {
-  uint32_t x = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
+using tessel::test::fromBf16;
+using tessel::test::fromHalf;
+using tessel::test::toBf16;
+using tessel::test::toHalf;
 
 /// Relative-or-absolute closeness; NaN never passes.
 ::testing::AssertionResult close(const std::vector<float> &got, const std::vector<float> &want,

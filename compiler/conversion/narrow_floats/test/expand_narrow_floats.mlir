@@ -1,4 +1,5 @@
-// RUN: tessel-opt --tessel-expand-fp8 --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: tessel-opt --tessel-expand-narrow-floats --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: tessel-opt --tessel-expand-narrow-floats='f16=true bf16=true from-f64=true' --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=SIXTEEN
 
 // Narrowing and widening, scalar and vector, become integer arithmetic on the bits: no float
 // conversion to or from an 8-bit type is left.
@@ -31,7 +32,30 @@ func.func @toward_zero(%x: f64) -> f8E5M2FNUZ {
 // -----
 
 func.func @upward(%x: f32) -> f8E4M3FNUZ {
-  // expected-error @+1 {{this 8-bit float conversion is not supported (rounding mode or type)}}
+  // expected-error @+1 {{this narrow float conversion is not supported (rounding mode or type)}}
   %q = arith.truncf %x upward : f32 to f8E4M3FNUZ
   return %q : f8E4M3FNUZ
+}
+
+// -----
+
+// 16-bit targets only with the options: by default f32 -> bf16 and f16 -> f32 stay.
+// CHECK-LABEL: func.func @sixteen_bit
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xbf16>
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.truncf %{{.*}} : f64 to f16
+// SIXTEEN-LABEL: func.func @sixteen_bit
+// SIXTEEN-NOT: arith.truncf
+// SIXTEEN-NOT: arith.extf
+// SIXTEEN: arith.bitcast %{{.*}} : vector<8xf32> to vector<8xi32>
+// SIXTEEN: arith.bitcast %{{.*}} : vector<8xi16> to vector<8xbf16>
+// SIXTEEN: arith.bitcast %{{.*}} : f16 to i16
+// SIXTEEN: arith.bitcast %{{.*}} : f64 to i64
+// SIXTEEN: arith.bitcast %{{.*}} : i16 to f16
+// SIXTEEN: return
+func.func @sixteen_bit(%v: vector<8xf32>, %h: f16, %d: f64) -> (vector<8xbf16>, f32, f16) {
+  %b = arith.truncf %v : vector<8xf32> to vector<8xbf16>
+  %w = arith.extf %h : f16 to f32
+  %n = arith.truncf %d : f64 to f16
+  return %b, %w, %n : vector<8xbf16>, f32, f16
 }
