@@ -3,6 +3,7 @@
 #include "runtime/Bundle.h"
 #include "runtime/Sha256.h"
 #include "runtime/fuzz/Fuzzers.h"
+#include "runtime/target/GpuArtifact.h"
 #include "runtime/target/Target.h"
 #include "tools/fuzz/Fuzz.h"
 
@@ -11,14 +12,31 @@
 namespace tessel::fuzz {
 namespace {
 
-const std::string kArtifact = "not really a shared object";
+/// The artifact the seeds name: a GPU artifact (the runtime reads its kernels' signatures and
+/// build without a GPU or a compiler), built with BLOCK = 128 as the seeds' config says.
+const std::string &artifact() {
+  static const std::string text = [] {
+    GpuArtifact a;
+    a.arch = "sm_90";
+    a.ptxVersion = "8.0";
+    a.ptx = ".version 8.0\n.target sm_90\n.address_size 64\n";
+    GpuKernelInfo k;
+    k.name = "k";
+    k.signature = "ptr:f32,i32";
+    k.block = {128, 1, 1};
+    a.kernels = {k};
+    a.buildInfo = R"({"entry": "k", "constexprs": {"BLOCK": "128"}, "knobs": {}})";
+    return SerializeGpuArtifact(a);
+  }();
+  return text;
+}
 
 /// A bundle directory with the one artifact the seeds name (made once).
 const std::string &bundleDir() {
   static const std::string dir = [] {
     std::string d = ScratchDir() + "/bundle";
     std::filesystem::create_directories(d + "/artifacts");
-    WriteFileBytes(d + "/artifacts/k.so", kArtifact);
+    WriteFileBytes(d + "/artifacts/k.so", artifact());
     return d;
   }();
   return dir;
@@ -40,12 +58,11 @@ bool FuzzBundleManifest(const std::string &bytes) {
 
 std::vector<std::string> BundleManifestSeeds() {
   (void)bundleDir();
-  Target host = Target::Host();
   std::string one = R"({"schema_version": 1, "compiler_version": "tessel fuzz",
-  "target": {"kind": "cpu", "arch": ")" + host.arch + R"(", "features": ["sse2"]},
+  "target": {"kind": "cuda", "arch": "sm_90", "features": []},
   "kernels": [{"name": "k", "signature": "ptr:f32,i32", "entries": [
     {"shape": {"n": 1000}, "dtype": "f32", "entry": "k", "artifact": "artifacts/k.so",
-     "sha256": ")" + runtime::Sha256Hex(kArtifact) + R"(", "config": {"BLOCK": 128},
+     "sha256": ")" + runtime::Sha256Hex(artifact()) + R"(", "config": {"BLOCK": 128},
      "metrics": {"time_ms": 0.01}, "serves": {"n": [513, 1024]}}]}]})";
   return {one};
 }
