@@ -163,7 +163,10 @@ tessel::translateDeviceCode(ModuleOp module, llvm::LLVMContext &context) {
 }
 
 std::string tessel::gpuBufferizationPipeline() {
-  return "tessel-cpu-drop-triton-attributes,"
+  // An early return (Triton's cf.cond_br to a block with tt.return) as scf.if: program
+  // mapping spreads one block's structured ops over the threads. The CPU keeps the branches.
+  return "lift-cf-to-scf,canonicalize,"
+         "tessel-cpu-drop-triton-attributes,"
          "linalg-fuse-elementwise-ops,canonicalize,"
          "one-shot-bufferize{bufferize-function-boundaries=true "
          "function-boundary-type-conversion=identity-layout-map "

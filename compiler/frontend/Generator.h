@@ -217,10 +217,25 @@ public:
   std::string describe(const V &v) const;
 
 private:
+  /// Statements of an enclosing block still to run after the one being generated: what an if
+  /// with a return in it takes into its branches (the rest of the function, across the
+  /// bodies of compile-time ifs, which are generated in place).
+  struct PendingBlock {
+    enum Kind {
+      Open,           ///< a function's body, a branch: what follows it is pending too
+      LoopBody,       ///< what follows is the next iteration: no return can move past it
+      RestOfFunction, ///< taken into an if's branch: nothing after it is pending
+    };
+    std::vector<const Stmt *> stmts;
+    size_t next = 0; ///< the first statement not started yet
+    Kind kind = Open;
+  };
   struct Frame {
     std::map<std::string, V> vars;
     bool returned = false;
     V returnValue;
+    /// Innermost last.
+    std::vector<PendingBlock> pending;
     const FunctionDef *fn = nullptr;
     ModuleCtx *module = nullptr; ///< whose globals names resolve to (null: the kernel's file)
     /// Without `fn`: the host scope a module constant is evaluated in (Stmt::scope).
@@ -251,12 +266,19 @@ private:
   absl::StatusOr<V> resolveNamespace(const std::string &path, const std::string &member,
                                      SourceLocation at);
 
-  [[nodiscard]] absl::Status exec(const Block &block);
+  /// Runs `block`'s statements until one returns.
+  [[nodiscard]] absl::Status exec(const Block &block,
+                                  PendingBlock::Kind kind = PendingBlock::Open);
+  /// Runs the innermost pending block's statements until one returns, then drops it.
+  [[nodiscard]] absl::Status runPending();
+  /// The statements that run after the one being generated, to the end of the function;
+  /// nullopt inside a loop's body.
+  std::optional<std::vector<const Stmt *>> continuation() const;
   [[nodiscard]] absl::Status execStmt(const Stmt &s);
   [[nodiscard]] absl::Status assign(const Expr &target, const V &value);
-  /// `rest`: the statements after `s` up to the end of the function, run in the branch that
-  /// does not return (a return in only one branch of an if).
-  [[nodiscard]] absl::Status execIf(const Stmt &s, const std::vector<const Stmt *> *rest = nullptr);
+  /// An if with a return in it (either branch, any depth) ends the function: each branch is
+  /// followed by the rest of the function, as Triton's cf.cond_br to a tt.return block.
+  [[nodiscard]] absl::Status execIf(const Stmt &s);
   [[nodiscard]] absl::Status execFor(const Stmt &s);
   [[nodiscard]] absl::Status execWhile(const Stmt &s);
   /// Names a block assigns (targets of assignments, loop variables), in first-seen order.

@@ -22,34 +22,50 @@ namespace tessel::frontend {
 
 // ---- statements ----------------------------------------------------------------------------
 
-/// Whether every path through `block` ends in a return.
-static bool alwaysReturns(const Block &block) {
-  if (block.empty())
-    return false;
-  const Stmt &last = *block.back();
-  if (last.kind == StmtKind::Return)
-    return true;
-  return last.kind == StmtKind::If && alwaysReturns(last.body) && alwaysReturns(last.orelse);
+/// Whether `block` has a return statement, nested ifs and loops included (a function it calls
+/// returns to it: not counted).
+static bool containsReturn(const Block &block) {
+  for (const StmtPtr &s : block)
+    if (s->kind == StmtKind::Return || containsReturn(s->body) || containsReturn(s->orelse))
+      return true;
+  return false;
 }
 
-absl::Status Generator::exec(const Block &block) {
-  // In a function's body, an if with a return in only one branch (`if c: ...; return`) is the
-  // if with the rest of the function as its other branch, as Triton reads it.
-  bool functionBody = frames_.back().fn && &block == &frames_.back().fn->body;
-  for (size_t i = 0; i < block.size(); ++i) {
-    const Stmt &s = *block[i];
-    if (functionBody && s.kind == StmtKind::If && i + 1 < block.size() &&
-        alwaysReturns(s.body) != alwaysReturns(s.orelse)) {
-      std::vector<const Stmt *> rest;
-      for (size_t j = i + 1; j < block.size(); ++j)
-        rest.push_back(block[j].get());
-      return execIf(s, &rest);
-    }
-    RETURN_IF_ERROR(execStmt(s));
-    if (frames_.back().returned)
-      return absl::OkStatus();
+absl::Status Generator::exec(const Block &block, PendingBlock::Kind kind) {
+  PendingBlock pending;
+  pending.kind = kind;
+  for (const StmtPtr &s : block)
+    pending.stmts.push_back(s.get());
+  frames_.back().pending.push_back(std::move(pending));
+  return runPending();
+}
+
+absl::Status Generator::runPending() {
+  // By index: a statement may push blocks of its own (and calls push frames) meanwhile.
+  size_t depth = frames_.back().pending.size() - 1;
+  while (!frames_.back().returned) {
+    PendingBlock &p = frames_.back().pending[depth];
+    if (p.next == p.stmts.size())
+      break;
+    const Stmt *s = p.stmts[p.next++];
+    RETURN_IF_ERROR(execStmt(*s));
   }
+  frames_.back().pending.pop_back();
   return absl::OkStatus();
+}
+
+std::optional<std::vector<const Stmt *>> Generator::continuation() const {
+  std::vector<const Stmt *> out;
+  const std::vector<PendingBlock> &pending = frames_.back().pending;
+  for (size_t k = pending.size(); k-- > 0;) {
+    const PendingBlock &p = pending[k];
+    if (p.kind == PendingBlock::LoopBody)
+      return std::nullopt;
+    out.insert(out.end(), p.stmts.begin() + p.next, p.stmts.end());
+    if (p.kind == PendingBlock::RestOfFunction)
+      break;
+  }
+  return out;
 }
 
 absl::Status Generator::assign(const Expr &target, const V &value) {
@@ -204,23 +220,13 @@ absl::Status Generator::execStmt(const Stmt &s) {
 }
 
 
-absl::Status Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *rest) {
-  // The rest of the function after a branch that did not return.
-  auto runRest = [&]() -> absl::Status {
-    if (!rest)
-      return absl::OkStatus();
-    for (const Stmt *st : *rest) {
-      if (frames_.back().returned)
-        return absl::OkStatus();
-      RETURN_IF_ERROR(execStmt(*st));
-    }
-    return absl::OkStatus();
-  };
+absl::Status Generator::execIf(const Stmt &s) {
   ASSIGN_OR_RETURN(V cond, eval(*s.value));
   if (cond->kind != Val::Tensor) {
+    // The taken branch only, its statements followed by the enclosing block's: an early
+    // return in it ends the function (nested ifs on runtime conditions included).
     ASSIGN_OR_RETURN(bool taken, truthy(cond, s.value->loc));
-    RETURN_IF_ERROR(exec(taken ? s.body : s.orelse));
-    return runRest();
+    return exec(taken ? s.body : s.orelse);
   }
   ASSIGN_OR_RETURN(cond, cast(cond, b_.getI1Type(), false, s.value->loc));
   if (!shapeOf(cond->value).empty())
@@ -229,6 +235,19 @@ absl::Status Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *r
   std::vector<std::string> names;
   assignedNames(s.body, names);
   assignedNames(s.orelse, names);
+
+  // A return in the if (at any depth, in either branch): the rest of the function, up to its
+  // end, is generated in each branch after the branch's own statements, unless the branch
+  // returned first, and the if ends the function. Triton 3.6 branches with cf.cond_br to a
+  // block holding tt.return instead; the result is the same, and it stays structured. As in
+  // Triton, not inside a loop's body (its rest is the next iteration).
+  std::optional<std::vector<const Stmt *>> rest;
+  if (containsReturn(s.body) || containsReturn(s.orelse)) {
+    rest = continuation();
+    if (!rest)
+      return error(s.loc, "a return inside a for or while loop is not supported (nor is it in "
+                          "Triton)");
+  }
 
   // Generate both branches into a result-less scf.if first; the carried values are known
   // only afterwards, then the regions move into an scf.if with results.
@@ -255,9 +274,17 @@ absl::Status Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *r
     b_.setInsertionPoint(block->getTerminator());
     frames_.back().vars = before;
     restoreFields();
-    RETURN_IF_ERROR(exec(body));
-    if (rest) {
-      RETURN_IF_ERROR(runRest());
+    if (!rest) {
+      RETURN_IF_ERROR(exec(body));
+    } else {
+      // The branch, then the rest of the function: an if in the branch sees both as what
+      // follows it.
+      PendingBlock restOfFunction;
+      restOfFunction.stmts = *rest;
+      restOfFunction.kind = PendingBlock::RestOfFunction;
+      frames_.back().pending.push_back(std::move(restOfFunction));
+      RETURN_IF_ERROR(exec(body));
+      RETURN_IF_ERROR(runPending());
       // Falling off the end of the function returns None.
       if (!frames_.back().returned) {
         frames_.back().returned = true;
@@ -274,9 +301,10 @@ absl::Status Generator::execIf(const Stmt &s, const std::vector<const Stmt *> *r
   };
   ASSIGN_OR_RETURN(Branch thenB, runBranch(probe.thenBlock(), s.body));
   ASSIGN_OR_RETURN(Branch elseB, runBranch(probe.elseBlock(), s.orelse));
+  // With a return in the if both branches end the function (the rest is in them); without,
+  // neither does.
   if (thenB.returned != elseB.returned)
-    return error(s.loc, "a return in only one branch of an if on a runtime condition is not "
-                        "supported: return in both branches or after the if");
+    return error(s.loc, "internal error: one branch of an if on a runtime condition returns");
   // Both branches end the function without a value (`return`, `return None`): nothing to
   // carry out of the if for it.
   bool returnsNothing = thenB.returned && thenB.returnValue->kind == Val::None &&
@@ -459,7 +487,7 @@ absl::Status Generator::execFor(const Stmt &s) {
       return error(iter.loc, "static_range unrolls at most 4096 iterations");
     for (int64_t i = a; st > 0 ? i < z : i > z; i += st) {
       frames_.back().vars[target.name] = makeInt(i);
-      RETURN_IF_ERROR(exec(s.body));
+      RETURN_IF_ERROR(exec(s.body, PendingBlock::LoopBody));
       if (frames_.back().returned)
         return error(s.loc, "return inside a loop is not supported");
     }
@@ -516,7 +544,7 @@ absl::Status Generator::execFor(const Stmt &s) {
     for (size_t k = 0; k < fields.size(); ++k)
       fields[k].obj->fields[fields[k].field] = makeTensor(
           loop.getRegionIterArgs()[carriedNames.size() + k], unsignedness[carriedNames.size() + k]);
-    RETURN_IF_ERROR(exec(s.body));
+    RETURN_IF_ERROR(exec(s.body, PendingBlock::LoopBody));
     if (frames_.back().returned)
       return error(s.loc, "return inside a loop is not supported");
     RETURN_IF_ERROR(checkUncarried(assigned, before, s.loc));
@@ -646,7 +674,7 @@ absl::Status Generator::execWhile(const Stmt &s) {
     frames_.back().vars = before;
     mlir::Block *body = b_.createBlock(&loop.getAfter(), {}, types, locs);
     bindAll(body);
-    RETURN_IF_ERROR(exec(s.body));
+    RETURN_IF_ERROR(exec(s.body, PendingBlock::LoopBody));
     if (frames_.back().returned)
       return error(s.loc, "return inside a loop is not supported");
     RETURN_IF_ERROR(checkUncarried(assigned, before, s.loc));

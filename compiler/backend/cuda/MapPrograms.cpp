@@ -1355,6 +1355,15 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
                               "sizes) and no results";
         return signalPassFailure();
       }
+      // Unstructured control flow (cf.cond_br to an early return, as Triton prints it) is
+      // lifted to scf before this pass (gpuBufferizationPipeline). Checked before anything
+      // moves: only the entry block's operations move into the gpu.func, and erasing the
+      // kernel would free blocks that its branch still targets.
+      if (!kernel.getBody().hasOneBlock()) {
+        kernel.emitError() << "a kernel with several blocks (unstructured control flow) cannot "
+                              "be mapped to a GPU: lift it to scf first (lift-cf-to-scf)";
+        return signalPassFailure();
+      }
       // Persistent: the grid's sizes come as three more arguments.
       SmallVector<Type> inputs(type.getInputs().drop_back(6));
       if (persistent)
@@ -1407,10 +1416,6 @@ struct CudaMapProgramsPass : tessel::impl::CudaMapProgramsBase<CudaMapProgramsPa
         OpBuilder rb(r);
         gpu::ReturnOp::create(rb, r.getLoc());
         r.erase();
-      }
-      if (func.getBody().getBlocks().size() != 1) {
-        func.emitError() << "a kernel with several blocks cannot be mapped to cuda yet";
-        return signalPassFailure();
       }
       kernel.erase();
       BlockMapper mapper(func, threads, unroll, threadTileElements, vectorBytes,
