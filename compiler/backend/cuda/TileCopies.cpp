@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 
 #include <algorithm>
@@ -322,6 +323,52 @@ void chunkedCopy(linalg::CopyOp copy, Value tile, ArrayRef<OpFoldResult> offsets
   copy.erase();
 }
 
+/// `user` as the gather structured-to-memref adds to a wrap-around tile's copies (one
+/// linalg.generic over the whole `tile`, alone in an scf.if marked tessel.wrap_gather that
+/// holds where the rows or columns wrap more than once), or null.
+linalg::GenericOp wrapGatherOf(Operation *user, Value tile) {
+  auto gather = dyn_cast<linalg::GenericOp>(user);
+  if (!gather || gather.getNumDpsInputs() != 0 || gather.getNumDpsInits() != 1 ||
+      gather.getDpsInits()[0] != tile || !gather.hasPureBufferSemantics())
+    return {};
+  auto ifOp = dyn_cast<scf::IfOp>(gather->getParentOp());
+  if (!ifOp || !ifOp->hasAttr("tessel.wrap_gather") || ifOp.getNumResults() != 0 ||
+      !ifOp.getElseRegion().empty())
+    return {};
+  return gather;
+}
+
+/// The thread's chunks of `tile` (inside a per-thread region) rewritten by `gather` where
+/// `cond` holds: element by element, the gather's body at the element's (row, column), its
+/// output the element as it is.
+void emitGatherChunks(OpBuilder &in, Location loc, linalg::GenericOp gather, Value cond,
+                      Value tile, int64_t threads, bool swizzle) {
+  auto type = cast<MemRefType>(tile.getType());
+  Block *body = gather.getBlock();
+  for (const Chunk &c : chunksOfThread(in, loc, type, threads, swizzle)) {
+    when(in, loc, arith::AndIOp::create(in, loc, cond, c.exists), [&](OpBuilder &at) {
+      auto elements = scf::ForOp::create(at, loc, cst(at, loc, 0), cst(at, loc, chunkOf(type)),
+                                         cst(at, loc, 1));
+      OpBuilder each(elements.getBody()->getTerminator());
+      Value e = elements.getInductionVar();
+      Value col = arith::AddIOp::create(each, loc, c.col, e);
+      Value dst = arith::AddIOp::create(each, loc, c.dst, e);
+      IRMapping map;
+      map.map(body->getArgument(0),
+              memref::LoadOp::create(each, loc, tile, ValueRange{c.dstRow, dst}).getResult());
+      for (Operation &op : body->without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+          map.map(index.getResult(), index.getDim() == 0 ? c.row : col);
+          continue;
+        }
+        each.clone(op, map);
+      }
+      memref::StoreOp::create(each, loc, map.lookupOrDefault(body->getTerminator()->getOperand(0)),
+                              tile, ValueRange{c.dstRow, dst});
+    });
+  }
+}
+
 } // namespace
 
 bool swizzles(MemRefType tile) {
@@ -371,7 +418,10 @@ void writeTileInChunks(Value tile, int64_t threads,
     return;
   SmallVector<linalg::FillOp> fills;
   SmallVector<std::pair<linalg::CopyOp, SmallVector<OpFoldResult>>> copies;
+  linalg::GenericOp gather;
   auto collect = [&](Operation *user) {
+    if (linalg::GenericOp g = wrapGatherOf(user, tile))
+      gather = g;
     if (auto fill = dyn_cast<linalg::FillOp>(user);
         fill && fill.hasPureBufferSemantics() && fill.getOutputs()[0] == tile)
       fills.push_back(fill);
@@ -404,6 +454,7 @@ void writeTileInChunks(Value tile, int64_t threads,
   auto rewritten = [&](Operation *op) {
     return reachedByEveryThread(op) &&
            (llvm::is_contained(fills, op) || llvm::is_contained(rowFills, op) ||
+            op == gather.getOperation() ||
             llvm::any_of(copies, [&](auto &c) { return c.first.getOperation() == op; }));
   };
   bool swizzle = isReader && swizzles(type);
@@ -432,6 +483,17 @@ void writeTileInChunks(Value tile, int64_t threads,
   for (auto &[copy, offsets] : copies)
     if (reachedByEveryThread(copy))
       chunkedCopy(copy, tile, offsets, threads, swizzle);
+  // After the copies, on the same chunks of each thread: no other thread writes them between.
+  if (gather && reachedByEveryThread(gather)) {
+    auto ifTwice = cast<scf::IfOp>(gather->getParentOp());
+    OpBuilder b(ifTwice);
+    perThreadRegion(b, ifTwice.getLoc(), {}, [&](OpBuilder &in) {
+      emitGatherChunks(in, ifTwice.getLoc(), gather, ifTwice.getCondition(), tile, threads,
+                       swizzle);
+      return SmallVector<Value>{};
+    });
+    ifTwice.erase();
+  }
 }
 
 namespace {
@@ -856,6 +918,8 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
     copies.push_back({copy, offsets});
     return true;
   };
+  // A wrap-around tile's gather where it wraps more than once (structured-to-memref).
+  linalg::GenericOp gather;
   for (Operation *user : tile.getUsers()) {
     if (isa<memref::SubViewOp>(user)) {
       auto view = cast<memref::SubViewOp>(user);
@@ -869,6 +933,10 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
     }
     if (asZeroFill(user, tile) || asCopy(user))
       continue;
+    if (linalg::GenericOp g = wrapGatherOf(user, tile); g && !gather) {
+      gather = g;
+      continue;
+    }
     if (!isReader(user))
       return false;
     readers.push_back(user);
@@ -891,6 +959,13 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
       return false;
     if (last->isBeforeInBlock(c.op))
       last = c.op;
+  }
+  // The gather after the copies, in their block: the region takes its place.
+  scf::IfOp gatherIf = gather ? cast<scf::IfOp>(gather->getParentOp()) : scf::IfOp();
+  if (gatherIf) {
+    if (gatherIf->getBlock() != block || gatherIf->isBeforeInBlock(last))
+      return false;
+    last = gatherIf;
   }
   for (Operation *reader : readers) {
     Operation *at = block->findAncestorOpInBlock(*reader);
@@ -932,6 +1007,12 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
       aligned =
           arith::AndIOp::create(in, loc, aligned, chunksAligned(in, loc, src, type, o1.back()));
     }
+    // Where the tile wraps more than once, the synchronous path below (with the gather).
+    Value twice = gatherIf ? gatherIf.getCondition() : Value();
+    if (twice)
+      aligned = arith::AndIOp::create(
+          in, loc, aligned,
+          arith::XOrIOp::create(in, loc, twice, arith::ConstantIntOp::create(in, loc, 1, 1)));
     auto ifAligned = scf::IfOp::create(in, loc, aligned, /*withElseRegion=*/true);
     ifAligned->setAttr(kCopyFastPathAttr, in.getUnitAttr());
     {
@@ -1085,6 +1166,8 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
       for (Copy &c : copies)
         emitCopyChunks(other, loc, c.op.getInputs()[0], tile, c.offsets, threads, swizzle,
                        /*batched=*/false);
+      if (twice)
+        emitGatherChunks(other, loc, gather, twice, tile, threads, swizzle);
     }
     return SmallVector<Value>{};
   });
@@ -1144,6 +1227,8 @@ bool writeTileAsync(Value tile, int64_t threads, llvm::function_ref<bool(Operati
     eraseWithView(f, f.getOutputs()[0]);
   for (Copy &c : copies)
     eraseWithView(c.op, c.op.getOutputs()[0]);
+  if (gatherIf)
+    gatherIf.erase();
   return true;
 }
 

@@ -43,6 +43,8 @@ bool reachedByEveryThread(mlir::Operation *op);
 /// Where `isReader` is given and accepts every user of the tile other than its fills (also of
 /// whole rows) and copies, the tile is stored swizzled (swizzledPosition) and marked
 /// kSwizzledAttr, as writeTileAsync's tiles are.
+/// A wrap-around tile's gather (structured-to-memref's scf.if marked tessel.wrap_gather, after
+/// the copies) becomes the same chunks, rewritten element by element where it holds.
 void writeTileInChunks(mlir::Value tile, int64_t threads,
                        llvm::function_ref<bool(mlir::Operation *)> isReader = nullptr);
 
@@ -89,6 +91,9 @@ struct TmaLoads {
 /// the copies above, and thread 0 arrives without bytes. The TMA branch is the region's fast
 /// path (kCopyFastPathAttr; the copies' own is dropped). A region marked kTmaWaitAttr waits for the mbarrier's phase before the first
 /// reader (each slot its mbarrier, the phase from the iteration: kTmaSlotsAttr).
+/// A wrap-around tile's gather (tessel.wrap_gather: the rows or columns wrap more than once)
+/// sends the region to its synchronous path, whose chunks it then rewrites element by element;
+/// TMA and the cp.async paths need it not to hold.
 bool writeTileAsync(mlir::Value tile, int64_t threads,
                     llvm::function_ref<bool(mlir::Operation *)> isReader,
                     TmaLoads *tma = nullptr);

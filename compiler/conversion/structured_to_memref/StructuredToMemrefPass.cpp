@@ -7,6 +7,14 @@
 // buffer, stores materialize into the view. Tensors of pointers left by triton-to-structured
 // become tensors of index offsets, and their loads, stores and atomics per-element loops.
 //
+// A wrap-around dimension (`(o + i) % M`) may wrap more than once when the parent M can be
+// shorter than the tile less one row: its second view stops at M, so no view leaves the
+// buffer, and a load gathers the tile element by element, `(o + i) mod M`, where at run time
+// it does wrap more than once (an scf.if marked `tessel.wrap_gather`, after the copies; the
+// GPU backends fold it into their tile copies). A store needs no gather: its two views write
+// every row the tile addresses, from one of the elements that address it (which one, Triton
+// leaves unspecified).
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/conversion/Passes.h"
@@ -392,9 +400,25 @@ private:
     SmallVector<OpFoldResult> tileOffsets, sizes;
   };
 
-  /// The views a tile is made of: one, or two per wrap-around dimension.
+  /// Whether wrap-around dimension `d` of `make` may wrap more than once: its parent size is
+  /// not a constant of at least the tile's size less one (the first view then holds at least
+  /// one row, so the second at most size - 1 <= parent).
+  static bool mayWrapTwice(tts::MakeTensorPtrOp make, int64_t d) {
+    std::optional<int64_t> parent = getConstantIntValue(make.getMixedParentSizes()[d]);
+    return !parent || *parent < make.getSizes()[d] - 1;
+  }
+
+  /// Whether dimension `d` of `make` wraps around.
+  static bool wraps(tts::MakeTensorPtrOp make, int64_t d) {
+    return !make.isBlockPointer() && !isConstantIntValue(make.getMixedParentSizes()[d], 0);
+  }
+
+  /// The views a tile is made of: one, or two per wrap-around dimension, each inside the
+  /// parent. With `wrapsTwice`, set to whether at run time some dimension wraps more than once
+  /// (the views then miss rows); null where no dimension can.
   FailureOr<SmallVector<Piece>> tilePieces(OpBuilder &b, Location loc,
-                                           tts::MakeTensorPtrOp make) {
+                                           tts::MakeTensorPtrOp make,
+                                           Value *wrapsTwice = nullptr) {
     // The base operand by position: after function conversion it may already be a memref, which
     // the typed accessor (a !tt.ptr cast) would not accept.
     std::optional<Address> base = addressOf(make, make->getOperand(0));
@@ -404,8 +428,9 @@ private:
     SmallVector<OpFoldResult> strides = make.getMixedStrides();
     SmallVector<OpFoldResult> offsets = make.getMixedOffsets();
     SmallVector<OpFoldResult> parents = make.getMixedParentSizes();
-    bool block = make.isBlockPointer();
     int64_t rank = sizes.size();
+    if (wrapsTwice)
+      *wrapsTwice = Value();
 
     // Per dimension, one or two (memory index, tile offset, size) choices.
     struct Choice {
@@ -415,7 +440,7 @@ private:
     SmallVector<SmallVector<Choice, 2>> choices(rank);
     for (int64_t d = 0; d < rank; ++d) {
       Value off = indexValue(b, loc, offsets[d]);
-      if (block || isConstantIntValue(parents[d], 0)) {
+      if (!wraps(make, d)) {
         choices[d].push_back({off, b.getIndexAttr(0), b.getIndexAttr(sizes[d])});
         continue;
       }
@@ -426,6 +451,15 @@ private:
       Value size = arith::ConstantIndexOp::create(b, loc, sizes[d]);
       Value first = arith::MinSIOp::create(b, loc, avail, size);
       Value second = arith::SubIOp::create(b, loc, size, first);
+      if (mayWrapTwice(make, d)) {
+        // Rows past the parent's end again repeat it: the view stops there.
+        if (wrapsTwice) {
+          Value twice = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, second, parent);
+          *wrapsTwice =
+              *wrapsTwice ? arith::OrIOp::create(b, loc, *wrapsTwice, twice).getResult() : twice;
+        }
+        second = arith::MinSIOp::create(b, loc, second, parent);
+      }
       choices[d].push_back({start, b.getIndexAttr(0), first});
       choices[d].push_back({arith::ConstantIndexOp::create(b, loc, 0), first, second});
     }
@@ -469,6 +503,64 @@ private:
       pieces[0].view = memref::AssumeAlignmentOp::create(
           b, loc, pieces[0].view, b.getI32IntegerAttr(alignment.getInt()));
     return pieces;
+  }
+
+  /// Where `wrapsTwice` holds, `buffer` (the tile of `make`) read element by element:
+  /// element i from `(offsets[d] + i_d) mod parent_sizes[d]` along wrap-around dimensions,
+  /// `offsets[d] + i_d` along the others; elements outside `mask` keep what they hold.
+  LogicalResult gatherWrapped(OpBuilder &b, Location loc, tts::MakeTensorPtrOp make,
+                              Value buffer, ArrayRef<OpFoldResult> mask, Value wrapsTwice) {
+    std::optional<Address> base = addressOf(make, make->getOperand(0));
+    if (!base)
+      return failure();
+    int64_t rank = make.getSizes().size();
+    SmallVector<Value> offsets, parents, strides, bounds;
+    for (int64_t d = 0; d < rank; ++d) {
+      offsets.push_back(indexValue(b, loc, make.getMixedOffsets()[d]));
+      parents.push_back(wraps(make, d) ? indexValue(b, loc, make.getMixedParentSizes()[d])
+                                       : Value());
+      strides.push_back(indexValue(b, loc, make.getMixedStrides()[d]));
+      if (!mask.empty())
+        bounds.push_back(indexValue(b, loc, mask[d]));
+    }
+    auto ifTwice = scf::IfOp::create(b, loc, wrapsTwice, /*withElseRegion=*/false);
+    // Named for the GPU backends, which write the tile in per-thread chunks (TileCopies.h).
+    ifTwice->setAttr("tessel.wrap_gather", b.getUnitAttr());
+    OpBuilder in = ifTwice.getThenBodyBuilder();
+    SmallVector<AffineMap> maps{in.getMultiDimIdentityMap(rank)};
+    linalg::GenericOp::create(
+        in, loc, TypeRange{}, ValueRange{}, ValueRange{buffer}, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          // Relative to the root memref (memref.load adds its offset), as base->offset is.
+          Value linear = base->offset, inside;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(nb, l, static_cast<uint64_t>(d));
+            Value row = arith::AddIOp::create(nb, l, offsets[d], i);
+            if (parents[d])
+              row = arith::RemSIOp::create(nb, l, row, parents[d]);
+            linear = arith::AddIOp::create(nb, l, linear,
+                                           arith::MulIOp::create(nb, l, row, strides[d]));
+            if (bounds.empty())
+              continue;
+            Value below = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, i, bounds[d]);
+            inside = inside ? arith::AndIOp::create(nb, l, inside, below).getResult() : below;
+          }
+          auto read = [&](OpBuilder &rb, Location rl) -> Value {
+            return memref::LoadOp::create(rb, rl, base->root, ValueRange{linear});
+          };
+          if (!inside) {
+            linalg::YieldOp::create(nb, l, read(nb, l));
+            return;
+          }
+          // Elements outside the mask may lie outside the buffer: never read them.
+          auto ifInside = scf::IfOp::create(
+              nb, l, inside,
+              [&](OpBuilder &tb, Location tl) { scf::YieldOp::create(tb, tl, read(tb, tl)); },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, args[0]); });
+          linalg::YieldOp::create(nb, l, ifInside.getResult(0));
+        });
+    return success();
   }
 
   /// The part of `piece` inside the mask: per dimension clamp(mask - tileOffset, 0, size).
@@ -540,7 +632,8 @@ private:
     auto make = load.getPtr().getDefiningOp<tts::MakeTensorPtrOp>();
     if (!make)
       return unsupported(load, "tts.load must read a tts.make_tptr tile");
-    FailureOr<SmallVector<Piece>> pieces = tilePieces(b, loc, make);
+    Value wrapsTwice;
+    FailureOr<SmallVector<Piece>> pieces = tilePieces(b, loc, make, &wrapsTwice);
     if (failed(pieces))
       return failure();
     auto type = cast<RankedTensorType>(load.getType());
@@ -558,6 +651,8 @@ private:
                                             ones(b, rank));
       linalg::CopyOp::create(b, loc, src, dst);
     }
+    if (wrapsTwice && failed(gatherWrapped(b, loc, make, buffer, mask, wrapsTwice)))
+      return failure();
     Value tensor = bufferization::ToTensorOp::create(b, loc, type, buffer, /*restrict=*/true,
                                                      /*writable=*/true);
     load.replaceAllUsesWith(tensor);

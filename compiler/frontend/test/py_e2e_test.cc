@@ -257,6 +257,39 @@ TEST_P(PyEndToEnd, StridedMaskedLoadReadsEveryStrideThElement) {
   }
 }
 
+TEST_P(PyEndToEnd, RowsWrappingAroundAnyNumberOfTimes) {
+  // Issue 42: `(pid * BLOCK_M + arange) % M` with M from 1 to 3 * BLOCK_M, so that a block
+  // wraps around up to 32 times (M = 1), once, or not at all; every row of every block is
+  // stored and checked. A and B are exactly as long as M x K and K x N (no slack to read).
+  tessel::runtime::ThreadPool pool(GetParam());
+  constexpr int kBlockM = 32, kBlockN = 16, kBlockK = 16;
+  Loaded k = compile("wrapped_rows_matmul",
+                     {{"BLOCK_M", "32"}, {"BLOCK_N", "16"}, {"BLOCK_K", "16"}},
+                     "*fp32,*fp32,*fp32,i32,i32,i32,i32,i32,i32");
+  ASSERT_TRUE(k.kernel);
+  for (int m = 1; m <= 3 * kBlockM; ++m) {
+    int n = 1 + int(rng()() % kBlockN), kk = 1 + int(rng()() % (3 * kBlockK));
+    int blocks = (m + kBlockM - 1) / kBlockM, rows = blocks * kBlockM;
+    std::vector<float> a = randomFloats(size_t(m) * kk), b = randomFloats(size_t(kk) * n);
+    std::vector<float> c(size_t(rows) * n, NAN);
+    ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, {blocks, 1, 1},
+                                        {a.data(), b.data(), c.data(), m, n, kk, kk, n, n},
+                                        pool)
+                    .ok());
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < n; ++j) {
+        double want = 0, mag = 0;
+        for (int p = 0; p < kk; ++p) {
+          want += double(a[size_t(r % m) * kk + p]) * b[size_t(p) * n + j];
+          mag += std::fabs(double(a[size_t(r % m) * kk + p]) * b[size_t(p) * n + j]);
+        }
+        // f32 products summed in f32, at most 48 of them: a few ulps of the magnitude.
+        ASSERT_NEAR(c[size_t(r) * n + j], want, 1e-5 * mag + 1e-6)
+            << "M=" << m << " row " << r << " column " << j;
+      }
+  }
+}
+
 TEST_P(PyEndToEnd, NoinlineFunctionsOfTheSameNameInTwoFilesStayTwo) {
   // scaled (x 2) here and h.scaled (x 3) in helpers.py take the same argument types; each
   // call runs its own function: 2x * 10 + 3x.

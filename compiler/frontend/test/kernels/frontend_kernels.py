@@ -476,3 +476,28 @@ def grouped_matmul_kernel(a_addrs, b_addrs, c_addrs, dims, BM: tl.constexpr, BN:
         b_tile = tl.load(b + (k0 + rk[:, None]) * n + rn[None, :], mask=b_mask, other=0.0)
         acc += tl.dot(a_tile, b_tile)
     tl.store(c + rm[:, None] * n + rn[None, :], acc, mask=(rm[:, None] < m) & (rn[None, :] < n))
+
+
+@triton.jit
+def wrapped_rows_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # C = A B with A's rows taken modulo M, hinted the way triton.ops.matmul hints them: a
+    # block of BLOCK_M rows wraps around as many times as it is longer than M (every row at
+    # M = 1). Each program stores its whole block (C has cdiv(M, BLOCK_M) * BLOCK_M rows), so
+    # a wrongly wrapped row shows in C.
+    pid = tl.program_id(0)
+    rm = tl.max_contiguous(
+        tl.multiple_of((pid * BLOCK_M + tl.arange(0, BLOCK_M)) % M, BLOCK_M), BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=(rk[:, None] < K - k * BLOCK_K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K
+        b_ptrs += BLOCK_K * stride_bk
+    rc = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    tl.store(c_ptr + rc[:, None] * stride_cm + rn[None, :], acc, mask=rn[None, :] < N)
