@@ -81,3 +81,45 @@ def shapes_zoo(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
     s = tl.sum(t, axis=0) + tl.sum(c, axis=0)
     tl.device_assert(g == g, "gather produced NaN")
     tl.store(out_ptr + offs, g + tl.sum(s, axis=0) + tl.cumprod(x, axis=0))
+
+
+@triton.jit
+def skip_odd_programs(x_ptr, out_ptr, n, SKIP_ODD: tl.constexpr, BLOCK: tl.constexpr):
+    # Doubles x; with SKIP_ODD the odd programs return at once and leave their blocks alone:
+    # a return in one branch of an if on a runtime condition, inside an if on a constexpr.
+    pid = tl.program_id(0)
+    if SKIP_ODD:
+        if pid % 2 == 1:
+            return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2.0, mask=m)
+
+
+@triton.jit
+def wrapped_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                   stride_cm, stride_cn, HINTED: tl.constexpr, BLOCK_M: tl.constexpr,
+                   BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # C = A B where a block's rows and columns are taken modulo M and N (a block longer than M
+    # wraps around several times), optionally with the hints of triton.ops.matmul; C is
+    # stored unwrapped and masked.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    rn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    if HINTED:
+        rm = tl.max_contiguous(tl.multiple_of(rm, BLOCK_M), BLOCK_M)
+        rn = tl.max_contiguous(tl.multiple_of(rn, BLOCK_N), BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        kk = k0 + rk
+        a = tl.load(a_ptr + rm[:, None] * stride_am + kk[None, :] * stride_ak,
+                    mask=kk[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * stride_bk + rn[None, :] * stride_bn,
+                    mask=kk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+    cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + cm[:, None] * stride_cm + cn[None, :] * stride_cn,
+             acc.to(c_ptr.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))

@@ -98,6 +98,18 @@ def main():
     idx = torch.randint(0, 64, (64,), **i32)
     launch("shapes_zoo_block64", lambda: shapes_zoo[(1,)](xs, idx, torch.empty_like(xs), BLOCK=64))
 
+    launch("skip_odd_programs_block128", lambda: skip_odd_programs[(8,)](
+        x, o, 1000, SKIP_ODD=True, BLOCK=128))
+    # M, N and K not 1 (Triton would bake a 1 in) and not multiples of 16 (no divisibility).
+    aw, bw = torch.rand(15, 37, **f16), torch.rand(37, 23, **f16)
+    cw = torch.empty(15, 23, **f16)
+    for hinted in (False, True):
+        launch("wrapped_matmul_%s_32x32x16" % ("hinted" if hinted else "plain"),
+               lambda: wrapped_matmul[(1, 1)](
+                   aw, bw, cw, 15, 23, 37, aw.stride(0), aw.stride(1), bw.stride(0),
+                   bw.stride(1), cw.stride(0), cw.stride(1), HINTED=hinted, BLOCK_M=32,
+                   BLOCK_N=32, BLOCK_K=16))
+
     for name, compiled in dumps.items():
         with open(os.path.join(out_dir, name + ".ttir"), "w") as f:
             f.write(compiled.asm["ttir"])

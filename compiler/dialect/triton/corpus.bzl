@@ -15,9 +15,12 @@ TRITON_PRINTED_NAMES = [
     "row_argmax_block512",
     "row_cumsum_block512",
     "shapes_zoo_block64",
+    "skip_odd_programs_block128",
     "softmax_block1024",
     "tile_histogram_16bins",
     "vadd_block128",
+    "wrapped_matmul_hinted_32x32x16",
+    "wrapped_matmul_plain_32x32x16",
 ]
 
 TRITON_PRINTED = ["//compiler/dialect/triton:test/triton_printed/%s.ttir" % n for n in TRITON_PRINTED_NAMES]

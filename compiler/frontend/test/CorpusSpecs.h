@@ -23,7 +23,9 @@ struct CorpusSpec {
   std::string entry;
   std::string signature; ///< runtime parameter types
   std::map<std::string, std::string> constexprs;
-  bool printedByTriton = true; ///< false: Triton rewrote the IR (block pointers) or none exists
+  /// false: Triton rewrote the IR (block pointers), its ops differ by design (an early return
+  /// is a cf.cond_br to a tt.return there, an scf.if here) or none exists.
+  bool printedByTriton = true;
 };
 
 inline const std::vector<CorpusSpec> &corpusSpecs() {
@@ -49,6 +51,15 @@ inline const std::vector<CorpusSpec> &corpusSpecs() {
                         {{"stride_qk", "1"}, {"H", "3"}, {"HEAD_DIM", std::to_string(d)},
                          {"BLOCK_M", "64"}, {"BLOCK_N", "32"},
                          {"CAUSAL", causal ? "True" : "False"}}};
+    };
+    auto wrapped = [&](bool hinted) {
+      return CorpusSpec{std::string("wrapped_matmul_") + (hinted ? "hinted" : "plain") +
+                            "_32x32x16",
+                        corpus, "wrapped_matmul",
+                        "*fp16:16,*fp16:16,*fp16:16,i32,i32,i32,i32,i32,i32",
+                        {{"stride_ak", "1"}, {"stride_bn", "1"}, {"stride_cn", "1"},
+                         {"HINTED", hinted ? "True" : "False"}, {"BLOCK_M", "32"},
+                         {"BLOCK_N", "32"}, {"BLOCK_K", "16"}}};
     };
     return std::vector<CorpusSpec>{
         {"vadd_block128", corpus, "vadd", "*fp32:16,*fp32:16,*fp32:16,i32", {{"BLOCK", "128"}}},
@@ -83,6 +94,10 @@ inline const std::vector<CorpusSpec> &corpusSpecs() {
         {"noinline_axpy_block128", corpus, "noinline_axpy", "*fp32:16,*fp32:16,*fp32:16,i32,fp32",
          {{"BLOCK", "128"}}},
         {"shapes_zoo_block64", corpus, "shapes_zoo", "*fp32:16,*i32:16,*fp32:16", {{"BLOCK", "64"}}},
+        {"skip_odd_programs_block128", corpus, "skip_odd_programs", "*fp32:16,*fp32:16,i32",
+         {{"SKIP_ODD", "True"}, {"BLOCK", "128"}}, /*printedByTriton=*/false},
+        wrapped(false),
+        wrapped(true),
     };
   }();
   return specs;

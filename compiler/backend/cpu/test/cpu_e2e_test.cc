@@ -195,11 +195,10 @@ struct MatmulCase {
   float atol, rtol;
 };
 
+/// Runs `kernel` on one MatmulCase's sizes (the case's dump and entry are not looked at).
 template <typename Elem>
-void runMatmul(ThreadPool &pool, const MatmulCase &mc, float (*load)(Elem),
-               Elem (*store)(float)) {
-  Loaded k = compileAndLoad(mc.dump, mc.entry);
-  ASSERT_TRUE(k.kernel);
+void runMatmulOn(const Kernel &kernel, ThreadPool &pool, const MatmulCase &mc,
+                 float (*load)(Elem), Elem (*store)(float)) {
   const int M = mc.M, N = mc.N, K = mc.K;
   std::vector<float> af = randomFloats(M * K), bf = randomFloats(K * N);
   std::vector<Elem> a(M * K), b(K * N), c(M * N, store(std::numeric_limits<float>::quiet_NaN()));
@@ -207,7 +206,7 @@ void runMatmul(ThreadPool &pool, const MatmulCase &mc, float (*load)(Elem),
     af[i] = load(a[i] = store(af[i]));
   for (int i = 0; i < K * N; ++i)
     bf[i] = load(b[i] = store(bf[i]));
-  ASSERT_TRUE(tessel::runtime::Launch(*k.kernel, mc.grid,
+  ASSERT_TRUE(tessel::runtime::Launch(kernel, mc.grid,
                                       {a.data(), b.data(), c.data(), int32_t(M), int32_t(N),
                                        int32_t(K), int32_t(K), int32_t(N), int32_t(N)},
                                       pool)
@@ -221,7 +220,16 @@ void runMatmul(ThreadPool &pool, const MatmulCase &mc, float (*load)(Elem),
       want[i * N + j] = load(store(float(sum)));
       got[i * N + j] = load(c[i * N + j]);
     }
-  EXPECT_TRUE(close(got, want, mc.atol, mc.rtol)) << mc.dump;
+  EXPECT_TRUE(close(got, want, mc.atol, mc.rtol))
+      << mc.dump << " M=" << M << " N=" << N << " K=" << K;
+}
+
+template <typename Elem>
+void runMatmul(ThreadPool &pool, const MatmulCase &mc, float (*load)(Elem),
+               Elem (*store)(float)) {
+  Loaded k = compileAndLoad(mc.dump, mc.entry);
+  ASSERT_TRUE(k.kernel);
+  runMatmulOn<Elem>(*k.kernel, pool, mc, load, store);
 }
 
 float identity(float x) { return x; }
@@ -250,6 +258,47 @@ TEST_P(CpuEndToEnd, MatmulBF16WithF32Accumulation) {
                       {"matmul_bf16_64x64x32", "matmul_kernel", 112, 144, 80,
                        Grid{2 * 3, 1, 1}, 1e-2f, 8e-3f},
                       fromBf16, toBf16);
+}
+
+TEST_P(CpuEndToEnd, WrappedRowsAndColumnsMatmul) {
+  // Rows and columns taken modulo M and N ((pid * BLOCK + arange) % M, Triton's tutorial
+  // form), plain and with triton.ops.matmul's hints: every M from 1 to 3 blocks (a block of
+  // 32 rows wraps around up to 32 times), then N and K likewise. A and B are exactly M x K
+  // and K x N: a wrapped block that left them would read what is not A or B. f16 inputs, f32
+  // accumulation, one rounding to f16.
+  for (const char *dump : {"wrapped_matmul_plain_32x32x16", "wrapped_matmul_hinted_32x32x16"}) {
+    Loaded k = compileAndLoad(dump, "wrapped_matmul");
+    ASSERT_TRUE(k.kernel);
+    auto run = [&](int m, int n, int kk) {
+      runMatmulOn<uint16_t>(*k.kernel, pool(),
+                            {dump, "", m, n, kk, Grid{(m + 31) / 32, (n + 31) / 32, 1}, 2e-3f,
+                             2e-3f},
+                            fromHalf, toHalf);
+    };
+    for (int m = 1; m <= 96; ++m)
+      run(m, 23, 37);
+    for (int n = 1; n <= 96; ++n)
+      run(15, n, 37);
+    for (int kk = 1; kk <= 48; ++kk)
+      run(15, 23, kk);
+  }
+}
+
+TEST_P(CpuEndToEnd, EarlyReturnLeavesOddProgramsUnwritten) {
+  // `if SKIP_ODD: if pid % 2 == 1: return`: Triton prints a cf.cond_br to a tt.return.
+  Loaded k = compileAndLoad("skip_odd_programs_block128", "skip_odd_programs");
+  ASSERT_TRUE(k.kernel);
+  const int n = 1000;
+  std::vector<float> x = randomFloats(n), out = poisoned(n);
+  ASSERT_TRUE(
+      tessel::runtime::Launch(*k.kernel, Grid{8, 1, 1}, {x.data(), out.data(), int32_t(n)}, pool())
+          .ok());
+  for (int i = 0; i < n; ++i) {
+    if ((i / 128) % 2)
+      EXPECT_TRUE(std::isnan(out[i])) << "an odd program wrote element " << i;
+    else
+      EXPECT_EQ(out[i], 2 * x[i]) << "element " << i;
+  }
 }
 
 TEST_P(CpuEndToEnd, BlockPointerMatmul) {
