@@ -76,6 +76,7 @@ absl::StatusOr<SmallVector<int64_t>> shapeArg(Generator &g, SourceLocation at, c
     if (d <= 0 || (d & (d - 1)) != 0)
       return g.error(at, "tensor dimensions must be positive powers of two, got " +
                              std::to_string(d));
+  RETURN_IF_ERROR(g.checkNumel(dims, at));
   return SmallVector<int64_t>(dims.begin(), dims.end());
 }
 

@@ -46,6 +46,7 @@ absl::StatusOr<V> Generator::builtinArange(const std::string &name, CallArgs &ar
     return error(at, "arange's range must be a positive power of two, got " + std::to_string(n));
   if (start < INT32_MIN || end > INT32_MAX)
     return error(at, "arange's bounds must fit in int32");
+  RETURN_IF_ERROR(checkNumel({n}, at));
   auto type = RankedTensorType::get({n}, b_.getI32Type());
   return makeTensor(tt::MakeRangeOp::create(b_, l, type, int32_t(start), int32_t(end)));
 }

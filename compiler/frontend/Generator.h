@@ -146,6 +146,9 @@ public:
   /// The error "file:line:col: error: message" at `loc` of the file being generated, with its
   /// source line and a caret.
   [[nodiscard]] absl::Status error(SourceLocation loc, const std::string &message) const;
+  /// An error unless a tensor of `shape` has at most Triton's TRITON_MAX_TENSOR_NUMEL
+  /// (2^20) elements, as Triton refuses (no size computed from it can overflow then).
+  [[nodiscard]] absl::Status checkNumel(llvm::ArrayRef<int64_t> shape, SourceLocation at) const;
   mlir::Location loc(SourceLocation at) const;
   mlir::OpBuilder &builder() { return b_; }
   mlir::MLIRContext *context() { return &context_; }

@@ -308,7 +308,26 @@ absl::StatusOr<V> Generator::cast(const V &vIn, Type to, bool toUnsigned, Source
   return makeTensor(arith::ExtSIOp::create(b_, l, result, x), toUnsigned);
 }
 
+absl::Status Generator::checkNumel(ArrayRef<int64_t> shape, SourceLocation at) const {
+  constexpr int64_t kMaxNumel = int64_t(1) << 20; // Triton's TRITON_MAX_TENSOR_NUMEL
+  int64_t numel = 1;
+  std::string dims;
+  for (int64_t d : shape) {
+    dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    // Each factor is checked before it multiplies: the product never overflows.
+    if (d > kMaxNumel || numel > kMaxNumel / std::max<int64_t>(d, 1))
+      numel = kMaxNumel + 1;
+    else
+      numel *= d;
+  }
+  if (numel > kMaxNumel)
+    return error(at, "a tensor of shape [" + dims + "] has more than 1048576 elements, Triton's "
+                     "maximum (TRITON_MAX_TENSOR_NUMEL)");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<V> Generator::broadcastTo(const V &vIn, ArrayRef<int64_t> shape, SourceLocation at) {
+  RETURN_IF_ERROR(checkNumel(shape, at));
   ASSIGN_OR_RETURN(V v, toTensor(vIn, at));
   Value x = v->value;
   ArrayRef<int64_t> from = shapeOf(x);

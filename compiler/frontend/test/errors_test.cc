@@ -97,6 +97,19 @@ INSTANTIATE_TEST_SUITE_P(
              "    tl.store(p, 1.0)\n",
              "k.py:8:9: error: a return inside a for or while loop is not supported (nor is it "
              "in Triton)\n        if i > 5:\n        ^"},
+        // Tensors beyond Triton's 2^20 elements (tl.zeros([2**22] * 3) compiled for the cpu and
+        // the cuda backend quoted an overflowed shared-memory size).
+        Case{"TensorOfTooManyElements",
+             "def k(p, n):\n    x = tl.zeros([2**22, 2**22, 2**22], tl.float32)\n",
+             "k.py:7:9: error: a tensor of shape [4194304, 4194304, 4194304] has more than "
+             "1048576 elements, Triton's maximum (TRITON_MAX_TENSOR_NUMEL)\n"
+             "    x = tl.zeros([2**22, 2**22, 2**22], tl.float32)\n        ^"},
+        Case{"BroadcastToTooManyElements",
+             "def k(p, n):\n    x = tl.arange(0, 2048)[:, None] + tl.arange(0, 1024)[None, :]\n",
+             "k.py:7:37: error: a tensor of shape [2048, 1024] has more than 1048576 elements, "
+             "Triton's maximum (TRITON_MAX_TENSOR_NUMEL)\n"
+             "    x = tl.arange(0, 2048)[:, None] + tl.arange(0, 1024)[None, :]\n" +
+                 std::string(36, ' ') + "^"},
         // Strict where Triton is: each of these was accepted silently.
         Case{"IntegerMask", "def k(p, n):\n    x = tl.load(p + tl.arange(0, 16), mask=tl.arange(0, 16))\n",
              "k.py:7:9: error: a mask must be boolean, not a value of type tensor<16xi32> "
