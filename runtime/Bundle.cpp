@@ -151,6 +151,16 @@ std::string ShapeText(const std::map<std::string, int64_t> &shape) {
 
 absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
                                                      const Target &host) {
+  return Open(dir, BundleOpenOptions(), host);
+}
+
+absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
+                                                     const BundleOpenOptions &options,
+                                                     const Target &host) {
+  absl::StatusOr<BundleTrust> trust =
+      options.useEnvironment ? TrustFromEnvironment(options.trust) : options.trust;
+  if (!trust.ok())
+    return trust.status();
   // Read as the artifacts are: a regular file inside the bundle (no link, nothing that
   // blocks), of a bounded size.
   std::string manifestPath = dir + "/manifest.json";
@@ -162,6 +172,9 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
   if (!read.ok())
     return read.status();
   const std::string &text = *read;
+  // The very bytes parsed below are the ones the signature covers.
+  if (absl::Status s = VerifyBundleSignature(dir, text, *trust); !s.ok())
+    return s;
   if (std::string why = JsonNestingProblem(text); !why.empty())
     return absl::InvalidArgumentError(manifestPath + ": " + why);
   json m;

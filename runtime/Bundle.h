@@ -22,14 +22,17 @@
 // every constexpr and knob its build recorded that the entry's config names. manifest.json is
 // read as the artifacts are: a regular file inside the bundle, no link, at most
 // kMaxManifestBytes. Each mismatch is a clear error;
-// an artifact for another machine is never loaded. Lookups return the entry tuned for the
-// requested shape, or for the nearest tuned shape, and say which.
+// an artifact for another machine is never loaded. A signed bundle (manifest.json.sig, see
+// BundleSignature.h) is verified against the trusted keys before its manifest is parsed.
+// Lookups return the entry tuned for the requested shape, or for the nearest tuned shape, and
+// say which.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSEL_RUNTIME_BUNDLE_H
 #define TESSEL_RUNTIME_BUNDLE_H
 
+#include "runtime/BundleSignature.h"
 #include "runtime/Device.h"
 #include "runtime/Module.h"
 #include "runtime/target/Target.h"
@@ -89,11 +92,24 @@ struct BundleChoice {
   std::string explanation; ///< e.g. "nearest tuned shape M=1024,N=1024 for M=1000,N=1000"
 };
 
+/// How Bundle::Open treats signatures.
+struct BundleOpenOptions {
+  BundleTrust trust;
+  /// Also trust the keys in the file $TESSEL_TRUSTED_KEYS, and require a signature when
+  /// $TESSEL_REQUIRE_SIGNED_BUNDLES is 1.
+  bool useEnvironment = true;
+};
+
 class Bundle {
 public:
   /// Opens and verifies the bundle in `dir` for `host`. A GPU bundle opened for the CPU host
   /// (the default) is verified against its GPU when an artifact is loaded on the device.
   static absl::StatusOr<std::unique_ptr<Bundle>> Open(const std::string &dir,
+                                                      const Target &host = Target::Host());
+  /// Opens as above, with `options`' signature checks: a signature must verify against a
+  /// trusted key, and an unsigned bundle is refused when a signature is required.
+  static absl::StatusOr<std::unique_ptr<Bundle>> Open(const std::string &dir,
+                                                      const BundleOpenOptions &options,
                                                       const Target &host = Target::Host());
   /// The entry of `kernel` tuned for `shape` (and `dtype` when not empty), else the one tuned
   /// for the nearest shape with the same dimensions (distance: sum of |log2 ratio|) among the

@@ -29,6 +29,8 @@ PACKAGES=(
   libgmock-dev
   libbenchmark-dev
   nlohmann-json3-dev
+  # Ed25519 signatures of tuned bundles (linked statically: applications need no libsodium).
+  libsodium-dev
   # OpenBLAS: the matmul baseline of benchmarks/.
   libopenblas-dev
   # Dashboards: Chart.js inlined into `autotune report`'s HTML, headless Chromium to render it

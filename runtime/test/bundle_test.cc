@@ -1,13 +1,14 @@
 //===- bundle_test.cc - opening, verifying and using tuned kernel bundles -*- C++ -*-===//
 //
-// A bundle with two vector-add entries (tuned for n = 1000 and n = 100000) built from the
-// Triton-printed vadd: exact and nearest lookups, loading and running an entry; and each
+// A bundle with two vector-add entries (tuned for n = 1000 and n = 100000; TestBundle.h) built
+// from the Triton-printed vadd: exact and nearest lookups, loading and running an entry; and each
 // refusal: corrupt manifest, wrong schema, another architecture, missing CPU features, a
 // tampered artifact, a path outside the bundle, a missing artifact, a wrong signature.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/pipeline/Compiler.h"
+#include "runtime/test/TestBundle.h"
 #include "runtime/Bundle.h"
 #include "runtime/Device.h"
 #include "runtime/Sha256.h"
@@ -33,59 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using tessel::runtime::Bundle;
-
-std::string read(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write(const std::string &path, const std::string &text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-/// A fresh bundle directory; `edit` may change the manifest text before it is written.
-std::string makeBundle(const std::string &name,
-                       const std::function<void(std::string &)> &edit = nullptr) {
-  std::string dir = std::string(getenv("TEST_TMPDIR")) + "/" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir + "/artifacts");
-  tessel::CompileOptions options;
-  options.entry = "vadd";
-  options.outputPath = dir + "/artifacts/vadd.so";
-  // Recorded in the artifact's build info, as the builder records a kernel's constexprs (the
-  // TTIR's block is 128).
-  options.constexprs = {{"BLOCK", "128"}};
-  auto so = tessel::compileTTIR(
-      read("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir"), "vadd.ttir",
-      options);
-  EXPECT_TRUE(so.ok()) << so.status();
-  std::string sha = tessel::runtime::Sha256Hex(read(options.outputPath));
-  tessel::Target host = tessel::Target::Host();
-  std::string features = "\"sse2\""; // a feature every x86-64 machine has
-  std::string manifest = R"({
-  "schema_version": 1,
-  "compiler_version": ")" + std::string(tessel::kCompilerVersion) + R"(",
-  "target": {"kind": "cpu", "arch": ")" + host.arch + R"(", "features": [)" + features + R"(]},
-  "kernels": [{"name": "vadd", "signature": "ptr:f32,ptr:f32,ptr:f32,i32", "entries": [
-    {"shape": {"n": 1000}, "dtype": "f32", "entry": "vadd", "artifact": "artifacts/vadd.so",
-     "sha256": ")" + sha + R"(", "config": {"BLOCK": 128}, "metrics": {"time_ms": 0.01}},
-    {"shape": {"n": 100000}, "dtype": "f32", "entry": "vadd", "artifact": "artifacts/vadd.so",
-     "sha256": ")" + sha + R"(", "config": {"BLOCK": 128}, "metrics": {"time_ms": 0.1}}]}]
-})";
-  if (edit)
-    edit(manifest);
-  write(dir + "/manifest.json", manifest);
-  return dir;
-}
-
-void replace(std::string &text, const std::string &from, const std::string &to) {
-  size_t at = text.find(from);
-  ASSERT_NE(at, std::string::npos) << from;
-  text.replace(at, from.size(), to);
-}
+using namespace tessel::runtime::test;
 
 TEST(Bundle, ExactAndNearestLookupsAndARun) {
   auto bundle = Bundle::Open(makeBundle("good"));
@@ -132,44 +81,6 @@ TEST(Bundle, ExactAndNearestLookupsAndARun) {
 
 std::string openError(const std::string &dir, const tessel::Target &host =
                                                  tessel::Target::Host());
-
-/// Compiles vadd with its addition turned into a subtraction: an artifact with the same kernel
-/// name and signature that computes something else (what an attacker would swap in).
-std::string evilArtifact(const std::string &path) {
-  std::string ttir = read("compiler/dialect/triton/test/triton_printed/vadd_block128.ttir");
-  size_t at = ttir.find("arith.addf");
-  EXPECT_NE(at, std::string::npos);
-  ttir.replace(at, 10, "arith.subf");
-  tessel::CompileOptions options;
-  options.entry = "vadd";
-  options.outputPath = path;
-  auto so = tessel::compileTTIR(ttir, "evil.ttir", options);
-  EXPECT_TRUE(so.ok()) << so.status();
-  return path;
-}
-
-/// Loads the bundle's n=1000 entry and runs it: true when it added (the verified artifact),
-/// false when it subtracted (the swapped one); an error when it did not load.
-absl::StatusOr<bool> loadsTheVerifiedKernel(const Bundle &bundle) {
-  auto device = tessel::runtime::Device::Create("cpu");
-  if (!device.ok())
-    return device.status();
-  auto choice = bundle.Find("vadd", {{"n", 1000}}, "f32");
-  if (!choice.ok())
-    return choice.status();
-  auto module = bundle.Load(*choice->entry, **device);
-  if (!module.ok())
-    return module.status();
-  auto kernel = (*module)->GetKernel("vadd");
-  if (!kernel.ok())
-    return kernel.status();
-  std::vector<float> x(128, 2.0f), y(128, 1.0f), out(128, NAN);
-  if (absl::Status s = (*device)->Launch(*kernel, {1, 1, 1}, {x.data(), y.data(), out.data(), 128});
-      !s.ok())
-    return s;
-  EXPECT_TRUE(out[0] == 3.0f || out[0] == 1.0f) << out[0];
-  return out[0] == 3.0f;
-}
 
 TEST(Bundle, AnArtifactSwappedAfterVerificationIsNeverLoaded) {
   std::string dir = makeBundle("swap");
