@@ -138,12 +138,6 @@ absl::StatusOr<std::unique_ptr<BundleSecretKey>> ReadSecretKeyFile(const std::st
   if (stat(path.c_str(), &st) != 0)
     return absl::NotFoundError("cannot read the secret key file " + path + ": " +
                                std::strerror(errno));
-  if (S_ISREG(st.st_mode) && (st.st_mode & 077)) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
-    return absl::PermissionDeniedError("the secret key file " + path + " may be read by others "
-                                       "(mode " + mode + "); chmod 600 it");
-  }
   absl::StatusOr<std::string> text = ReadRegularFile(path, kMaxKeyFileBytes);
   if (!text.ok())
     return absl::Status(text.status().code(), "cannot read the secret key file " + path + ": " +
@@ -160,6 +154,13 @@ absl::StatusOr<std::unique_ptr<BundleSecretKey>> ReadSecretKeyFile(const std::st
   };
   if (!w.empty() && w[0] == kPublicTag)
     return bad("this is a public key; sign with the secret key (the .key file)");
+  if (st.st_mode & 077) {
+    wipe();
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+    return absl::PermissionDeniedError("the secret key file " + path + " may be read by others "
+                                       "(mode " + mode + "); chmod 600 it");
+  }
   if (w.size() != 2 || w[0] != kSecretTag)
     return bad(std::string("expected '") + kSecretTag + "' and 128 hex digits");
   auto key = std::make_unique<BundleSecretKey>();

@@ -24,7 +24,7 @@ check() { # FILE WHAT PATTERN...
 for f in "$@"; do
   [[ -s "$f" ]] || { echo "FAIL: empty query output $f" >&2; exit 1; }
 done
-check "$1" "//runtime (or its example application)" '^//compiler' '^//autotune' '^@llvm//'
+check "$1" "//runtime (or its example application, or tessel-bundle)" '^//compiler' '^//autotune' '^@llvm//'
 check "$2" "the runner //autotune:tessel-bench" '^//compiler' '^@llvm//'
 grep -v '^//runtime/target:' "$3" >"${TEST_TMPDIR:-/tmp}/compiler_deps" || true
 check "${TEST_TMPDIR:-/tmp}/compiler_deps" "//compiler" '^//runtime' '^//autotune' '^//kernels'
