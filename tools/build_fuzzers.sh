@@ -118,8 +118,8 @@ for name in "${names[@]}"; do
   done
   for p in "${pids[@]}"; do wait "$p"; done
   compile "$entry" "$out/obj/entry-$name.o" -DTESSEL_LIBFUZZER
-  libs=$(bazel query "filter('^@(openblas|benchmark)', deps($label))" 2>/dev/null |
-    sed -n -e 's|^@openblas.*|-lopenblas|p' | sort -u)
+  libs=$(bazel query "filter('^@(openblas|benchmark|libsodium)', deps($label))" 2>/dev/null |
+    sed -n -e 's|^@openblas.*|-lopenblas|p' -e 's|^@libsodium.*|-l:libsodium.a|p' | sort -u)
   "$cxx" -fsanitize=fuzzer,address,undefined "$out/obj/entry-$name.o" "${objects[@]}" \
     -L"$llvm/lib" -lMLIR -lLLVM -Wl,-rpath,"$llvm/lib" \
     $(ls /usr/lib/x86_64-linux-gnu/libabsl_*.so | sed -e 's|.*/lib\(absl_.*\)\.so$|-l\1|') \

@@ -43,6 +43,11 @@ void sign(const std::string &dir, const std::string &prefix) {
   write(dir + "/manifest.json.sig", SignManifest(read(dir + "/manifest.json"), **key));
 }
 
+/// The 128 hex digits of a manifest.json.sig's signature.
+std::string signatureHex(const std::string &sigFile) {
+  return sigFile.substr(sigFile.find("\"signature\": \"") + 14, 128);
+}
+
 BundleOpenOptions trusting(const std::vector<BundlePublicKey> &keys, bool require = true) {
   BundleOpenOptions options;
   options.trust.trustedKeys = keys;
@@ -167,7 +172,7 @@ TEST(BundleSignature, BadSignatureFilesAreClearErrors) {
   std::string dir = makeBundle("bad-sig");
   sign(dir, "signer");
   std::string good = read(dir + "/manifest.json.sig");
-  std::string sigHex = good.substr(good.find("\"signature\": \"") + 14, 128);
+  std::string sigHex = signatureHex(good);
   std::mt19937 gen(std::random_device{}());
   std::string garbage(200, '\0');
   for (char &c : garbage)
@@ -257,6 +262,42 @@ TEST(BundleSignature, BadKeyFilesAreClearErrors) {
   EXPECT_TRUE(contains(secretError(corrupted), "does not match its seed"));
   EXPECT_TRUE(contains(std::string(ReadSecretKeyFile(tmp("missing.key")).status().message()),
                        "cannot read the secret key file"));
+}
+
+TEST(BundleSignature, MutatedSignaturesAndKeysNeverCrashOrVerify) {
+  // Random byte edits of a good signature file and of key files: an error each time (or, for a
+  // key file, a parse), never a crash; no edited signature verifies.
+  BundlePublicKey key = newKey("signer");
+  std::string dir = makeBundle("mutated-sig");
+  sign(dir, "signer");
+  std::string goodSig = read(dir + "/manifest.json.sig");
+  std::string sigHex = signatureHex(goodSig);
+  std::string pub = read(tmp("signer.pub")), secret = read(tmp("signer.key"));
+  unsigned seed = std::random_device{}();
+  std::printf("random seed %u\n", seed);
+  std::mt19937 gen(seed);
+  auto mutate = [&](std::string text) {
+    for (int e = 0, edits = 1 + int(gen() % 3); e < edits && !text.empty(); ++e) {
+      size_t pos = gen() % text.size();
+      if (gen() % 2)
+        text[pos] = char(gen());
+      else
+        text.erase(pos, 1 + gen() % 8);
+    }
+    return text;
+  };
+  for (int i = 0; i < 200; ++i) {
+    std::string sig = mutate(goodSig);
+    write(dir + "/manifest.json.sig", sig);
+    auto bundle = Bundle::Open(dir, trusting({key}));
+    // Edits JSON ignores (whitespace, a key's case) keep it valid; any other is refused.
+    if (bundle.ok())
+      EXPECT_NE(sig.find(sigHex), std::string::npos) << "an edited signature verified";
+    (void)ParsePublicKeys(mutate(pub), "mutated.pub");
+    write(tmp("mutated.key"), mutate(secret));
+    chmod(tmp("mutated.key").c_str(), 0600);
+    (void)ReadSecretKeyFile(tmp("mutated.key"));
+  }
 }
 
 TEST(BundleSignature, TrustedKeysFromTheEnvironment) {
