@@ -88,7 +88,7 @@ Kernel matmulKernel() {
   k.cpu.dtypes = {"f32", "f16", "bf16"};
   k.cpu.space.params = {{"BLOCK_M", {32, 64, 128}}, {"BLOCK_N", {32, 64, 128}},
                     {"BLOCK_K", {16, 32, 64}},  {"GROUP_M", {8}},
-                    {"knob.tile_m", {4, 8}},    {"knob.tile_n", {32, 64}}};
+                    {"knob.tile_m", {4, 8}},    {"knob.tile_n", {16, 32, 64}}};
   k.cpu.space.constraints.push_back([](const Point &p) {
     return p.at("knob.tile_n") <= p.at("BLOCK_N") && p.at("knob.tile_m") <= p.at("BLOCK_M")
                ? ""
