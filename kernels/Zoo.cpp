@@ -31,10 +31,13 @@ absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) 
     char *end = nullptr;
     long long v = eq == std::string::npos ? 0 : std::strtoll(item.c_str() + eq + 1, &end, 10);
     // Zero is a value too: flag dimensions such as attention's CAUSAL.
-    if (eq == std::string::npos || !end || *end || v < 0 || v > (1LL << 30))
+    if (eq == std::string::npos || !end || *end || end == item.c_str() + eq + 1 || v < 0 ||
+        v > (1LL << 30))
       return absl::InvalidArgumentError("bad shape item '" + item +
                                         "' (expected DIM=non-negative int)");
-    shape[item.substr(0, eq)] = v;
+    if (!shape.emplace(item.substr(0, eq), v).second)
+      return absl::InvalidArgumentError("shape '" + text + "' gives " + item.substr(0, eq) +
+                                        " twice");
   }
   for (const std::string &d : kernel.dims)
     if (!shape.count(d))

@@ -68,7 +68,8 @@ TEST(Zoo, Shapes) {
   auto s = zoo::ParseShape(*mm, "M=128,N=64,K=32");
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(zoo::ShapeText(*s), "K=32,M=128,N=64");
-  for (const char *bad : {"M=128,N=64", "M=1,N=2,K=3,Z=4", "M=-1,N=2,K=3", "M=x,N=1,K=1", ""})
+  for (const char *bad : {"M=128,N=64", "M=1,N=2,K=3,Z=4", "M=-1,N=2,K=3", "M=x,N=1,K=1", "",
+                          "M=256,M=512,N=1,K=1", "M=,N=1,K=1"})
     EXPECT_FALSE(zoo::ParseShape(*mm, bad).ok()) << bad;
   EXPECT_EQ(zoo::Find("nope"), nullptr);
   // Every shape of every kernel survives the text form the sweep hands tessel-bench
