@@ -75,10 +75,11 @@ public:
     knobs.matmulTileM = all.at("tile_m");
     knobs.matmulTileN = all.at("tile_n");
     CpuTarget cpu = toCpuTarget(target);
+    const bool avx512 = cpuTargetHasFeature(cpu, "avx512f");
     // Measured (matmul f32 1024^3, blocks 64x64x32, one core of a Xeon): on x86-64-v3 code a
     // 4 x 16 tile runs in 15.2 ms against 24.2 ms for 4 x 64, whose 32 accumulators spill 16
     // ymm registers; with AVX-512, 4 x 64 is the fastest (11.2 ms, 4 x 16: 13.7 ms).
-    if (!knobMap.count("tile_n") && !cpuTargetHasFeature(cpu, "avx512f"))
+    if (!knobMap.count("tile_n") && !avx512)
       knobs.matmulTileN = 16;
     knobs.matmulTileK = all.at("tile_k");
     knobs.vectorWidth = all.at("vector_width");
@@ -95,7 +96,7 @@ public:
     sixteenBit.bf16 = !cpuTargetHasFeature(cpu, "avx512bf16");
     sixteenBit.fromF64 = true;
     if (failed(parsePassPipeline(
-            cpuPipeline(knobs, cpuTargetHasFeature(cpu, "avx512f"), sixteenBit), pm, os)))
+            cpuPipeline(knobs, /*fastExp=*/avx512, sixteenBit), pm, os)))
       return absl::InternalError("bad CPU pipeline: " + error);
     if (failed(pm.run(module)))
       return absl::InvalidArgumentError("the CPU backend failed");
