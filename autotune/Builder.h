@@ -44,6 +44,10 @@ struct Candidate {
   std::string dtype;
   zoo::Shape shape;
   Point point;
+  /// A spec kernel's candidates are checked against the outputs of a reference configuration
+  /// of the same kernel (the space's first point that compiles), run first on the same inputs.
+  std::string referenceArtifact;
+  Point referencePoint;
 };
 
 /// A built candidate: the artifact's path, or why it did not compile; the seconds it took.

@@ -52,6 +52,8 @@ json toJson(const Record &r) {
     j["artifact_sha256"] = r.artifactSha256;
   if (!r.sourceSha256.empty())
     j["source_sha256"] = r.sourceSha256;
+  if (!r.specSha256.empty())
+    j["spec_sha256"] = r.specSha256;
   if (!r.strategy.empty())
     j["strategy"] = r.strategy;
   json env = json::parse(r.environmentJson, nullptr, /*allow_exceptions=*/false);
@@ -179,6 +181,7 @@ absl::StatusOr<Record> FromJsonLine(const std::string &line) {
                                             "finite non-negative number of seconds");
       r.artifactSha256 = j.value("artifact_sha256", std::string());
       r.sourceSha256 = j.value("source_sha256", std::string());
+      r.specSha256 = j.value("spec_sha256", std::string());
       r.strategy = j.value("strategy", std::string());
       if (j.contains("environment")) {
         if (!j.at("environment").is_object())

@@ -49,6 +49,7 @@ struct Record {
   std::vector<double> samples;     ///< every timed repetition's seconds, in order
   std::string artifactSha256;      ///< of the artifact measured
   std::string sourceSha256;        ///< of the kernel's source file
+  std::string specSha256;          ///< of the kernel's spec (a spec kernel's), else empty
   std::string strategy;            ///< the search strategy that proposed the candidate
   std::string environmentJson = "{}"; ///< host CPU, GPU, driver, clocks, baseline library...
 

@@ -172,6 +172,13 @@ TunedEntry TunedEntryFor(const zoo::Kernel &kernel, const Record &best, const Po
   e.dtype = best.dtype;
   e.entry = kernel.entry;
   e.shape = best.shape;
+  // A kernel with an autotune key dispatches on the key's dims only (as Triton's autotuner
+  // caches per key): the entry's shape is those dims; serves still bounds the others.
+  if (!kernel.dispatchDims.empty()) {
+    e.shape.clear();
+    for (const std::string &d : kernel.dispatchDims)
+      e.shape[d] = best.shape.at(d);
+  }
   e.serves = ServedRanges(kernel, p, best.shape);
   e.artifact = artifact;
   // The configuration with the constexprs as the kernel sees them (block sizes, ...).

@@ -14,19 +14,40 @@ namespace tessel::autotune {
 
 Runner::Runner(RunnerOptions options) : options_(std::move(options)) {}
 
+std::vector<std::string> Runner::SpecArgs(const zoo::Kernel &kernel) const {
+  if (kernel.specPath.empty())
+    return {};
+  std::vector<std::string> args = {"--spec", kernel.specPath, "--target", options_.target};
+  if (auto s = options_.specSources.find(kernel.name); s != options_.specSources.end())
+    args = {"--spec", s->second.first, "--spec-source", s->second.second, "--target",
+            options_.target};
+  return args;
+}
+
 std::vector<std::string> Runner::MeasureArgs(const Candidate &c,
                                              const std::string &artifact) const {
-  return {"--device", options_.device,   "--kernel", c.kernel->name,
+  std::vector<std::string> args = {"--device", options_.device,   "--kernel", c.kernel->name,
           "--shape",  zoo::ShapeText(c.shape), "--dtype", c.dtype,
           "--so",     artifact,          "--config", PointJson(c.point),
           "--min-time", std::to_string(options_.minTime), "--flush", options_.flush};
+  std::vector<std::string> spec = SpecArgs(*c.kernel);
+  args.insert(args.end(), spec.begin(), spec.end());
+  if (!c.referenceArtifact.empty()) {
+    args.insert(args.end(), {"--reference-so", c.referenceArtifact, "--reference-config",
+                             PointJson(c.referencePoint)});
+  }
+  return args;
 }
 
 std::vector<std::string> Runner::BaselineArgs(const zoo::Kernel &kernel, const std::string &dtype,
                                               const zoo::Shape &shape) const {
-  return {"--device", options_.device, "--kernel", kernel.name, "--shape", zoo::ShapeText(shape),
-          "--dtype", dtype, "--baseline", "on", "--min-time", std::to_string(options_.minTime),
-          "--flush", options_.flush};
+  std::vector<std::string> args = {
+      "--device", options_.device, "--kernel", kernel.name, "--shape", zoo::ShapeText(shape),
+      "--dtype", dtype, "--baseline", "on", "--min-time", std::to_string(options_.minTime),
+      "--flush", options_.flush};
+  std::vector<std::string> spec = SpecArgs(kernel);
+  args.insert(args.end(), spec.begin(), spec.end());
+  return args;
 }
 
 absl::StatusOr<Measurement> Runner::Measure(const Candidate &c, const std::string &artifact) const {

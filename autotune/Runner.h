@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,10 @@ struct RunnerOptions {
   double timeout = 60, minTime = 0.1;
   std::string flush = "on"; ///< caches flushed between repetitions
   std::string device = "cpu"; ///< the runtime device tessel-bench measures on
+  std::string target = "cpu"; ///< the target spec kernels are read for (--target)
+  /// Spec kernels whose spec and source tessel-bench reads from elsewhere (a --build-only
+  /// folder's copies): kernel name -> (spec path, source path) as the runner sees them.
+  std::map<std::string, std::pair<std::string, std::string>> specSources;
 };
 
 /// tessel-bench's result line (its JSON object) as a measurement.
@@ -71,6 +76,8 @@ public:
                                         const zoo::Shape &shape) const;
 
 private:
+  /// --spec, --spec-source and --target for a spec kernel; nothing for a zoo kernel.
+  std::vector<std::string> SpecArgs(const zoo::Kernel &kernel) const;
   absl::StatusOr<Measurement> run(std::vector<std::string> args) const;
   RunnerOptions options_;
 };

@@ -1,10 +1,14 @@
 //===- Sweep.cpp - bazel run //autotune:sweep: tune the zoo, record, bundle -*- C++ -*-===//
 //
-// sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] [--dtypes=f32,...]
+// sweep [--spec=PATH.toml|DIR ...] [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] [--dtypes=f32,...]
 //       [--strategy=exhaustive|random|evolutionary] [--budget=N] [--out=DIR] [--resume]
 //       [--shard=I/N] [--where=NAME=V|V,...] [--timeout=SECONDS] [--min-time=SECONDS]
 //       [--build-only] [--overwrite]
 // sweep --ingest=DIR   (DIR: a --build-only output whose run.sh ran; see Ingest.h)
+//
+// --spec tunes the kernels of kernel specs (a file, or a folder of *.toml; repeatable, or
+// comma-separated): a user's Triton kernel file and its spec (docs/kernel-specs.md). Without
+// --kernels, only the specs' kernels are tuned; --kernels may add zoo kernels.
 //
 // TESSEL_ZOO_DIR, when set, is read instead of kernels/ for the kernels' sources.
 //
@@ -32,6 +36,7 @@
 #include "autotune/search/Search.h"
 #include "compiler/backend/Registry.h"
 #include "kernels/Zoo.h"
+#include "kernels/spec/Spec.h"
 #include "runtime/Files.h"
 #include "runtime/Sha256.h"
 
@@ -63,7 +68,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Options {
-  std::vector<std::string> kernels, dtypes;
+  std::vector<std::string> kernels, dtypes, specs;
   std::string shapes = "default", strategy = "random", out = "sweep-out", seed;
   int budget = 8;
   double timeBudget = 0; ///< seconds; 0: none
@@ -111,7 +116,7 @@ bool parseNumber(const std::string &text, double &out) {
 
 int usage(const std::string &why) {
   std::fprintf(stderr,
-               "sweep: %s\nusage: sweep [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
+               "sweep: %s\nusage: sweep [--spec=PATH.toml|DIR] [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
                "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
                "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]|cuda:sm_NN|rocm:gfxNNN] "
                "[--out=DIR] [--resume | --overwrite] [--shard=I/N] [--where=NAME=V|V,...] "
@@ -131,6 +136,7 @@ absl::StatusOr<size_t> writeOutputs(
                                                     const autotune::Point &)> &artifact) {
   std::vector<autotune::GroupSummary> summary = autotune::Summarize(records);
   std::vector<autotune::TunedEntry> entries;
+  std::vector<double> entrySeconds; // each entry's median
   for (autotune::GroupSummary &g : summary) {
     if (!g.best)
       continue;
@@ -140,8 +146,17 @@ absl::StatusOr<size_t> writeOutputs(
     if (!k || !p.ok())
       continue;
     g.baselineSeconds = baseline(*k, r);
-    if (absl::StatusOr<std::string> path = artifact(*k, r, *p); path.ok())
-      entries.push_back(autotune::TunedEntryFor(*k, r, *p, *path));
+    if (absl::StatusOr<std::string> path = artifact(*k, r, *p); path.ok()) {
+      autotune::TunedEntry e = autotune::TunedEntryFor(*k, r, *p, *path);
+      // Groups that differ only outside a kernel's dispatch dims share an entry: the faster.
+      auto same = std::find_if(entries.begin(), entries.end(), [&](const autotune::TunedEntry &x) {
+        return x.kernel == e.kernel && x.dtype == e.dtype && x.shape == e.shape;
+      });
+      if (same == entries.end())
+        entries.push_back(e), entrySeconds.push_back(r.medianSeconds);
+      else if (r.medianSeconds < entrySeconds[size_t(same - entries.begin())])
+        *same = e, entrySeconds[size_t(same - entries.begin())] = r.medianSeconds;
+    }
   }
   autotune::PrintSummaryTable(stdout, summary);
   nlohmann::json gb = autotune::GoogleBenchmarkJson(summary, nowUtc(), hostName());
@@ -262,6 +277,39 @@ absl::StatusOr<int> lockOutputDirectory(const std::string &dir) {
   return lock;
 }
 
+/// Reads the kernel specs `paths` (files or folders; relative to `cwd`) for `target` and makes
+/// their kernels findable; returns them in order. Notes (dropped options) go to stdout.
+absl::StatusOr<std::vector<const zoo::Kernel *>> loadSpecs(const std::vector<std::string> &paths,
+                                                           const std::string &cwd,
+                                                           const Target &target,
+                                                           const Backend &backend) {
+  std::set<std::string> knobs;
+  for (const KnobInfo &k : backend.knobs())
+    knobs.insert(k.name);
+  std::vector<const zoo::Kernel *> out;
+  for (std::string path : paths) {
+    if (!cwd.empty() && path[0] != '/')
+      path = cwd + "/" + path;
+    absl::StatusOr<std::vector<std::string>> files = spec::SpecFiles(path);
+    if (!files.ok())
+      return files.status();
+    for (const std::string &file : *files) {
+      std::vector<std::string> notes;
+      absl::StatusOr<zoo::Kernel> k =
+          spec::LoadSpec(fs::absolute(file).lexically_normal().string(), target, knobs, &notes);
+      if (!k.ok())
+        return k.status();
+      for (const std::string &n : notes)
+        std::printf("sweep: note: %s\n", n.c_str());
+      std::string name = k->name;
+      if (absl::Status s = zoo::AddSpecKernel(*std::move(k)); !s.ok())
+        return s;
+      out.push_back(zoo::Find(name));
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -280,6 +328,12 @@ int main(int argc, char **argv) {
       return usage("--budget takes a whole number of candidates, not '" + value + "'");
     if (key == "--kernels")
       opt.kernels = split(value, ',');
+    else if (key == "--spec") {
+      if (value.empty())
+        return usage("--spec takes a spec file or a folder of them");
+      for (const std::string &s : split(value, ','))
+        opt.specs.push_back(s);
+    }
     else if (key == "--dtypes")
       opt.dtypes = split(value, ',');
     else if (key == "--shapes")
@@ -350,6 +404,17 @@ int main(int argc, char **argv) {
     if (fs::is_directory(opt.ingest))
       if (absl::StatusOr<int> lock = lockOutputDirectory(opt.ingest); !lock.ok())
         return usage(std::string(lock.status().message()));
+    if (!opt.specs.empty()) { // the specs' kernels, read for the target they were built for
+      absl::StatusOr<Target> t = ParseTarget(opt.target);
+      if (!t.ok())
+        return usage(std::string(t.status().message()));
+      absl::StatusOr<const Backend *> b = lookupBackend(t->kind);
+      if (!b.ok())
+        return usage(std::string(b.status().message()));
+      const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+      if (auto loaded = loadSpecs(opt.specs, wd ? wd : "", *t, **b); !loaded.ok())
+        return usage(std::string(loaded.status().message()));
+    }
     return ingest(opt.ingest);
   }
   // Where the runner is: next to this binary's runfiles (bazel run) or given by TESSEL_BENCH.
@@ -358,7 +423,7 @@ int main(int argc, char **argv) {
     return usage("cannot find tessel-bench at " + bench + " (set TESSEL_BENCH)");
 
   std::vector<const zoo::Kernel *> kernels;
-  if (opt.kernels.empty())
+  if (opt.kernels.empty() && opt.specs.empty())
     for (const zoo::Kernel &k : zoo::Kernels())
       kernels.push_back(&k);
   for (const std::string &name : opt.kernels) {
@@ -384,6 +449,14 @@ int main(int argc, char **argv) {
     return usage(std::string(backend.status().message()));
   if (absl::Status s = (*backend)->validateTarget(target); !s.ok())
     return usage(std::string(s.message()));
+  if (!opt.specs.empty()) {
+    const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+    absl::StatusOr<std::vector<const zoo::Kernel *>> loaded =
+        loadSpecs(opt.specs, wd ? wd : "", target, **backend);
+    if (!loaded.ok())
+      return usage(std::string(loaded.status().message()));
+    kernels.insert(kernels.end(), loaded->begin(), loaded->end());
+  }
   {
     std::set<std::string> have(host.features.begin(), host.features.end()); // this machine's
     host = (*backend)->describeTarget(target);
@@ -431,6 +504,9 @@ int main(int argc, char **argv) {
     std::string dtype;
     zoo::Shape shape;
     std::vector<autotune::Point> points;
+    /// A spec kernel's reference configurations, in order: the first that compiles checks the
+    /// group's candidates (the space's first points, --where applied, before sharding).
+    std::vector<autotune::Point> references = {};
   };
   std::vector<Group> groups;
   // The random and evolutionary choices follow one seed, kept in OUT/seed so that --resume
@@ -484,6 +560,9 @@ int main(int argc, char **argv) {
                           opt.strategy == "random"
                               ? autotune::RandomSample(space, opt.budget, seed)
                               : space});
+        if (!k->specPath.empty())
+          groups.back().references.assign(kept->begin(),
+                                          kept->begin() + std::min<size_t>(kept->size(), 8));
       }
     }
   }
@@ -496,7 +575,14 @@ int main(int argc, char **argv) {
   // Artifacts are cached by everything that determines them (source, configuration, target,
   // compiler version): after an edit of the source or a new tessel, a resumed sweep rebuilds
   // what it puts in the bundle instead of shipping a stale object.
-  const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
+  std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
+  for (const zoo::Kernel *k : kernels)
+    if (!k->specPath.empty()) {
+      autotune::KernelSource s;
+      s.path = k->source;
+      s.readable = runtime::ReadWholeFile(k->source, s.text);
+      sources[k->name] = s;
+    }
   std::map<std::string, std::string> sourceSha256; // recorded with every candidate
   for (const auto &[name, source] : sources)
     if (source.readable)
@@ -517,6 +603,7 @@ int main(int argc, char **argv) {
     r.strategy = opt.strategy;
     if (auto it = sourceSha256.find(g.kernel->name); it != sourceSha256.end())
       r.sourceSha256 = it->second;
+    r.specSha256 = g.kernel->specSha256;
     return r;
   };
   // What is left to measure (earlier runs' records excluded).
@@ -563,7 +650,49 @@ int main(int argc, char **argv) {
   runnerOptions.minTime = opt.minTime;
   runnerOptions.flush = opt.flush;
   runnerOptions.device = target.deviceKind();
+  runnerOptions.target = target.str();
+  if (opt.buildOnly) {
+    // The runner reads the specs' copies in OUT/specs/, wherever OUT goes.
+    for (const zoo::Kernel *k : kernels)
+      if (!k->specPath.empty()) {
+        std::string dir = opt.out + "/specs/" + k->name;
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        std::string specCopy = dir + "/" + fs::path(k->specPath).filename().string();
+        std::string sourceCopy = dir + "/" + fs::path(k->source).filename().string();
+        if (ec || !fs::copy_file(k->specPath, specCopy, fs::copy_options::overwrite_existing, ec) ||
+            !fs::copy_file(k->source, sourceCopy, fs::copy_options::overwrite_existing, ec))
+          return usage("cannot copy " + k->name + "'s spec and source into " + dir + ": " +
+                       ec.message());
+        runnerOptions.specSources[k->name] = {
+            "specs/" + k->name + "/" + fs::path(k->specPath).filename().string(),
+            "specs/" + k->name + "/" + fs::path(k->source).filename().string()};
+      }
+  }
   autotune::Runner runner(runnerOptions);
+  // A spec group's reference: the first of its reference configurations that compiles (its
+  // artifact and point), or nothing (candidates are then recorded as errors by tessel-bench).
+  std::map<std::string, std::pair<std::string, autotune::Point>> referenceOf;
+  auto withReference = [&](const Group &g, autotune::Candidate c) {
+    if (g.references.empty())
+      return c;
+    std::string key = g.kernel->name + "/" + g.dtype + "/" + zoo::ShapeText(g.shape);
+    auto it = referenceOf.find(key);
+    if (it == referenceOf.end()) {
+      std::pair<std::string, autotune::Point> ref;
+      for (const autotune::Point &p : g.references) {
+        autotune::Built b = builder.Build({g.kernel, g.dtype, g.shape, p}, sources.at(g.kernel->name));
+        if (b.artifact.ok()) {
+          ref = {*b.artifact, p};
+          break;
+        }
+      }
+      it = referenceOf.emplace(key, ref).first;
+    }
+    c.referenceArtifact = it->second.first;
+    c.referencePoint = it->second.second;
+    return c;
+  };
   // Measures one built (or failed) candidate and appends its record.
   auto finish = [&](const autotune::Candidate &c, const autotune::Built &built) -> double {
     autotune::Record r = candidateRecord(Group{c.kernel, c.dtype, c.shape, {}}, c.point);
@@ -623,14 +752,24 @@ int main(int argc, char **argv) {
       // The group's baseline (a device copy of the same bytes for memory-bound kernels, cuBLAS
       // for a product of M x K and K x N), timed the same way in the same run, before the
       // candidates: a run cut short still has it.
-      bool gemm = g.shape.count("M") && g.shape.count("N") && g.shape.count("K");
-      if (!g.kernel->flopBound || gemm)
+      bool gemm = g.kernel->gemmDims ||
+                  (g.shape.count("M") && g.shape.count("N") && g.shape.count("K"));
+      if ((!g.kernel->flopBound || gemm) && !g.kernel->noBaseline)
         script << "printf '{\"baseline\": \"" << g.kernel->name << " " << g.dtype << " "
                << zoo::ShapeText(g.shape) << "\"}\\n' >> results.jsonl\n"
                << benchLine(runner.BaselineArgs(*g.kernel, g.dtype, g.shape)) << "\n";
       std::vector<autotune::Candidate> todo;
       for (const autotune::Point &p : g.points)
-        todo.push_back({g.kernel, g.dtype, g.shape, p});
+        todo.push_back(withReference(g, {g.kernel, g.dtype, g.shape, p}));
+      // The reference's artifact travels with the candidates.
+      if (!todo.empty() && !todo[0].referenceArtifact.empty()) {
+        std::string name = "candidates/reference-" + std::to_string(&g - groups.data()) + ".artifact";
+        std::error_code ec;
+        fs::copy_file(todo[0].referenceArtifact, opt.out + "/" + name,
+                      fs::copy_options::overwrite_existing, ec);
+        for (autotune::Candidate &c : todo)
+          c.referenceArtifact = name;
+      }
       std::vector<autotune::Built> results = builder.BuildAll(todo, sources, outOfTime);
       for (size_t i = 0; i < todo.size(); ++i) {
         nlohmann::json line = {{"kernel", g.kernel->name},
@@ -679,7 +818,7 @@ int main(int argc, char **argv) {
           return it->second; // measured in an earlier run
         if (outOfTime())
           return std::numeric_limits<double>::infinity();
-        autotune::Candidate c{g.kernel, g.dtype, g.shape, p};
+        autotune::Candidate c = withReference(g, {g.kernel, g.dtype, g.shape, p});
         return finish(c, builder.Build(c, sources.at(g.kernel->name)));
       };
       const zoo::TargetSpec spec = g.kernel->For(target.kind);
@@ -690,7 +829,7 @@ int main(int argc, char **argv) {
     std::vector<autotune::Candidate> todo;
     for (const autotune::Point &p : g.points)
       if (!done.count(candidateRecord(g, p).key()))
-        todo.push_back({g.kernel, g.dtype, g.shape, p});
+        todo.push_back(withReference(g, {g.kernel, g.dtype, g.shape, p}));
     std::vector<autotune::Built> built = builder.BuildAll(todo, sources, outOfTime);
     for (size_t i = 0; i < todo.size() && !outOfTime(); ++i)
       if (!absl::IsDeadlineExceeded(built[i].artifact.status()))
@@ -710,6 +849,8 @@ int main(int argc, char **argv) {
       opt.out, *records, host,
       // The reference baseline, timed now the same way as the candidates.
       [&](const zoo::Kernel &k, const autotune::Record &r) {
+        if (k.noBaseline)
+          return 0.0;
         absl::StatusOr<autotune::Measurement> b = runner.MeasureBaseline(k, r.dtype, r.shape);
         return b.ok() && b->status == "ok" ? b->medianSeconds : 0.0;
       },

@@ -14,6 +14,10 @@
 // timed launches (untimed) it writes a buffer twice the size of the largest CPU cache, so every
 // launch starts with its data in memory rather than left in cache by the one before (as a
 // kernel's inputs are when another kernel produced them in between); --flush off skips it.
+// --spec PATH [--spec-source PY] [--target T]: the kernel is the spec's (kernels/spec), read for
+// target T (default: the device's kind); its candidates are checked against the outputs of
+// --reference-so PATH --reference-config JSON (another configuration of the same kernel) run
+// first on the same fresh inputs.
 // --baseline on (no --so, --config) times the problem's reference baseline the same way
 // instead (one untimed run first): OpenBLAS sgemm for compute-bound kernels, a memcpy of the
 // same bytes otherwise.
@@ -27,6 +31,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "autotune/BuildInfo.h"
+#include "kernels/spec/Spec.h"
+#include "runtime/target/Knobs.h"
 #include "autotune/CublasGemm.h"
 #include "autotune/OpenBlasCore.h"
 #include "kernels/ProblemData.h"
@@ -52,6 +58,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 #include <thread>
 #include <vector>
 
@@ -137,7 +144,9 @@ void timeBaseline(runtime::Device &device, const zoo::Kernel &kernel, const zoo:
   std::uniform_real_distribution<float> d(-1.f, 1.f);
   if (kernel.flopBound) {
     int64_t m, n, k;
-    if (shape.count("M") && shape.count("N") && shape.count("K")) {
+    if (kernel.gemmDims) {
+      std::tie(m, n, k) = std::tuple_cat(kernel.gemmDims(shape));
+    } else if (shape.count("M") && shape.count("N") && shape.count("K")) {
       m = shape.at("M"), n = shape.at("N"), k = shape.at("K");
     } else {
       m = n = k = std::max<int64_t>(1, std::llround(std::cbrt(kernel.flops(shape) / 2)));
@@ -198,11 +207,14 @@ int main(int argc, char **argv) {
   autotune::UseOpenBlasAvx512Kernels(argv);
   const std::string usage = "usage: tessel-bench --kernel K --shape S --dtype D (--so PATH "
                             "--config JSON | --baseline on) [--min-time S] [--seed N] "
-                            "[--flush on|off] [--device cpu|cuda]";
+                            "[--flush on|off] [--device cpu|cuda] [--spec PATH [--spec-source PY] "
+                            "[--target T] [--reference-so PATH --reference-config JSON]]";
   std::map<std::string, std::string> flags = {
       {"min-time", "0.2"}, {"seed", ""}, {"flush", "on"}, {"baseline", "off"}, {"device", "cpu"}};
-  static const std::set<std::string> known = {"kernel", "shape", "dtype",    "so",    "config",
-                                              "min-time", "seed", "flush", "baseline", "device"};
+  static const std::set<std::string> known = {
+      "kernel", "shape",    "dtype",  "so",          "config", "min-time",
+      "seed",   "flush",    "baseline", "device",    "spec",   "spec-source",
+      "target", "reference-so", "reference-config"};
   std::set<std::string> given;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -239,9 +251,35 @@ int main(int argc, char **argv) {
     if (!flags.count(required) && !(baseline && (required == std::string("so") ||
                                                  required == std::string("config"))))
       return fail(std::string("--") + required + " is required");
+  if (given.count("spec")) {
+    // The target the spec's host code is evaluated for: --target, else the device's kind.
+    std::string targetText = given.count("target") ? flags["target"]
+                             : flags["device"] == "hip" ? "rocm:gfx942"
+                             : flags["device"] == "cuda" ? "cuda:sm_90a"
+                                                         : "cpu";
+    absl::StatusOr<Target> target = ParseTarget(targetText);
+    if (!target.ok())
+      return fail("--target: " + std::string(target.status().message()));
+    absl::StatusOr<zoo::Kernel> loaded =
+        spec::LoadSpec(flags["spec"], *target, KnobNames(target->kind), nullptr,
+                       flags["spec-source"]);
+    if (!loaded.ok())
+      return fail(std::string(loaded.status().message()));
+    if (loaded->name != flags["kernel"])
+      return fail("--spec " + flags["spec"] + " defines kernel '" + loaded->name + "', not '" +
+                  flags["kernel"] + "'");
+    if (absl::Status s = zoo::AddSpecKernel(*std::move(loaded)); !s.ok())
+      return fail(std::string(s.message()));
+  } else {
+    for (const char *specOnly : {"spec-source", "target", "reference-so", "reference-config"})
+      if (given.count(specOnly))
+        return fail(std::string("--") + specOnly + " goes with --spec; " + usage);
+  }
+  if (given.count("reference-so") != given.count("reference-config"))
+    return fail("--reference-so and --reference-config go together; " + usage);
   const zoo::Kernel *kernel = zoo::Find(flags["kernel"]);
   if (!kernel)
-    return fail("no zoo kernel named '" + flags["kernel"] + "'");
+    return fail("no zoo kernel named '" + flags["kernel"] + "' (a spec's kernel needs --spec)");
   absl::StatusOr<zoo::Shape> shape = zoo::ParseShape(*kernel, flags["shape"]);
   if (!shape.ok())
     return fail(std::string(shape.status().message()));
@@ -279,12 +317,14 @@ int main(int argc, char **argv) {
   nlohmann::json out;
   out["device"] = (*device)->name();
   out["environment"] = environment(**device);
+  if (baseline && kernel->noBaseline)
+    return fail(kernel->name + "'s spec has baseline = \"none\"");
   if (baseline && (*device)->kind() != "cpu") {
     // A GPU's memory-bound baseline: a device-to-device copy of the kernel's bytes (half read,
     // half written), timed like a candidate.
     if (kernel->flopBound) {
       // cuBLAS for a GEMM (C = A B of the problem's M, N, K and dtype, f32 accumulation).
-      if (!shape->count("M") || !shape->count("N") || !shape->count("K"))
+      if (!kernel->gemmDims && (!shape->count("M") || !shape->count("N") || !shape->count("K")))
         return fail("no GPU baseline for " + kernel->name +
                     " in tessel-bench (cuBLAS serves matmul; attention's, torch SDPA, is not "
                     "timed here yet)");
@@ -296,6 +336,8 @@ int main(int argc, char **argv) {
       if (!gemm.ok())
         return fail(std::string(gemm.status().message()));
       int64_t m = shape->at("M"), n = shape->at("N"), k = shape->at("K");
+      if (kernel->gemmDims)
+        std::tie(m, n, k) = std::tuple_cat(kernel->gemmDims(*shape));
       size_t bytes = zoo::elementBytes(dtype);
       auto a = (*device)->Allocate(size_t(m * k) * bytes);
       auto b = (*device)->Allocate(size_t(k * n) * bytes);
@@ -396,9 +438,40 @@ int main(int argc, char **argv) {
 
   std::unique_ptr<zoo::Problem> problem;
   try {
-    problem = kernel->makeProblem(*shape, dtype, seed);
+    absl::StatusOr<std::unique_ptr<zoo::Problem>> made = kernel->makeProblem(*shape, dtype, seed);
+    if (!made.ok())
+      return fail(std::string(made.status().message()));
+    problem = *std::move(made);
   } catch (const std::bad_alloc &) {
     return fail("cannot allocate the buffers of shape " + flags["shape"]);
+  }
+  // A spec kernel's check: the reference configuration's outputs on the same inputs first.
+  std::unique_ptr<runtime::Executable> referenceModule;
+  if (problem->NeedsReference()) {
+    if (!given.count("reference-so"))
+      return fail(kernel->name + " is checked against a reference configuration: give "
+                                 "--reference-so and --reference-config");
+    absl::StatusOr<autotune::Point> refPoint = autotune::ParsePoint(flags["reference-config"]);
+    if (!refPoint.ok())
+      return fail("--reference-config: " + std::string(refPoint.status().message()));
+    absl::StatusOr<std::string> refBytes = runtime::ReadRegularFile(flags["reference-so"]);
+    if (!refBytes.ok())
+      return fail(std::string(refBytes.status().message()));
+    absl::StatusOr<std::unique_ptr<runtime::Executable>> ref =
+        (*device)->LoadBytes(*refBytes, flags["reference-so"]);
+    if (!ref.ok())
+      return fail(std::string(ref.status().message()));
+    referenceModule = *std::move(ref);
+    absl::StatusOr<runtime::Kernel> refKernel = referenceModule->GetKernel(kernel->entry);
+    if (!refKernel.ok())
+      return fail(std::string(refKernel.status().message()));
+    if (std::string why = autotune::BuildInfoMismatch(referenceModule->buildInfo(), *kernel,
+                                                      *refPoint, *shape);
+        !why.empty())
+      return fail(flags["reference-so"] + ": " + why);
+    if (absl::Status s = problem->RunReference(**device, *refKernel, *refPoint); !s.ok())
+      return fail("the reference configuration " + flags["reference-config"] + ": " +
+                  std::string(s.message()));
   }
   if (absl::Status check = problem->RunAndCheck(**device, *k, point); !check.ok()) {
     // A launch the runtime refuses (wrong arguments) is not a wrong result.
@@ -413,7 +486,10 @@ int main(int argc, char **argv) {
   if (!args.ok())
     return fail(std::string(args.status().message()));
   // The validation launch above was the warm-up.
-  report(runtime::TimeLaunches(**device, *k, problem->GridFor(point), *args,
+  absl::StatusOr<runtime::Grid> grid = problem->GridFor(point);
+  if (!grid.ok())
+    return fail(std::string(grid.status().message()));
+  report(runtime::TimeLaunches(**device, *k, *grid, *args,
                                timingOptions(0, minTime, flush)),
          flush, out);
   std::printf("%s\n", out.dump().c_str());

@@ -234,9 +234,15 @@ void registerTuned(const Bundle &bundle, const std::string &name, const tessel::
     if (!parsed.ok())
       return state.SkipWithError(std::string(parsed.status().message()).c_str());
     const tessel::autotune::Point &config = *parsed;
-    std::unique_ptr<tessel::zoo::Problem> problem =
+    absl::StatusOr<std::unique_ptr<tessel::zoo::Problem>> made =
         zk->makeProblem(shape, "f32", std::random_device{}());
-    Grid grid = problem->GridFor(config);
+    if (!made.ok())
+      return state.SkipWithError(std::string(made.status().message()).c_str());
+    std::unique_ptr<tessel::zoo::Problem> problem = *std::move(made);
+    absl::StatusOr<Grid> gridOr = problem->GridFor(config);
+    if (!gridOr.ok())
+      return state.SkipWithError(std::string(gridOr.status().message()).c_str());
+    Grid grid = *gridOr;
     if (absl::Status check = problem->RunAndCheck(device(), *kernel, config); !check.ok())
       return state.SkipWithError(std::string(check.message()).c_str());
     absl::StatusOr<std::vector<Arg>> deviceArgs = problem->DeviceArgs();

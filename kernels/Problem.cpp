@@ -45,21 +45,36 @@ absl::Status Problem::Download() {
   return absl::OkStatus();
 }
 
-absl::Status Problem::RunAndCheck(runtime::Device &device, const runtime::Kernel &kernel,
-                                  const Point &config) {
+absl::Status Problem::LaunchOnce(runtime::Device &device, const runtime::Kernel &kernel,
+                                 const Point &config) {
   Poison();
   if (absl::Status s = Upload(device); !s.ok())
     return s;
   absl::StatusOr<std::vector<runtime::Arg>> args = DeviceArgs();
   if (!args.ok())
     return args.status();
-  if (absl::Status s = device.Launch(kernel, GridFor(config), *args); !s.ok())
+  absl::StatusOr<runtime::Grid> grid = GridFor(config);
+  if (!grid.ok())
+    return grid.status();
+  if (absl::Status s = device.Launch(kernel, *grid, *args); !s.ok())
     return s;
   if (absl::Status s = device.Synchronize(); !s.ok())
     return s;
-  if (absl::Status s = Download(); !s.ok())
+  return Download();
+}
+
+absl::Status Problem::RunAndCheck(runtime::Device &device, const runtime::Kernel &kernel,
+                                  const Point &config) {
+  if (absl::Status s = LaunchOnce(device, kernel, config); !s.ok())
     return s;
   return Check();
+}
+
+absl::Status Problem::RunReference(runtime::Device &device, const runtime::Kernel &kernel,
+                                   const Point &config) {
+  if (absl::Status s = LaunchOnce(device, kernel, config); !s.ok())
+    return s;
+  return KeepAsReference();
 }
 
 } // namespace tessel::zoo

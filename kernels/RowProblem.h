@@ -42,7 +42,7 @@ public:
     for (int64_t r = 0; r < rows_; ++r)
       spec_.reference(&in_[r * cols_], cols_, &want_[r * perRow]);
   }
-  Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
+  absl::StatusOr<Grid> GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
   void Poison() override { std::fill(out_.begin(), out_.end(), NAN); }
   absl::Status Check() const override {
     for (size_t i = 0; i < out_.size(); ++i)

@@ -5,6 +5,8 @@
 #include "absl/strings/str_split.h"
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
 
 #include <sstream>
 
@@ -15,11 +17,40 @@ const std::vector<Kernel> &Kernels() {
   return zoo;
 }
 
+namespace {
+/// Kernels read from specs: a deque, so pointers handed out stay valid as it grows.
+struct SpecKernels {
+  std::mutex mutex;
+  std::deque<Kernel> kernels;
+};
+SpecKernels &specKernels() {
+  static SpecKernels s;
+  return s;
+}
+} // namespace
+
 const Kernel *Find(const std::string &name) {
   for (const Kernel &k : Kernels())
     if (k.name == name)
       return &k;
+  SpecKernels &s = specKernels();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (const Kernel &k : s.kernels)
+    if (k.name == name)
+      return &k;
   return nullptr;
+}
+
+absl::Status AddSpecKernel(Kernel kernel) {
+  if (const Kernel *k = Find(kernel.name))
+    return absl::AlreadyExistsError(
+        "kernel name '" + kernel.name + "' of " + kernel.specPath + " is taken by " +
+        (k->specPath.empty() ? std::string("the zoo's kernel") : k->specPath) +
+        " (set `name` in the spec)");
+  SpecKernels &s = specKernels();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.kernels.push_back(std::move(kernel));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text) {

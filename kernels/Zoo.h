@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -38,12 +39,25 @@ using autotune::Point;
 class Problem {
 public:
   virtual ~Problem() = default;
-  virtual runtime::Grid GridFor(const Point &config) const = 0;
+  /// The launch grid of `config` (an error where a spec's grid expression fails).
+  virtual absl::StatusOr<runtime::Grid> GridFor(const Point &config) const = 0;
   /// Fills the (host) outputs with NaN (or a sentinel) so an output left unwritten fails the
   /// check; Upload carries the poison to the device.
   virtual void Poison() = 0;
   /// Compares the (host) outputs with the C++ reference (computed once, on the same inputs).
   virtual absl::Status Check() const = 0;
+  /// Whether Check compares with the outputs of a reference configuration of the same kernel
+  /// (a spec kernel's check) rather than a C++ reference: RunReference must come first.
+  virtual bool NeedsReference() const { return false; }
+  /// Keeps the (downloaded) outputs as what Check compares with; an error where the reference
+  /// left an output unwritten.
+  virtual absl::Status KeepAsReference() {
+    return absl::UnimplementedError("this problem has a C++ reference");
+  }
+  /// Poison, Upload, one launch of the reference `kernel` with `config`, Download,
+  /// KeepAsReference.
+  absl::Status RunReference(runtime::Device &device, const runtime::Kernel &kernel,
+                            const Point &config);
 
   /// Allocates `device` buffers for the problem's data and copies all of it there (outputs
   /// too: poisoned first, they stay poisoned where a kernel does not write).
@@ -76,6 +90,9 @@ protected:
   }
 
 private:
+  /// Poison, Upload, one launch of `kernel` with `config`'s grid, Synchronize, Download.
+  absl::Status LaunchOnce(runtime::Device &device, const runtime::Kernel &kernel,
+                          const Point &config);
   std::vector<HostBuffer> host_;
   std::vector<std::unique_ptr<runtime::Buffer>> device_;
 };
@@ -107,8 +124,19 @@ struct Kernel {
   std::function<double(const Shape &, const std::string &dtype)> bytes;
   /// Reported in GFLOP/s (compute bound) rather than GB/s.
   bool flopBound = false;
-  std::function<std::unique_ptr<Problem>(const Shape &, const std::string &dtype, uint64_t seed)>
+  /// No baseline is timed beside it (a spec's `baseline = "none"`).
+  bool noBaseline = false;
+  /// The GEMM a flop-bound kernel's baseline times (a spec's `baseline = "gemm(M, N, K)"`);
+  /// unset: the shape's M, N and K.
+  std::function<std::array<int64_t, 3>(const Shape &)> gemmDims;
+  std::function<absl::StatusOr<std::unique_ptr<Problem>>(const Shape &, const std::string &dtype,
+                                                         uint64_t seed)>
       makeProblem;
+  /// A kernel from a spec (kernels/spec): the spec's path and the sha256 of the spec and of
+  /// the kernel file (records carry them); empty for the zoo's C++ kernels.
+  std::string specPath, specSha256, sourceSha256;
+  /// The dims a bundle dispatches on (a spec kernel's @triton.autotune key); empty: all.
+  std::vector<std::string> dispatchDims;
 };
 
 /// The "knob." parameters of the GPU spaces that only the cuda backend has (num_stages: the
@@ -137,7 +165,12 @@ std::vector<Kernel> All();
   std::vector<Kernel> folder();                                                                \
   }                                                                                            \
   std::vector<Kernel> registry::folder()
+/// The zoo kernel or the spec kernel (AddSpecKernel) named `name`, or null.
 const Kernel *Find(const std::string &name);
+/// Makes a kernel read from a spec (kernels/spec) findable by name, for the rest of the
+/// process: the sweep and tessel-bench add the specs they are given at start-up, before any
+/// lookup. An error when the name is taken (by a zoo kernel or another spec).
+absl::Status AddSpecKernel(Kernel kernel);
 
 /// Parses "M=1024,N=512" for `kernel`'s dimensions.
 absl::StatusOr<Shape> ParseShape(const Kernel &kernel, const std::string &text);

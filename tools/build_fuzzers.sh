@@ -30,6 +30,7 @@ bundle_manifest //runtime:fuzzers           runtime/fuzz/ManifestFuzzer.cpp
 record_line     //autotune:fuzzers          autotune/fuzz/RecordFuzzer.cpp
 configuration   //autotune:fuzzers          autotune/fuzz/ConfigurationFuzzer.cpp
 benchmark_json  //autotune:fuzzers          autotune/fuzz/BenchmarkJsonFuzzer.cpp
+kernel_spec     //kernels/spec:fuzzers      kernels/spec/fuzz/SpecFuzzer.cpp
 "
 
 usage() {

@@ -31,6 +31,8 @@ PACKAGES=(
   nlohmann-json3-dev
   # Ed25519 signatures of tuned bundles (linked statically: applications need no libsodium).
   libsodium-dev
+  # Kernel specs are TOML (toml++, header only).
+  libtomlplusplus-dev
   # OpenBLAS: the matmul baseline of benchmarks/.
   libopenblas-dev
   # Dashboards: Chart.js inlined into `autotune report`'s HTML, headless Chromium to render it

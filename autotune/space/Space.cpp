@@ -50,8 +50,8 @@ std::string Space::Validate(const Point &p) const {
 
 std::vector<Point> Space::Enumerate() const {
   std::vector<Point> out;
-  if (params.empty())
-    return out;
+  if (params.empty()) // nothing to vary: one configuration, the empty one
+    return Check(Point()).empty() ? std::vector<Point>{Point()} : out;
   std::vector<size_t> idx(params.size(), 0);
   while (true) {
     Point p;

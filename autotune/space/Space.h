@@ -30,7 +30,8 @@ struct Space {
   /// Each returns an empty string when `p` is valid, else why it is not.
   std::vector<std::function<std::string(const Point &)>> constraints;
 
-  /// Every valid point, in a fixed order (the parameters' order, last varying fastest).
+  /// Every valid point, in a fixed order (the parameters' order, last varying fastest); a
+  /// space without parameters has one point, the empty configuration.
   std::vector<Point> Enumerate() const;
   /// The values of parameter `name`, or null where the space has no such parameter.
   const std::vector<int64_t> *Values(const std::string &name) const;

@@ -66,7 +66,7 @@ protected:
   }
 
 public:
-  Grid GridFor(const Point &c) const override {
+  absl::StatusOr<Grid> GridFor(const Point &c) const override {
     return Grid{int32_t(cdiv(n_, c.at("BLOCK_M"))), int32_t(z_ * h_), 1};
   }
   void Poison() override {

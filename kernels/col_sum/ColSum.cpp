@@ -26,7 +26,7 @@ protected:
   }
 
 public:
-  Grid GridFor(const Point &c) const override {
+  absl::StatusOr<Grid> GridFor(const Point &c) const override {
     return Grid{int32_t(cdiv(cols_, c.at("BLOCK_N"))), 1, 1};
   }
   void Poison() override { std::fill(out_.begin(), out_.end(), NAN); }

@@ -37,7 +37,7 @@ protected:
   }
 
 public:
-  Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
+  absl::StatusOr<Grid> GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
   void Poison() override {
     std::fill(y_.begin(), y_.end(), NAN);
     std::fill(mean_.begin(), mean_.end(), NAN);

@@ -49,7 +49,7 @@ protected:
   }
 
 public:
-  Grid GridFor(const Point &c) const override {
+  absl::StatusOr<Grid> GridFor(const Point &c) const override {
     if (grid2d_) // block-pointer variant: (M blocks, N blocks)
       return Grid{int32_t(cdiv(m_, c.at("BLOCK_M"))), int32_t(cdiv(n_, c.at("BLOCK_N"))), 1};
     return Grid{int32_t(cdiv(m_, c.at("BLOCK_M")) * cdiv(n_, c.at("BLOCK_N"))), 1, 1};

@@ -19,7 +19,7 @@ protected:
   }
 
 public:
-  Grid GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
+  absl::StatusOr<Grid> GridFor(const Point &) const override { return Grid{int32_t(rows_), 1, 1}; }
   void Poison() override {
     std::fill(idx_.begin(), idx_.end(), -1);
     std::fill(max_.begin(), max_.end(), NAN);

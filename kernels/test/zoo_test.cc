@@ -47,7 +47,9 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
         for (const auto &t : kernel->signature())
           sig += (sig.empty() ? "" : ",") + t.str();
         EXPECT_EQ(sig, zoo::RuntimeSignature(k.signature(dtype)));
-        auto problem = k.makeProblem(shape, dtype, seed + runs);
+        auto made = k.makeProblem(shape, dtype, seed + runs);
+        ASSERT_TRUE(made.ok()) << made.status();
+        auto problem = *std::move(made);
         problem->Poison();
         EXPECT_FALSE(problem->Check().ok()) << "a poisoned output must fail the check";
         // RunAndCheck poisons the outputs again, uploads, launches, downloads and checks.

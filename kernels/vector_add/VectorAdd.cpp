@@ -21,7 +21,7 @@ protected:
   std::vector<HostBuffer> Buffers() override { return {in(x_), in(y_), out(out_)}; }
 
 public:
-  Grid GridFor(const Point &c) const override {
+  absl::StatusOr<Grid> GridFor(const Point &c) const override {
     return Grid{int32_t(cdiv(n_, c.at("BLOCK"))), 1, 1};
   }
   void Poison() override { std::fill(out_.begin(), out_.end(), NAN); }

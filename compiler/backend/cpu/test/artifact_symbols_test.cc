@@ -166,7 +166,9 @@ TEST_P(ArtifactSymbols, ZooKernelsImportOnlyLibcAndLibm) {
       ASSERT_TRUE(module.ok()) << module.status();
       auto kernel = (*module)->GetKernel(k.entry);
       ASSERT_TRUE(kernel.ok()) << kernel.status();
-      auto problem = k.makeProblem(shape, dtype, seed + built);
+      auto made = k.makeProblem(shape, dtype, seed + built);
+      ASSERT_TRUE(made.ok()) << made.status();
+      auto problem = *std::move(made);
       absl::Status check = problem->RunAndCheck(**device, *kernel, config);
       EXPECT_TRUE(check.ok()) << check;
     }

@@ -559,7 +559,9 @@ TEST_F(GpuEndToEnd, AttentionOnTensorCores) {
     for (int round = 0; round < 2; ++round) {
       int64_t n = 200 + int64_t(rng()() % 900);
       tessel::zoo::Shape shape{{"Z", v.z}, {"H", 2}, {"N_CTX", n}, {"D", v.d}, {"CAUSAL", v.causal}};
-      auto problem = attention->makeProblem(shape, v.dtype, rng()());
+      auto made = attention->makeProblem(shape, v.dtype, rng()());
+      ASSERT_TRUE(made.ok()) << made.status();
+      auto problem = *std::move(made);
       tessel::autotune::Point config{{"BLOCK_M", v.blockM},
                                      {"BLOCK_N", v.blockN},
                                      {"knob.num_stages", 2},

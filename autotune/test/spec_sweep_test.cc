@@ -1,0 +1,133 @@
+//===- spec_sweep_test.cc - sweep --spec: users' kernel files tuned to records and bundles -===//
+
+#include "autotune/Records.h"
+#include "autotune/test/RunCommand.h"
+#include "runtime/Files.h"
+
+#include "nlohmann/json.hpp"
+
+#include "gtest/gtest.h"
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using tessel::test::RunCommand;
+
+std::string Tmp(const std::string &name) { return std::string(getenv("TEST_TMPDIR")) + "/" + name; }
+
+nlohmann::json Manifest(const std::string &out) {
+  std::string text;
+  EXPECT_TRUE(tessel::runtime::ReadWholeFile(out + "/bundle/manifest.json", text));
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+TEST(SpecSweep, ExamplesTunedToRecordsAndABundleDispatchingOnTheKey) {
+  std::string out = Tmp("examples");
+  std::string log;
+  ASSERT_EQ(RunCommand("autotune/sweep --spec=examples --strategy=exhaustive --min-time=0.01 "
+                       "--out=" + out, log), 0) << log;
+  EXPECT_NE(log.find("'num_warps', which the cpu backend does not have: dropped"),
+            std::string::npos) << log;
+  auto records = tessel::autotune::ReadRecords(out + "/records.jsonl");
+  ASSERT_TRUE(records.ok()) << records.status();
+  // matmul: 4 configs x 2 shapes; rms_norm: its 4 configs differ only in num_warps (no cpu
+  // knob), measured once per shape.
+  ASSERT_EQ(records->size(), 10u) << log;
+  for (const auto &r : *records) {
+    EXPECT_EQ(r.status, "ok") << r.kernel << " " << r.configJson << ": " << r.error;
+    EXPECT_EQ(r.specSha256.size(), 64u);
+    EXPECT_EQ(r.sourceSha256.size(), 64u);
+  }
+  nlohmann::json m = Manifest(out);
+  ASSERT_TRUE(m.is_object()) << log;
+  int entries = 0;
+  for (const auto &k : m["kernels"])
+    for (const auto &e : k["entries"]) {
+      ++entries;
+      if (k["name"] == "rms_norm_kernel") {
+        // key=["n_cols"]: entries dispatch on COLS alone.
+        EXPECT_EQ(e["shape"].size(), 1u) << e.dump();
+        EXPECT_TRUE(e["shape"].contains("COLS")) << e.dump();
+        EXPECT_EQ(e["config"]["BLOCK"], 1024) << e.dump();
+      } else {
+        ASSERT_EQ(k["name"], "matmul_kernel");
+        EXPECT_EQ(e["shape"].size(), 3u) << e.dump();
+        // The heuristic, per shape: K = 128 is a multiple of BLOCK_K = 32, K = 100 is not.
+        EXPECT_EQ(e["config"]["EVEN_K"], e["shape"]["K"].get<int>() % 32 == 0) << e.dump();
+      }
+    }
+  EXPECT_EQ(entries, 4);
+}
+
+const char *const kKernel = R"(import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": b}) for b in (3, 64, 128, 256)], key=["n"])
+@triton.jit
+def scale(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i, mask=i < n)
+    if BLOCK == 128:
+        x = x + 0.1
+    tl.store(y_ptr + i, x * 2, mask=i < n)
+)";
+
+const char *const kSpec = R"SPEC(source = "k.py"
+kernel = "scale"
+dims = ["N"]
+grid = "lambda META: (cdiv(N, META['BLOCK']),)"
+[args]
+x_ptr = { tensor = "f32[N]", init = "uniform(1, 2)" }
+y_ptr = { tensor = "f32[N]", role = "out" }
+n = "N"
+[shapes]
+cpu = { default = { N = 5000 } }
+)SPEC";
+
+TEST(SpecSweep, WrongResultsAndCompileErrorsAreRecordedNotBundled) {
+  std::string dir = Tmp("wrong");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/k.py") << kKernel;
+  std::ofstream(dir + "/s.toml") << kSpec;
+  std::string out = Tmp("wrong-out"), log;
+  ASSERT_EQ(RunCommand("autotune/sweep --spec=" + dir + "/s.toml --strategy=exhaustive "
+                       "--min-time=0.01 --out=" + out, log), 0) << log;
+  auto records = tessel::autotune::ReadRecords(out + "/records.jsonl");
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 4u) << log;
+  std::map<std::string, std::string> status;
+  for (const auto &r : *records)
+    status[r.configJson] = r.status + ": " + r.error;
+  // BLOCK = 3 does not compile (tl.arange needs a power of two): the error names the source.
+  EXPECT_EQ(status["{\"BLOCK\":3}"].rfind("compile_error", 0), 0u) << status["{\"BLOCK\":3}"];
+  EXPECT_NE(status["{\"BLOCK\":3}"].find("k.py:8:"), std::string::npos) << status["{\"BLOCK\":3}"];
+  // BLOCK = 128 adds 0.1 before doubling: checked against the reference configuration
+  // (BLOCK = 64, the first that compiles) on the same inputs, a mismatch.
+  EXPECT_EQ(status["{\"BLOCK\":128}"].rfind("mismatch", 0), 0u) << status["{\"BLOCK\":128}"];
+  EXPECT_EQ(status["{\"BLOCK\":64}"], "ok: ");
+  EXPECT_EQ(status["{\"BLOCK\":256}"], "ok: ");
+  nlohmann::json m = Manifest(out);
+  ASSERT_TRUE(m.is_object());
+  for (const auto &k : m["kernels"])
+    for (const auto &e : k["entries"])
+      EXPECT_NE(e["config"]["BLOCK"], 128);
+}
+
+TEST(SpecSweep, ABadSpecIsAnErrorBeforeAnyRecord) {
+  std::string dir = Tmp("bad");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/k.py") << kKernel;
+  std::string spec = kSpec;
+  spec.replace(spec.find("n = \"N\""), 7, "n = \"N + M\"");
+  std::ofstream(dir + "/s.toml") << spec;
+  std::string out = Tmp("bad-out"), log;
+  EXPECT_NE(RunCommand("autotune/sweep --spec=" + dir + "/s.toml --out=" + out, log), 0);
+  EXPECT_NE(log.find(dir + "/s.toml:8:10: error: name 'M' is not defined"), std::string::npos)
+      << log;
+  EXPECT_FALSE(std::filesystem::exists(out + "/records.jsonl"));
+}
+
+} // namespace

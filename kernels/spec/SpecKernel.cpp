@@ -1,0 +1,827 @@
+//===- SpecKernel.cpp - a kernel spec as a zoo kernel: space, constexprs, problems -===//
+
+#include "kernels/ProblemData.h"
+#include "kernels/spec/SpecData.h"
+
+#include "runtime/expr/Eval.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <set>
+
+#include <unistd.h>
+
+namespace tessel::spec {
+
+using expr::Loc;
+using expr::Value;
+
+namespace {
+
+absl::Status Error(const Loc &loc, const std::string &message) {
+  return absl::InvalidArgumentError(absl::StrCat(loc.Text(), ": error: ", message));
+}
+
+double PhysicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? double(pages) * double(size) : 0;
+}
+
+size_t DtypeBytes(const std::string &d) {
+  if (d == "f64" || d == "i64")
+    return 8;
+  if (d == "f32" || d == "i32")
+    return 4;
+  if (d == "f16" || d == "bf16" || d == "i16")
+    return 2;
+  return 1; // i8, u8
+}
+bool IsFloat(const std::string &d) { return d[0] == 'f' || d == "bf16"; }
+
+/// Triton's pointer spelling of a dtype: f32 -> fp32, bf16 -> bf16, i8 -> i8.
+std::string TritonType(const std::string &d) {
+  if (d == "f32" || d == "f16" || d == "f64")
+    return "fp" + d.substr(1);
+  return d;
+}
+
+/// Default relative tolerances against the reference configuration's outputs: one rounding
+/// of the output type (bf16 2^-8, f16 2^-11) with room for a different summation order, tf32
+/// products for f32 dots; integers exact.
+double DefaultTolerance(const std::string &d) {
+  if (d == "bf16")
+    return 2e-2;
+  if (d == "f16")
+    return 5e-3;
+  if (d == "f32")
+    return 2e-3;
+  if (d == "f64")
+    return 1e-9;
+  return 0;
+}
+
+/// The element type of a tensor argument for the swept `dtype`.
+std::string ElementType(const ArgSpec &a, const std::string &dtype) {
+  return a.dtype == "{dtype}" ? dtype : a.dtype;
+}
+
+/// A tensor argument's value in expressions: its shape, strides (row-major, in elements),
+/// numel and dtype, as a torch tensor answers them.
+Value TensorValue(const std::vector<int64_t> &shape, const std::string &dtype) {
+  std::vector<Value> dims, strides(shape.size());
+  int64_t stride = 1, numel = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    strides[k] = Value::Int(stride);
+    stride *= std::max<int64_t>(1, shape[k]);
+  }
+  for (int64_t d : shape) {
+    dims.push_back(Value::Int(d));
+    numel *= d;
+  }
+  Value stridesV = Value::Tuple(strides);
+  auto strideFn = Value::Function(
+      "stride", [stridesV](const std::vector<Value> &a, const auto &,
+                           const Loc &loc) -> absl::StatusOr<Value> {
+        if (a.empty())
+          return stridesV;
+        if (a.size() != 1 || !a[0].IsInt())
+          return Error(loc, "stride() takes one dimension");
+        int64_t n = int64_t(stridesV.items->size()), k = a[0].i < 0 ? a[0].i + n : a[0].i;
+        if (k < 0 || k >= n)
+          return Error(loc, "stride(" + a[0].Repr() + ") of a tensor of " + std::to_string(n) +
+                                " dimensions");
+        return (*stridesV.items)[size_t(k)];
+      });
+  Value numelV = Value::Int(numel);
+  return Value::MakeObject(
+      "tensor", {{"shape", Value::Tuple(dims)},
+                 {"dtype", Value::Str(dtype)},
+                 {"stride", strideFn},
+                 {"numel", Value::Function("numel", [numelV](const auto &, const auto &,
+                                                             const Loc &) {
+                    return absl::StatusOr<Value>(numelV);
+                  })},
+                 {"element_size", Value::Function("element_size", [dtype](const auto &,
+                                                                          const auto &,
+                                                                          const Loc &) {
+                    return absl::StatusOr<Value>(Value::Int(int64_t(DtypeBytes(dtype))));
+                  })}});
+}
+
+/// Everything of one (shape, dtype) expressions see: the dims, each tensor (shape, strides),
+/// each scalar argument's value, and stride(t, i).
+struct Bound {
+  expr::ScopePtr scope;
+  std::vector<std::vector<int64_t>> tensorShapes; ///< per argument (empty for scalars)
+  std::vector<Value> scalars;                     ///< per argument (None for tensors)
+};
+
+absl::StatusOr<Bound> Bind(const SpecData &data, const expr::ScopePtr &base,
+                           const zoo::Shape &shape, const std::string &dtype) {
+  Bound b;
+  b.scope = expr::Scope::Child(base);
+  for (const auto &[d, v] : shape)
+    b.scope->vars[d] = Value::Int(v);
+  b.scope->vars["stride"] = Value::Function(
+      "stride", [](const std::vector<Value> &a, const auto &,
+                   const Loc &loc) -> absl::StatusOr<Value> {
+        if (a.size() != 2 || a[0].kind != Value::Kind::Object || a[0].obj->type != "tensor")
+          return Error(loc, "stride(TENSOR, DIM) takes a tensor argument and a dimension");
+        return expr::Call(a[0].obj->attrs.at("stride"), {a[1]}, {}, loc);
+      });
+  // Tensors first (scalars may read their strides), then scalars in order.
+  b.tensorShapes.resize(data.args.size());
+  b.scalars.resize(data.args.size());
+  for (size_t i = 0; i < data.args.size(); ++i) {
+    const ArgSpec &a = data.args[i];
+    if (!a.tensor)
+      continue;
+    int64_t numel = 1;
+    for (const expr::NodePtr &e : a.shape) {
+      absl::StatusOr<Value> v = expr::Eval(*e, b.scope);
+      if (!v.ok())
+        return v.status();
+      absl::StatusOr<int64_t> n = expr::AsInt(*v, e->loc, "a tensor dimension");
+      if (!n.ok())
+        return n.status();
+      if (*n < 0 || __builtin_mul_overflow(numel, std::max<int64_t>(*n, 1), &numel) ||
+          numel > (int64_t(1) << 40))
+        return Error(e->loc, "tensor '" + a.name + "' would have " +
+                                 (*n < 0 ? "a negative dimension" : "more than 2^40 elements"));
+      b.tensorShapes[i].push_back(*n);
+    }
+    b.scope->vars[a.name] = TensorValue(b.tensorShapes[i], ElementType(a, dtype));
+  }
+  for (size_t i = 0; i < data.args.size(); ++i) {
+    const ArgSpec &a = data.args[i];
+    if (a.tensor)
+      continue;
+    absl::StatusOr<Value> v = expr::Eval(*a.value, b.scope);
+    if (!v.ok())
+      return v.status();
+    bool baked = a.constexpr_;
+    for (const KernelParam &p : data.file->params())
+      baked = baked || (p.name == a.name && p.isConstexpr);
+    // A constexpr may be any literal (a string such as an activation's name, None); a value
+    // passed at launch is a number.
+    bool literal = v->IsNumber() || (baked && (v->kind == Value::Kind::Str ||
+                                               v->kind == Value::Kind::None));
+    if (!literal)
+      return Error(a.value->loc, "argument '" + a.name + "' is " + v->Repr() + ", not a number" +
+                                     (baked ? " or string" : ""));
+    if (a.divisible && (!v->IsInt() || v->i % a.divisible != 0))
+      return Error(a.value->loc, "argument '" + a.name + "' is " + v->Repr() +
+                                     ", which the spec promises divisible by 16");
+    b.scalars[i] = *v;
+    b.scope->vars[a.name] = *v;
+  }
+  return b;
+}
+
+/// The value of a constexpr as the frontend reads it, a Python literal: "128", "True",
+/// "1.5", "'leaky_relu'".
+std::string ConstexprText(const Value &v) { return v.Repr(); }
+
+/// What MakeKernel knows about the kernel for one target, shared by its functions.
+struct Model {
+  std::shared_ptr<const SpecData> data;
+  Target target;
+  std::vector<std::pair<std::string, Value>> heuristics;
+  std::set<std::string> metaParams; ///< the space's non-knob parameters
+  std::map<std::string, double> tolerance;
+  /// Python's built-ins and the target's `triton` and `torch`: what expressions see first.
+  expr::ScopePtr base;
+
+  /// The constexprs of `point` at `shape` (config meta-parameters, constexpr arguments,
+  /// heuristics in order, each seeing the ones before, as Triton's heuristics do).
+  absl::StatusOr<std::map<std::string, std::string>>
+  Constexprs(const zoo::Point &point, const zoo::Shape &shape, const std::string &dtype,
+             std::map<std::string, Value> *values = nullptr) const {
+    absl::StatusOr<Bound> b = Bind(*data, base, shape, dtype);
+    if (!b.ok())
+      return b.status();
+    std::map<std::string, std::string> out;
+    std::map<std::string, Value> seen;
+    for (const auto &[name, v] : point)
+      if (name.rfind("knob.", 0) != 0) {
+        out[name] = std::to_string(v);
+        seen[name] = Value::Int(v);
+      }
+    for (size_t i = 0; i < data->args.size(); ++i) {
+      const ArgSpec &a = data->args[i];
+      bool isConstexpr = a.constexpr_;
+      for (const KernelParam &p : data->file->params())
+        isConstexpr = isConstexpr || (p.name == a.name && p.isConstexpr);
+      if (!a.tensor && isConstexpr) {
+        out[a.name] = ConstexprText(b->scalars[i]);
+        seen[a.name] = b->scalars[i];
+      }
+    }
+    // The arguments dict Triton's heuristics see: every argument and the meta-parameters.
+    std::vector<std::pair<Value, Value>> dict;
+    for (size_t i = 0; i < data->args.size(); ++i)
+      dict.push_back({Value::Str(data->args[i].name),
+                      data->args[i].tensor ? b->scope->vars.at(data->args[i].name)
+                                           : b->scalars[i]});
+    for (const auto &[k, v] : seen)
+      dict.push_back({Value::Str(k), v});
+    Value args = Value::Dict(dict);
+    for (const auto &[name, fn] : heuristics) {
+      absl::StatusOr<Value> v = expr::Call(fn, {args}, {}, data->file->entryLoc());
+      if (!v.ok())
+        return v.status();
+      if (!v->IsNumber() && v->kind != Value::Kind::Str)
+        return Error(data->file->entryLoc(), "heuristic '" + name + "' gave " + v->Repr() +
+                                                 ", not a number or bool");
+      out[name] = ConstexprText(*v);
+      seen[name] = *v;
+      args.entries->push_back({Value::Str(name), *v});
+    }
+    if (values)
+      *values = seen;
+    return out;
+  }
+
+  /// The launch grid of `config` at `shape`: the spec's grid expression (or a lambda of
+  /// META, as Triton users write grids) over the dims, arguments and meta-parameters.
+  absl::StatusOr<runtime::Grid> Grid(const zoo::Point &config, const zoo::Shape &shape,
+                                     const std::string &dtype) const {
+    absl::StatusOr<Bound> bound = Bind(*data, base, shape, dtype);
+    if (!bound.ok())
+      return bound.status();
+    std::map<std::string, Value> values;
+    absl::StatusOr<std::map<std::string, std::string>> c =
+        Constexprs(config, shape, dtype, &values);
+    if (!c.ok())
+      return c.status();
+    expr::ScopePtr scope = expr::Scope::Child(bound->scope);
+    std::vector<std::pair<Value, Value>> meta;
+    for (const auto &[k, v] : values) {
+      scope->vars[k] = v;
+      meta.push_back({Value::Str(k), v});
+    }
+    for (const char *name : {"META", "meta"})
+      scope->vars[name] = Value::Dict(meta);
+    const expr::Node &grid = *data->grid;
+    absl::StatusOr<Value> g = expr::Eval(grid, scope);
+    if (g.ok() && g->kind == Value::Kind::Function) // grid = "lambda META: (...)"
+      g = expr::Call(*g, {Value::Dict(meta)}, {}, grid.loc);
+    if (!g.ok())
+      return g.status();
+    std::vector<Value> dims = g->kind == Value::Kind::Tuple || g->kind == Value::Kind::List
+                                  ? *g->items
+                                  : std::vector<Value>{*g};
+    if (dims.empty() || dims.size() > 3)
+      return Error(grid.loc, "the grid is " + g->Repr() + ": one to three integers");
+    int32_t xyz[3] = {1, 1, 1};
+    for (size_t k = 0; k < dims.size(); ++k) {
+      absl::StatusOr<int64_t> n = expr::AsInt(dims[k], grid.loc, "the grid");
+      if (!n.ok())
+        return n.status();
+      if (*n < 1 || *n > std::numeric_limits<int32_t>::max())
+        return Error(grid.loc, "the grid is " + g->Repr() + " at " + zoo::ShapeText(shape) +
+                                   ": each dimension in [1, 2^31)");
+      xyz[k] = int32_t(*n);
+    }
+    return runtime::Grid{xyz[0], xyz[1], xyz[2]};
+  }
+};
+
+/// One problem of a spec kernel: fresh inputs as the spec says, outputs poisoned, and a check
+/// against the outputs of the reference configuration, run first on the same inputs.
+class SpecProblem : public zoo::Problem {
+public:
+  static absl::StatusOr<std::unique_ptr<zoo::Problem>>
+  Make(std::shared_ptr<const Model> model, const zoo::Shape &shape, const std::string &dtype,
+       uint64_t seed) {
+    std::unique_ptr<SpecProblem> p(new SpecProblem());
+    p->model_ = model;
+    p->shape_ = shape;
+    p->dtype_ = dtype;
+    const SpecData &data = *model->data;
+    absl::StatusOr<Bound> b = Bind(data, model->base, shape, dtype);
+    if (!b.ok())
+      return b.status();
+    p->bound_ = *b;
+    std::mt19937_64 gen(seed);
+    p->tensors_.resize(data.args.size());
+    for (size_t i = 0; i < data.args.size(); ++i) {
+      const ArgSpec &a = data.args[i];
+      if (!a.tensor)
+        continue;
+      Tensor &t = p->tensors_[i];
+      t.dtype = ElementType(a, dtype);
+      t.role = a.role;
+      int64_t n = 1;
+      for (int64_t d : b->tensorShapes[i])
+        n *= d;
+      t.count = size_t(n);
+      t.bytes.assign(std::max<size_t>(1, t.count) * DtypeBytes(t.dtype), 0);
+      for (size_t k = 0; k < t.count; ++k) {
+        double x = 0;
+        const std::vector<double> &q = a.initArgs;
+        if (a.init == "normal")
+          x = std::normal_distribution<double>(q[0], q[1])(gen);
+        else if (a.init == "uniform")
+          x = std::uniform_real_distribution<double>(q[0], q[1])(gen);
+        else if (a.init == "randint")
+          x = double(std::uniform_int_distribution<int64_t>(int64_t(std::ceil(q[0])),
+                                                            int64_t(std::ceil(q[1])) - 1)(gen));
+        else if (a.init == "ones")
+          x = 1;
+        else if (a.init == "const")
+          x = q[0];
+        t.Set(k, x);
+      }
+      t.initial = t.bytes;
+    }
+    return std::unique_ptr<zoo::Problem>(std::move(p));
+  }
+
+  absl::StatusOr<runtime::Grid> GridFor(const zoo::Point &config) const override {
+    return model_->Grid(config, shape_, dtype_);
+  }
+
+  void Poison() override {
+    for (Tensor &t : tensors_) {
+      if (t.role == ArgSpec::Role::In)
+        continue;
+      t.bytes = t.initial; // inout: its initial values again
+      if (t.role == ArgSpec::Role::Out)
+        for (size_t k = 0; k < t.count; ++k)
+          t.Poison(k);
+    }
+  }
+
+  bool NeedsReference() const override { return true; }
+
+  absl::Status KeepAsReference() override {
+    expected_.clear();
+    for (size_t i = 0; i < tensors_.size(); ++i) {
+      const Tensor &t = tensors_[i];
+      if (t.count == 0 || t.role == ArgSpec::Role::In)
+        continue;
+      for (size_t k = 0; k < t.count; ++k)
+        if (t.Unwritten(k))
+          return absl::FailedPreconditionError(
+              "the reference configuration left " + model_->data->args[i].name + "[" +
+              std::to_string(k) + "] unwritten (or not finite): it cannot check candidates");
+      expected_[i] = t.bytes;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Check() const override {
+    if (expected_.empty() && HasOutputs())
+      return absl::FailedPreconditionError("no reference outputs to check against (run the "
+                                           "reference configuration first)");
+    for (const auto &[i, want] : expected_) {
+      const Tensor &t = tensors_[i];
+      Tensor w = t;
+      w.bytes = want;
+      double sumSquares = 0;
+      for (size_t k = 0; k < t.count; ++k)
+        sumSquares += w.Get(k) * w.Get(k);
+      double rms = t.count ? std::sqrt(sumSquares / double(t.count)) : 0;
+      auto tol = model_->tolerance.find(t.dtype);
+      double rel = tol != model_->tolerance.end() ? tol->second : DefaultTolerance(t.dtype);
+      const std::string &name = model_->data->args[i].name;
+      for (size_t k = 0; k < t.count; ++k) {
+        double got = t.Get(k), x = w.Get(k);
+        if (!IsFloat(t.dtype)) {
+          if (std::memcmp(&t.bytes[k * DtypeBytes(t.dtype)], &want[k * DtypeBytes(t.dtype)],
+                          DtypeBytes(t.dtype)) != 0)
+            return zoo::mismatch(name, k, got, x);
+          continue;
+        }
+        if (!(std::fabs(got - x) <= rel * (std::fabs(x) + rms)))
+          return zoo::mismatch(name, k, got, x);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+protected:
+  std::vector<runtime::Arg> HostArgs() override {
+    std::vector<runtime::Arg> out;
+    const SpecData &data = *model_->data;
+    for (size_t i = 0; i < data.args.size(); ++i) {
+      const ArgSpec &a = data.args[i];
+      if (a.tensor) {
+        out.push_back(static_cast<void *>(tensors_[i].bytes.data()));
+        continue;
+      }
+      if (IsBaked(a))
+        continue;
+      const Value &v = bound_.scalars[i];
+      std::string type = ScalarType(a, v);
+      if (type == "i32")
+        out.push_back(int32_t(v.i));
+      else if (type == "i64")
+        out.push_back(int64_t(v.i));
+      else if (type == "fp32")
+        out.push_back(float(v.AsDouble()));
+      else
+        out.push_back(v.AsDouble());
+    }
+    return out;
+  }
+  std::vector<HostBuffer> Buffers() override {
+    std::vector<HostBuffer> out;
+    for (Tensor &t : tensors_)
+      if (!t.bytes.empty())
+        out.push_back({t.bytes.data(), t.bytes.size(), t.role != ArgSpec::Role::In});
+    return out;
+  }
+
+public:
+  /// The type a scalar is passed as: the spec's, else i32 for an integer (i64 past i32's
+  /// range, as Triton specializes), fp32 for a float.
+  static std::string ScalarType(const ArgSpec &a, const Value &v) {
+    if (!a.type.empty())
+      return a.type;
+    if (!v.IsInt())
+      return "fp32";
+    return v.i >= std::numeric_limits<int32_t>::min() && v.i <= std::numeric_limits<int32_t>::max()
+               ? "i32"
+               : "i64";
+  }
+  bool IsBaked(const ArgSpec &a) const {
+    if (a.constexpr_)
+      return true;
+    for (const KernelParam &p : model_->data->file->params())
+      if (p.name == a.name && p.isConstexpr)
+        return true;
+    return false;
+  }
+
+private:
+  struct Tensor {
+    std::string dtype;
+    ArgSpec::Role role = ArgSpec::Role::In;
+    size_t count = 0;
+    std::vector<uint8_t> bytes, initial;
+    double Get(size_t k) const {
+      const uint8_t *p = &bytes[k * DtypeBytes(dtype)];
+      if (dtype == "f32" || dtype == "f16" || dtype == "bf16") {
+        uint32_t bits = 0;
+        std::memcpy(&bits, p, DtypeBytes(dtype));
+        return zoo::load(dtype, bits);
+      }
+      if (dtype == "f64") {
+        double d;
+        std::memcpy(&d, p, 8);
+        return d;
+      }
+      int64_t i = 0;
+      if (dtype == "i8")
+        i = int8_t(*p);
+      else if (dtype == "u8")
+        i = *p;
+      else if (dtype == "i16") {
+        int16_t x;
+        std::memcpy(&x, p, 2);
+        i = x;
+      } else if (dtype == "i32") {
+        int32_t x;
+        std::memcpy(&x, p, 4);
+        i = x;
+      } else {
+        std::memcpy(&i, p, 8);
+      }
+      return double(i);
+    }
+    void Set(size_t k, double x) {
+      uint8_t *p = &bytes[k * DtypeBytes(dtype)];
+      if (dtype == "f32" || dtype == "f16" || dtype == "bf16") {
+        uint32_t bits = zoo::store(dtype, float(x));
+        std::memcpy(p, &bits, DtypeBytes(dtype));
+      } else if (dtype == "f64") {
+        std::memcpy(p, &x, 8);
+      } else {
+        int64_t i = int64_t(std::llround(x));
+        std::memcpy(p, &i, DtypeBytes(dtype)); // little-endian: the low bytes
+      }
+    }
+    /// NaN for floats; for integers a byte pattern (0xA5...) a kernel is unlikely to write.
+    void Poison(size_t k) {
+      if (IsFloat(dtype))
+        Set(k, std::nan(""));
+      else
+        std::memset(&bytes[k * DtypeBytes(dtype)], 0xA5, DtypeBytes(dtype));
+    }
+    bool Unwritten(size_t k) const {
+      if (IsFloat(dtype))
+        return !std::isfinite(Get(k));
+      if (role != ArgSpec::Role::Out)
+        return false;
+      for (size_t b = 0; b < DtypeBytes(dtype); ++b)
+        if (bytes[k * DtypeBytes(dtype) + b] != 0xA5)
+          return false;
+      return true;
+    }
+  };
+  bool HasOutputs() const {
+    for (const Tensor &t : tensors_)
+      if (t.count && t.role != ArgSpec::Role::In)
+        return true;
+    return false;
+  }
+
+  SpecProblem() = default;
+  std::shared_ptr<const Model> model_;
+  zoo::Shape shape_;
+  std::string dtype_;
+  Bound bound_;
+  std::vector<Tensor> tensors_;
+  std::map<size_t, std::vector<uint8_t>> expected_;
+};
+
+/// The spec's space for one target kind: its parameters (a knob of the target as "knob.X"),
+/// and its constraints over them and the target's features.
+absl::StatusOr<autotune::Space> SpaceFromSpec(const SpaceSpec &s, const SpecData &data,
+                                              const Target &target,
+                                              const std::set<std::string> &knobs) {
+  autotune::Space space;
+  for (const auto &[name, values] : s.params) {
+    bool isParam = false;
+    for (const KernelParam &p : data.file->params())
+      isParam = isParam || (p.name == name && p.isConstexpr);
+    if (isParam) {
+      space.params.push_back({name, values});
+    } else if (knobs.count(name)) {
+      space.params.push_back({"knob." + name, values});
+    } else if (name.rfind("knob.", 0) == 0 && knobs.count(name.substr(5))) {
+      space.params.push_back({name, values});
+    } else {
+      return Error(s.loc, "space parameter '" + name + "' is neither a tl.constexpr parameter "
+                          "of " + data.entry + " nor a knob of the " + target.str() +
+                          " backend (" + absl::StrJoin(knobs, ", ") + ")");
+    }
+  }
+  // Constraints see the parameters by their names (knobs without "knob.") and the target:
+  // warp_size, and is_cpu / is_cuda / is_rocm.
+  for (const expr::NodePtr &c : s.constraints) {
+    Target t = target;
+    space.constraints.push_back([c, t](const zoo::Point &p) -> std::string {
+      expr::ScopePtr scope = expr::Scope::Child(expr::Builtins());
+      for (const auto &[k, v] : p)
+        scope->vars[k.rfind("knob.", 0) == 0 ? k.substr(5) : k] = Value::Int(v);
+      scope->vars["is_cpu"] = Value::Bool(t.kind == TargetKind::Cpu);
+      scope->vars["is_cuda"] = Value::Bool(t.kind == TargetKind::Cuda);
+      scope->vars["is_rocm"] = Value::Bool(t.kind == TargetKind::Rocm);
+      scope->vars["warp_size"] = Value::Int(t.kind == TargetKind::Rocm ? 64 : 32);
+      absl::StatusOr<Value> v = expr::Eval(*c, scope);
+      if (!v.ok())
+        return std::string(v.status().message());
+      return v->Truthy() ? "" : "breaks " + c->loc.Text();
+    });
+  }
+  return space;
+}
+
+} // namespace
+
+absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
+                                       const Target &target, const std::set<std::string> &knobs,
+                                       std::vector<std::string> *notes) {
+  const std::string kind = target.kind == TargetKind::Cpu ? "cpu" : "gpu";
+  auto model = std::make_shared<Model>();
+  model->data = data;
+  model->target = target;
+  model->tolerance = data->tolerance;
+  model->base = TargetModules(target);
+  absl::StatusOr<Decorators> decorators = data->file->Evaluate(target);
+  if (!decorators.ok())
+    return decorators.status();
+  model->heuristics = decorators->heuristics;
+
+  zoo::TargetSpec ts;
+  ts.dtypes = data->dtypes.count(kind) ? data->dtypes.at(kind) : std::vector<std::string>{};
+  auto shapes = data->shapes.find(kind);
+  if (shapes == data->shapes.end() || !shapes->second.count("default"))
+    return Error(Loc{data->path, 1, 1}, "the spec has no default shapes for " + kind +
+                                            " targets ([shapes." + kind + "] default = ...)");
+  for (const auto &[set, list] : shapes->second) {
+    if (set == "default")
+      ts.defaultShapes = list;
+    else if (set == "large")
+      ts.largeShapes = list;
+    else
+      return Error(Loc{data->path, 1, 1}, "shape set '" + set + "' in [shapes." + kind +
+                                              "]: the sets are default and large");
+  }
+
+  // The space: the spec's, else the file's @triton.autotune configs, else one point.
+  std::set<std::string> dropped;
+  if (auto s = data->spaces.find(kind); s != data->spaces.end()) {
+    absl::StatusOr<autotune::Space> space = SpaceFromSpec(s->second, *data, target, knobs);
+    if (!space.ok())
+      return space.status();
+    ts.space = *space;
+  } else if (decorators->autotuned) {
+    std::vector<zoo::Point> points;
+    std::set<std::string> names;
+    for (const TritonConfig &c : decorators->configs) {
+      zoo::Point p;
+      auto add = [&](const std::string &name, const Value &v) -> absl::Status {
+        bool isParam = false;
+        for (const KernelParam &q : data->file->params())
+          isParam = isParam || q.name == name;
+        std::string key = isParam ? name : knobs.count(name) ? "knob." + name : "";
+        if (key.empty()) {
+          dropped.insert(name);
+          return absl::OkStatus();
+        }
+        if (!v.IsInt())
+          return Error(c.loc, "triton.Config's " + name + " is " + v.Repr() +
+                                  ": tessel tunes integer (or bool) values");
+        p[key] = v.i;
+        return absl::OkStatus();
+      };
+      for (const auto &[name, v] : c.kwargs)
+        if (absl::Status s = add(name, v); !s.ok())
+          return s;
+      for (const auto &[name, v] : c.options)
+        if (absl::Status s = add(name, v); !s.ok())
+          return s;
+      if (std::find(points.begin(), points.end(), p) == points.end())
+        points.push_back(p); // configs differing only in dropped options: measured once
+      for (const auto &[k, v] : p)
+        names.insert(k);
+    }
+    // The configs as a space: each parameter's values, and a constraint admitting exactly
+    // the listed points (in their order, as Enumerate's order is the parameters').
+    for (const std::string &n : names) {
+      std::vector<int64_t> values;
+      for (const zoo::Point &p : points) {
+        if (!p.count(n))
+          return Error(decorators->autotuneLoc,
+                       "the configs do not all set " + n + ": give every config the same keys");
+        if (std::find(values.begin(), values.end(), p.at(n)) == values.end())
+          values.push_back(p.at(n));
+      }
+      ts.space.params.push_back({n, values});
+    }
+    ts.space.constraints.push_back([points](const zoo::Point &p) -> std::string {
+      return std::find(points.begin(), points.end(), p) != points.end()
+                 ? ""
+                 : "not one of the kernel's triton.Config points";
+    });
+  }
+  if (notes)
+    for (const std::string &d : dropped)
+      notes->push_back(data->path + ": " + data->sourcePath + "'s configs set '" + d +
+                       "', which the " + target.str() + " backend does not have: dropped");
+  for (const auto &[name, values] : ts.space.params)
+    if (name.rfind("knob.", 0) != 0)
+      model->metaParams.insert(name);
+
+  // Every parameter of the kernel is given: by the spec's args, the space, a heuristic or
+  // its default.
+  for (const KernelParam &p : data->file->params()) {
+    bool given = model->metaParams.count(p.name) || p.hasDefault;
+    for (const ArgSpec &a : data->args)
+      given = given || a.name == p.name;
+    for (const auto &[h, fn] : decorators->heuristics)
+      given = given || h == p.name;
+    if (!given)
+      return Error(Loc{data->path, 1, 1},
+                   "the kernel's argument '" + p.name + "' (" + p.loc.Text() +
+                       ") is given neither by [args] nor by a config or heuristic");
+  }
+  for (const ArgSpec &a : data->args)
+    if (model->metaParams.count(a.name))
+      return Error(a.loc, "'" + a.name + "' is a parameter of the configuration space: it is "
+                                         "not also an argument in [args]");
+
+  zoo::Kernel k;
+  k.name = data->name;
+  k.source = data->sourcePath;
+  k.entry = data->entry;
+  k.dims = data->dims;
+  k.specPath = data->path;
+  k.specSha256 = data->sha256;
+  k.sourceSha256 = data->sourceSha256;
+  for (const std::string &key : decorators->key) {
+    // A key names arguments; the bundle dispatches on the dims they are.
+    bool found = false;
+    for (const ArgSpec &a : data->args)
+      if (a.name == key && !a.tensor && a.value->kind == expr::Node::Kind::Name &&
+          std::find(data->dims.begin(), data->dims.end(), a.value->text) != data->dims.end()) {
+        k.dispatchDims.push_back(a.value->text);
+        found = true;
+      }
+    if (!found && std::find(data->dims.begin(), data->dims.end(), key) != data->dims.end()) {
+      k.dispatchDims.push_back(key);
+      found = true;
+    }
+    if (!found && notes)
+      notes->push_back(data->path + ": autotune key '" + key +
+                       "' is not an argument equal to one of the dims: not dispatched on");
+  }
+  (target.kind == TargetKind::Cpu ? k.cpu : k.gpu) = ts;
+  k.signature = [data](const std::string &dtype) {
+    std::vector<std::string> parts;
+    for (const ArgSpec &a : data->args) {
+      bool baked = a.constexpr_;
+      for (const KernelParam &p : data->file->params())
+        baked = baked || (p.name == a.name && p.isConstexpr);
+      if (baked)
+        continue;
+      if (a.tensor) {
+        parts.push_back("*" + TritonType(ElementType(a, dtype)) + ":16");
+      } else {
+        std::string type = a.type.empty() ? "i32" : a.type;
+        parts.push_back(type + (a.divisible ? ":16" : ""));
+      }
+    }
+    return absl::StrJoin(parts, ",");
+  };
+  std::shared_ptr<const Model> shared = model;
+  k.constexprs = [shared](const zoo::Point &p, const zoo::Shape &s) {
+    // Dtype-independent by construction: heuristics see tensors' shapes, and the dtype only
+    // as a string no zoo heuristic reads; the first dtype stands in.
+    const std::vector<std::string> &dtypes =
+        shared->target.kind == TargetKind::Cpu ? shared->data->dtypes.at("cpu")
+                                               : shared->data->dtypes.at("gpu");
+    absl::StatusOr<std::map<std::string, std::string>> c =
+        shared->Constexprs(p, s, dtypes.empty() ? "f32" : dtypes[0]);
+    return c.ok() ? *c : std::map<std::string, std::string>{{"<error>", std::string(c.status().message())}};
+  };
+  k.flops = [shared](const zoo::Shape &s) -> double {
+    if (!shared->data->flops)
+      return 0;
+    absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32");
+    if (!b.ok())
+      return std::nan("");
+    absl::StatusOr<Value> v = expr::Eval(*shared->data->flops, b->scope);
+    return v.ok() && v->IsNumber() ? v->AsDouble() : std::nan("");
+  };
+  k.bytes = [shared](const zoo::Shape &s, const std::string &dtype) -> double {
+    absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, dtype);
+    if (!b.ok())
+      return std::nan("");
+    if (shared->data->bytes) {
+      absl::StatusOr<Value> v = expr::Eval(*shared->data->bytes, b->scope);
+      return v.ok() && v->IsNumber() ? v->AsDouble() : std::nan("");
+    }
+    double total = 0;
+    for (size_t i = 0; i < shared->data->args.size(); ++i) {
+      double n = 1;
+      for (int64_t d : b->tensorShapes[i])
+        n *= double(d);
+      if (shared->data->args[i].tensor)
+        total += n * double(DtypeBytes(ElementType(shared->data->args[i], dtype)));
+    }
+    return total;
+  };
+  k.flopBound = data->baseline == "gemm";
+  k.noBaseline = data->baseline == "none";
+  if (data->baseline == "gemm")
+    k.gemmDims = [shared](const zoo::Shape &s) -> std::array<int64_t, 3> {
+      absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32");
+      std::array<int64_t, 3> out = {0, 0, 0};
+      for (size_t i = 0; i < 3 && b.ok(); ++i) {
+        absl::StatusOr<Value> v = expr::Eval(*shared->data->gemmDims[i], b->scope);
+        out[i] = v.ok() && v->IsInt() ? v->i : 0;
+      }
+      return out;
+    };
+  k.makeProblem = [shared](const zoo::Shape &s, const std::string &dtype, uint64_t seed) {
+    return SpecProblem::Make(shared, s, dtype, seed);
+  };
+  // Check every shape now: its tensors, scalars and (for the first point) grid evaluate; a
+  // bad expression is an error of the spec, before anything is built.
+  std::vector<zoo::Point> points = ts.space.Enumerate();
+  for (const auto *list : {&ts.defaultShapes, &ts.largeShapes})
+    for (const zoo::Shape &s : *list)
+      for (const std::string &dtype : ts.dtypes) {
+        absl::StatusOr<Bound> b = Bind(*data, model->base, s, dtype);
+        if (!b.ok())
+          return b.status();
+        if (points.empty())
+          continue;
+        absl::StatusOr<runtime::Grid> g = model->Grid(points[0], s, dtype);
+        if (!g.ok())
+          return g.status();
+        // Inputs, outputs and a reference's copy must fit in this machine's memory.
+        double bytes = k.bytes(s, dtype), memory = PhysicalMemoryBytes();
+        if (!std::isfinite(bytes) || (memory > 0 && 3 * bytes > memory))
+          return Error(data->shapesLoc, "shape " + zoo::ShapeText(s) + " in " + dtype +
+                                            " needs " + std::to_string(3 * bytes / 1e9) +
+                                            " GB with its reference's copy; this machine has " +
+                                            std::to_string(memory / 1e9) + " GB");
+      }
+  if (points.empty())
+    return Error(Loc{data->path, 1, 1}, "the configuration space of " + data->entry +
+                                            " for " + target.str() + " has no valid point");
+  return k;
+}
+
+} // namespace tessel::spec

@@ -1,0 +1,1008 @@
+//===- Syntax.cpp - Python tokens and parsing for tessel's small evaluator -===//
+
+#include "runtime/expr/Syntax.h"
+
+#include "absl/strings/str_cat.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace tessel::expr {
+
+std::string Loc::Text() const { return absl::StrCat(file, ":", line, ":", col); }
+
+namespace {
+
+constexpr int kMaxDepth = 200; // nesting of brackets and expressions
+
+absl::Status Error(const Loc &loc, const std::string &message) {
+  return absl::InvalidArgumentError(absl::StrCat(loc.Text(), ": error: ", message));
+}
+
+const char *const kOperators[] = {"**=", "//=", ">>=", "<<=", "...", "->", ":=", "**", "//",
+                                  "==",  "!=",  "<=",  ">=",  "<<",  ">>", "+=", "-=", "*=",
+                                  "/=",  "%=",  "&=",  "|=",  "^=",  "@=", "+",  "-",  "*",
+                                  "/",   "%",   "@",   "<",   ">",   "=",  "(",  ")",  "[",
+                                  "]",   "{",   "}",   ",",   ":",   ".",  ";",  "&",  "|",
+                                  "^",   "~",   "!"};
+
+const char *const kKeywords[] = {"and",  "or",    "not",    "in",     "is",   "if",
+                                 "else", "elif",  "for",    "while",  "def",  "return",
+                                 "pass", "lambda", "True",  "False",  "None", "import",
+                                 "from", "as",    "class",  "try",    "except", "finally",
+                                 "with", "raise", "break",  "continue", "del", "global",
+                                 "nonlocal", "assert", "yield", "async", "await"};
+
+bool IsKeyword(const std::string &s) {
+  for (const char *k : kKeywords)
+    if (s == k)
+      return true;
+  return false;
+}
+
+} // namespace
+
+absl::StatusOr<std::vector<Token>> Tokenize(const std::string &src, const std::string &file,
+                                            int line0, int col0) {
+  std::vector<Token> out;
+  std::vector<int> indents = {0};
+  size_t i = 0, n = src.size();
+  int line = line0, col = col0;
+  int brackets = 0;
+  bool lineStart = true;
+  auto loc = [&] { return Loc{file, line, col}; };
+  auto advance = [&](size_t k) {
+    for (size_t j = 0; j < k && i < n; ++j, ++i) {
+      if (src[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+  };
+  while (i < n) {
+    if (lineStart && brackets == 0) {
+      // Measure the indentation; blank and comment-only lines do not count.
+      size_t j = i;
+      int width = 0;
+      while (j < n && (src[j] == ' ' || src[j] == '\t' || src[j] == '\f')) {
+        width = src[j] == '\t' ? (width / 8 + 1) * 8 : width + 1;
+        ++j;
+      }
+      if (j >= n)
+        break;
+      if (src[j] == '\n' || src[j] == '#' || (src[j] == '\r')) {
+        while (i < n && src[i] != '\n')
+          advance(1);
+        advance(1);
+        continue;
+      }
+      advance(j - i);
+      lineStart = false;
+      if (width > indents.back()) {
+        indents.push_back(width);
+        out.push_back({Token::Kind::Indent, "", loc()});
+      } else {
+        while (width < indents.back()) {
+          indents.pop_back();
+          out.push_back({Token::Kind::Dedent, "", loc()});
+        }
+        if (width != indents.back())
+          return Error(loc(), "unindent does not match any outer indentation level");
+      }
+    }
+    char c = src[i];
+    if (c == '\n') {
+      if (brackets == 0 && !out.empty() && out.back().kind != Token::Kind::Newline) {
+        out.push_back({Token::Kind::Newline, "", loc()});
+      }
+      advance(1);
+      lineStart = brackets == 0;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+      advance(1);
+      continue;
+    }
+    if (c == '#') {
+      while (i < n && src[i] != '\n')
+        advance(1);
+      continue;
+    }
+    if (c == '\\' && i + 1 < n && (src[i + 1] == '\n' || src[i + 1] == '\r')) {
+      advance(src[i + 1] == '\r' && i + 2 < n && src[i + 2] == '\n' ? 3 : 2);
+      continue;
+    }
+    Loc start = loc();
+    // Strings, with their prefixes (r, b, u, f and pairs of them).
+    size_t p = i;
+    while (p < n && p - i < 2 && std::strchr("rRbBuUfF", src[p]))
+      ++p;
+    if (p < n && (src[p] == '\'' || src[p] == '"') &&
+        (p == i || !(i > 0 && (std::isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_')))) {
+      std::string prefix = src.substr(i, p - i);
+      bool raw = prefix.find_first_of("rR") != std::string::npos;
+      char q = src[p];
+      bool triple = p + 2 < n && src[p + 1] == q && src[p + 2] == q;
+      advance(p - i + (triple ? 3 : 1));
+      std::string text;
+      for (;;) {
+        if (i >= n)
+          return Error(start, "unterminated string");
+        if (!triple && src[i] == '\n')
+          return Error(start, "unterminated string");
+        if (src[i] == q && (!triple || (i + 2 < n && src[i + 1] == q && src[i + 2] == q))) {
+          advance(triple ? 3 : 1);
+          break;
+        }
+        if (src[i] == '\\' && i + 1 < n) {
+          char e = src[i + 1];
+          if (raw) {
+            text += src[i];
+            text += e;
+          } else if (e == 'n') {
+            text += '\n';
+          } else if (e == 't') {
+            text += '\t';
+          } else if (e == '\n') {
+          } else {
+            text += e;
+          }
+          advance(2);
+          continue;
+        }
+        text += src[i];
+        advance(1);
+      }
+      out.push_back({Token::Kind::Str, text, start});
+      continue;
+    }
+    if (std::isalpha((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80) {
+      size_t j = i;
+      while (j < n && (std::isalnum((unsigned char)src[j]) || src[j] == '_' ||
+                       (unsigned char)src[j] >= 0x80))
+        ++j;
+      out.push_back({Token::Kind::Name, src.substr(i, j - i), start});
+      advance(j - i);
+      continue;
+    }
+    if (std::isdigit((unsigned char)c) || (c == '.' && i + 1 < n && std::isdigit((unsigned char)src[i + 1]))) {
+      size_t j = i;
+      bool isFloat = false;
+      if (c == '0' && j + 1 < n && std::strchr("xXoObB", src[j + 1])) {
+        j += 2;
+        while (j < n && (std::isxdigit((unsigned char)src[j]) || src[j] == '_'))
+          ++j;
+      } else {
+        while (j < n && (std::isdigit((unsigned char)src[j]) || src[j] == '_'))
+          ++j;
+        if (j < n && src[j] == '.') {
+          isFloat = true;
+          ++j;
+          while (j < n && (std::isdigit((unsigned char)src[j]) || src[j] == '_'))
+            ++j;
+        }
+        if (j < n && (src[j] == 'e' || src[j] == 'E')) {
+          size_t k = j + 1;
+          if (k < n && (src[k] == '+' || src[k] == '-'))
+            ++k;
+          if (k < n && std::isdigit((unsigned char)src[k])) {
+            isFloat = true;
+            j = k;
+            while (j < n && std::isdigit((unsigned char)src[j]))
+              ++j;
+          }
+        }
+      }
+      std::string text = src.substr(i, j - i);
+      std::string digits;
+      for (char d : text)
+        if (d != '_')
+          digits += d;
+      Token t{isFloat ? Token::Kind::Float : Token::Kind::Int, text, start};
+      errno = 0;
+      char *end = nullptr;
+      if (isFloat) {
+        t.f = std::strtod(digits.c_str(), &end);
+      } else {
+        int base = 10;
+        std::string body = digits;
+        if (body.size() > 1 && body[0] == '0' && std::strchr("xXoObB", body[1])) {
+          base = std::strchr("xX", body[1]) ? 16 : std::strchr("oO", body[1]) ? 8 : 2;
+          body = body.substr(2);
+        }
+        t.i = std::strtoll(body.c_str(), &end, base);
+        if (body.empty())
+          end = nullptr;
+      }
+      if (!end || *end || errno == ERANGE)
+        return Error(start, "bad number '" + text + "'" +
+                                (errno == ERANGE ? " (out of the 64-bit range)" : ""));
+      out.push_back(t);
+      advance(j - i);
+      continue;
+    }
+    const char *op = nullptr;
+    for (const char *o : kOperators)
+      if (src.compare(i, std::strlen(o), o) == 0) {
+        op = o;
+        break;
+      }
+    if (!op)
+      return Error(start, absl::StrCat("unexpected character '", std::string(1, c), "'"));
+    if (!std::strcmp(op, "(") || !std::strcmp(op, "[") || !std::strcmp(op, "{")) {
+      if (++brackets > kMaxDepth)
+        return Error(start, "brackets nested too deeply");
+    } else if (!std::strcmp(op, ")") || !std::strcmp(op, "]") || !std::strcmp(op, "}")) {
+      if (brackets > 0)
+        --brackets;
+    }
+    out.push_back({Token::Kind::Op, op, start});
+    advance(std::strlen(op));
+  }
+  if (!out.empty() && out.back().kind != Token::Kind::Newline &&
+      out.back().kind != Token::Kind::Dedent)
+    out.push_back({Token::Kind::Newline, "", loc()});
+  while (indents.size() > 1) {
+    indents.pop_back();
+    out.push_back({Token::Kind::Dedent, "", loc()});
+  }
+  out.push_back({Token::Kind::End, "", loc()});
+  return out;
+}
+
+// ---- parser -----------------------------------------------------------------------------------
+
+namespace {
+std::shared_ptr<Node> Make(Node::Kind kind, const Loc &loc) {
+  auto n = std::make_shared<Node>();
+  n->kind = kind;
+  n->loc = loc;
+  return n;
+}
+
+struct DepthGuard {
+  int &d;
+  explicit DepthGuard(int &depth) : d(depth) { ++d; }
+  ~DepthGuard() { --d; }
+};
+} // namespace
+
+const Token &Parser::Peek(size_t ahead) const {
+  size_t k = std::min(pos_ + ahead, t_.size() - 1);
+  return t_[k];
+}
+absl::Status Parser::Fail(const Loc &loc, const std::string &message) const {
+  return Error(loc, message);
+}
+bool Parser::AtOp(const char *op) const { return Peek().Is(Token::Kind::Op, op); }
+bool Parser::AcceptOp(const char *op) {
+  if (!AtOp(op))
+    return false;
+  ++pos_;
+  return true;
+}
+absl::Status Parser::ExpectOp(const char *op, const char *what) {
+  if (AcceptOp(op))
+    return absl::OkStatus();
+  const Token &t = Peek();
+  std::string found = t.kind == Token::Kind::Newline || t.kind == Token::Kind::End
+                          ? "the end of the line"
+                          : "'" + t.text + "'";
+  return Fail(t.loc, absl::StrCat("expected '", op, "' ", what, ", found ", found));
+}
+bool Parser::AtKeyword(const char *word) const { return Peek().Is(Token::Kind::Name, word); }
+
+absl::StatusOr<NodePtr> Parser::Expression() {
+  DepthGuard g(depth_);
+  if (depth_ > kMaxDepth)
+    return Fail(Peek().loc, "expression nested too deeply");
+  return TestList();
+}
+
+absl::StatusOr<NodePtr> Parser::TestList() {
+  Loc loc = Peek().loc;
+  auto first = Test();
+  if (!first.ok() || !AtOp(","))
+    return first;
+  auto tuple = Make(Node::Kind::Tuple, loc);
+  tuple->kids.push_back(*first);
+  while (AcceptOp(",")) {
+    const Token &t = Peek();
+    if (t.kind == Token::Kind::Newline || t.kind == Token::Kind::End || AtOp(")") || AtOp("=") ||
+        AtOp("]") || AtOp(":"))
+      break;
+    auto next = Test();
+    if (!next.ok())
+      return next.status();
+    tuple->kids.push_back(*next);
+  }
+  return NodePtr(tuple);
+}
+
+absl::StatusOr<NodePtr> Parser::Test() {
+  DepthGuard g(depth_);
+  if (depth_ > kMaxDepth)
+    return Fail(Peek().loc, "expression nested too deeply");
+  if (AtKeyword("lambda")) {
+    auto lam = Make(Node::Kind::Lambda, Peek().loc);
+    ++pos_;
+    if (absl::Status s = Parameters(lam->params, lam->keywords, ":"); !s.ok())
+      return s;
+    auto body = Test();
+    if (!body.ok())
+      return body.status();
+    lam->kids.push_back(*body);
+    return NodePtr(lam);
+  }
+  auto cond = OrTest();
+  if (!cond.ok() || !AtKeyword("if"))
+    return cond;
+  // `a if c else b` (not the `if` of a comprehension: that one has no `else` before `]`).
+  size_t save = pos_;
+  ++pos_;
+  auto test = OrTest();
+  if (!test.ok() || !AtKeyword("else")) {
+    pos_ = save;
+    return cond;
+  }
+  ++pos_;
+  auto other = Test();
+  if (!other.ok())
+    return other.status();
+  auto n = Make(Node::Kind::IfExp, (*cond)->loc);
+  n->kids = {*test, *cond, *other};
+  return NodePtr(n);
+}
+
+absl::StatusOr<NodePtr> Parser::BoolChain(const char *word,
+                                           absl::StatusOr<NodePtr> (Parser::*operand)()) {
+  auto left = (this->*operand)();
+  if (!left.ok() || !AtKeyword(word))
+    return left;
+  auto n = Make(Node::Kind::BoolOp, (*left)->loc);
+  n->text = word;
+  n->kids.push_back(*left);
+  while (AtKeyword(word)) {
+    ++pos_;
+    auto r = (this->*operand)();
+    if (!r.ok())
+      return r.status();
+    n->kids.push_back(*r);
+  }
+  return NodePtr(n);
+}
+
+absl::StatusOr<NodePtr> Parser::OrTest() { return BoolChain("or", &Parser::AndTest); }
+
+absl::StatusOr<NodePtr> Parser::AndTest() { return BoolChain("and", &Parser::NotTest); }
+
+absl::StatusOr<NodePtr> Parser::NotTest() {
+  DepthGuard g(depth_);
+  if (depth_ > kMaxDepth)
+    return Fail(Peek().loc, "expression nested too deeply");
+  if (AtKeyword("not")) {
+    auto n = Make(Node::Kind::UnaryOp, Peek().loc);
+    ++pos_;
+    n->text = "not";
+    auto operand = NotTest();
+    if (!operand.ok())
+      return operand.status();
+    n->kids.push_back(*operand);
+    return NodePtr(n);
+  }
+  return Comparison();
+}
+
+absl::StatusOr<NodePtr> Parser::Comparison() {
+  auto left = Binary(0);
+  if (!left.ok())
+    return left;
+  std::shared_ptr<Node> n;
+  for (;;) {
+    std::string op;
+    if (AtOp("<") || AtOp(">") || AtOp("==") || AtOp("!=") || AtOp("<=") || AtOp(">=")) {
+      op = Peek().text;
+      ++pos_;
+    } else if (AtKeyword("in")) {
+      op = "in";
+      ++pos_;
+    } else if (AtKeyword("not") && Peek(1).Is(Token::Kind::Name, "in")) {
+      op = "not in";
+      pos_ += 2;
+    } else if (AtKeyword("is")) {
+      ++pos_;
+      op = "is";
+      if (AtKeyword("not")) {
+        ++pos_;
+        op = "is not";
+      }
+    } else {
+      break;
+    }
+    if (!n) {
+      n = Make(Node::Kind::Compare, (*left)->loc);
+      n->kids.push_back(*left);
+    }
+    auto right = Binary(0);
+    if (!right.ok())
+      return right.status();
+    n->ops.push_back(op);
+    n->kids.push_back(*right);
+  }
+  if (n)
+    return NodePtr(n);
+  return left;
+}
+
+absl::StatusOr<NodePtr> Parser::Binary(int level) {
+  static const std::vector<std::vector<const char *>> kLevels = {
+      {"|"}, {"^"}, {"&"}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "//", "%", "@"}};
+  if (level == int(kLevels.size()))
+    return Unary();
+  auto left = Binary(level + 1);
+  if (!left.ok())
+    return left;
+  NodePtr acc = *left;
+  for (;;) {
+    const char *found = nullptr;
+    for (const char *op : kLevels[level])
+      if (AtOp(op))
+        found = op;
+    if (!found)
+      return acc;
+    Loc loc = Peek().loc;
+    ++pos_;
+    auto right = Binary(level + 1);
+    if (!right.ok())
+      return right.status();
+    auto n = Make(Node::Kind::BinOp, loc);
+    n->text = found;
+    n->kids = {acc, *right};
+    acc = n;
+  }
+}
+
+absl::StatusOr<NodePtr> Parser::Unary() {
+  DepthGuard g(depth_);
+  if (depth_ > kMaxDepth)
+    return Fail(Peek().loc, "expression nested too deeply");
+  if (AtOp("-") || AtOp("+") || AtOp("~")) {
+    auto n = Make(Node::Kind::UnaryOp, Peek().loc);
+    n->text = Peek().text;
+    ++pos_;
+    auto operand = Unary();
+    if (!operand.ok())
+      return operand.status();
+    n->kids.push_back(*operand);
+    return NodePtr(n);
+  }
+  return Power();
+}
+
+absl::StatusOr<NodePtr> Parser::Power() {
+  auto base = Primary();
+  if (!base.ok() || !AtOp("**"))
+    return base;
+  Loc loc = Peek().loc;
+  ++pos_;
+  auto exp = Unary(); // right associative, binds tighter than a unary minus on its left
+  if (!exp.ok())
+    return exp.status();
+  auto n = Make(Node::Kind::BinOp, loc);
+  n->text = "**";
+  n->kids = {*base, *exp};
+  return NodePtr(n);
+}
+
+absl::Status Parser::CallArgs(Node &call) {
+  while (!AtOp(")")) {
+    if (Peek().kind == Token::Kind::Name && Peek(1).Is(Token::Kind::Op, "=")) {
+      std::string name = Peek().text;
+      pos_ += 2;
+      auto v = Test();
+      if (!v.ok())
+        return v.status();
+      call.keywords.push_back({name, *v});
+    } else if (AtOp("*") || AtOp("**")) {
+      if (AtOp("**"))
+        return Fail(Peek().loc, "'**' arguments are not supported here");
+      auto star = Make(Node::Kind::Starred, Peek().loc);
+      ++pos_;
+      auto v = Test();
+      if (!v.ok())
+        return v.status();
+      star->kids.push_back(*v);
+      call.kids.push_back(star);
+    } else {
+      auto v = Test();
+      if (!v.ok())
+        return v.status();
+      if (AtKeyword("for")) { // f(x for x in xs): a generator, read as a list
+        auto comp = Make(Node::Kind::ListComp, (*v)->loc);
+        comp->kids.push_back(*v);
+        if (absl::Status s = Comprehension(*comp); !s.ok())
+          return s;
+        call.kids.push_back(comp);
+        continue;
+      }
+      if (!call.keywords.empty())
+        return Fail((*v)->loc, "positional argument follows keyword argument");
+      call.kids.push_back(*v);
+    }
+    if (!AcceptOp(","))
+      break;
+  }
+  return ExpectOp(")", "to close the call");
+}
+
+absl::StatusOr<NodePtr> Parser::Primary() {
+  auto atom = Atom();
+  if (!atom.ok())
+    return atom;
+  NodePtr acc = *atom;
+  for (;;) {
+    Loc loc = Peek().loc;
+    if (AcceptOp(".")) {
+      if (Peek().kind != Token::Kind::Name)
+        return Fail(Peek().loc, "expected a name after '.'");
+      auto n = Make(Node::Kind::Attribute, acc->loc); // where the dotted name starts
+      n->text = Peek().text;
+      ++pos_;
+      n->kids.push_back(acc);
+      acc = n;
+    } else if (AcceptOp("(")) {
+      DepthGuard g(depth_);
+      if (depth_ > kMaxDepth)
+        return Fail(loc, "expression nested too deeply");
+      auto n = Make(Node::Kind::Call, acc->loc);
+      n->kids.push_back(acc);
+      if (absl::Status s = CallArgs(*n); !s.ok())
+        return s;
+      acc = n;
+    } else if (AcceptOp("[")) {
+      DepthGuard g(depth_);
+      if (depth_ > kMaxDepth)
+        return Fail(loc, "expression nested too deeply");
+      auto n = Make(Node::Kind::Subscript, loc);
+      n->kids.push_back(acc);
+      if (AtOp(":"))
+        return Fail(Peek().loc, "slices are not supported here");
+      auto index = TestList();
+      if (!index.ok())
+        return index.status();
+      if (AtOp(":"))
+        return Fail(Peek().loc, "slices are not supported here");
+      n->kids.push_back(*index);
+      if (absl::Status s = ExpectOp("]", "to close the subscript"); !s.ok())
+        return s;
+      acc = n;
+    } else {
+      return acc;
+    }
+  }
+}
+
+absl::Status Parser::Comprehension(Node &comp) {
+  while (AtKeyword("for") || AtKeyword("if")) {
+    if (AtKeyword("if")) {
+      ++pos_;
+      auto cond = OrTest();
+      if (!cond.ok())
+        return cond.status();
+      comp.comps.push_back({*cond, nullptr});
+      continue;
+    }
+    ++pos_;
+    // The target: names, possibly a tuple of them.
+    Loc loc = Peek().loc;
+    auto target = Make(Node::Kind::Tuple, loc);
+    bool paren = AcceptOp("(");
+    do {
+      if (Peek().kind != Token::Kind::Name || IsKeyword(Peek().text))
+        return Fail(Peek().loc, "expected a name after 'for'");
+      auto name = Make(Node::Kind::Name, Peek().loc);
+      name->text = Peek().text;
+      ++pos_;
+      target->kids.push_back(name);
+    } while (AcceptOp(","));
+    if (paren)
+      if (absl::Status s = ExpectOp(")", "to close the loop's names"); !s.ok())
+        return s;
+    if (!AtKeyword("in"))
+      return Fail(Peek().loc, "expected 'in' in the comprehension");
+    ++pos_;
+    auto iter = OrTest();
+    if (!iter.ok())
+      return iter.status();
+    NodePtr t = target->kids.size() == 1 && !paren ? target->kids[0] : NodePtr(target);
+    comp.comps.push_back({t, *iter});
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NodePtr> Parser::Atom() {
+  const Token &t = Peek();
+  Loc loc = t.loc;
+  switch (t.kind) {
+  case Token::Kind::Int: {
+    auto n = Make(Node::Kind::Int, loc);
+    n->i = t.i;
+    ++pos_;
+    return NodePtr(n);
+  }
+  case Token::Kind::Float: {
+    auto n = Make(Node::Kind::Float, loc);
+    n->f = t.f;
+    ++pos_;
+    return NodePtr(n);
+  }
+  case Token::Kind::Str: {
+    auto n = Make(Node::Kind::Str, loc);
+    while (Peek().kind == Token::Kind::Str) // adjacent literals join
+      n->text += t_[pos_++].text;
+    return NodePtr(n);
+  }
+  case Token::Kind::Name: {
+    if (t.text == "True" || t.text == "False" || t.text == "None") {
+      auto n = Make(Node::Kind::Const, loc);
+      n->text = t.text;
+      ++pos_;
+      return NodePtr(n);
+    }
+    if (IsKeyword(t.text))
+      return Fail(loc, "unexpected '" + t.text + "'");
+    auto n = Make(Node::Kind::Name, loc);
+    n->text = t.text;
+    ++pos_;
+    return NodePtr(n);
+  }
+  case Token::Kind::Op:
+    break;
+  default:
+    return Fail(loc, "expected an expression, found the end of the line");
+  }
+  DepthGuard g(depth_);
+  if (depth_ > kMaxDepth)
+    return Fail(loc, "expression nested too deeply");
+  if (AcceptOp("(")) {
+    if (AcceptOp(")"))
+      return NodePtr(Make(Node::Kind::Tuple, loc));
+    auto first = Test();
+    if (!first.ok())
+      return first;
+    if (AtKeyword("for")) {
+      auto comp = Make(Node::Kind::ListComp, loc);
+      comp->kids.push_back(*first);
+      if (absl::Status s = Comprehension(*comp); !s.ok())
+        return s;
+      if (absl::Status s = ExpectOp(")", "to close the generator"); !s.ok())
+        return s;
+      return NodePtr(comp);
+    }
+    if (AcceptOp(")"))
+      return first; // parenthesized
+    auto tuple = Make(Node::Kind::Tuple, loc);
+    tuple->kids.push_back(*first);
+    while (AcceptOp(",")) {
+      if (AtOp(")"))
+        break;
+      auto next = Test();
+      if (!next.ok())
+        return next.status();
+      tuple->kids.push_back(*next);
+    }
+    if (absl::Status s = ExpectOp(")", "to close the tuple"); !s.ok())
+      return s;
+    return NodePtr(tuple);
+  }
+  if (AcceptOp("[")) {
+    auto list = Make(Node::Kind::List, loc);
+    if (AcceptOp("]"))
+      return NodePtr(list);
+    auto first = Test();
+    if (!first.ok())
+      return first;
+    if (AtKeyword("for")) {
+      list->kind = Node::Kind::ListComp;
+      list->kids.push_back(*first);
+      if (absl::Status s = Comprehension(*list); !s.ok())
+        return s;
+      if (absl::Status s = ExpectOp("]", "to close the list"); !s.ok())
+        return s;
+      return NodePtr(list);
+    }
+    list->kids.push_back(*first);
+    while (AcceptOp(",")) {
+      if (AtOp("]"))
+        break;
+      auto next = Test();
+      if (!next.ok())
+        return next.status();
+      list->kids.push_back(*next);
+    }
+    if (absl::Status s = ExpectOp("]", "to close the list"); !s.ok())
+      return s;
+    return NodePtr(list);
+  }
+  if (AcceptOp("{")) {
+    auto dict = Make(Node::Kind::Dict, loc);
+    while (!AtOp("}")) {
+      auto key = Test();
+      if (!key.ok())
+        return key.status();
+      if (absl::Status s = ExpectOp(":", "after a dict key (sets are not supported)"); !s.ok())
+        return s;
+      auto value = Test();
+      if (!value.ok())
+        return value.status();
+      dict->kids.push_back(*key);
+      dict->kids.push_back(*value);
+      if (!AcceptOp(","))
+        break;
+    }
+    if (absl::Status s = ExpectOp("}", "to close the dict"); !s.ok())
+      return s;
+    return NodePtr(dict);
+  }
+  return Fail(loc, "unexpected '" + t.text + "'");
+}
+
+absl::Status Parser::Parameters(std::vector<std::string> &names,
+                                std::vector<std::pair<std::string, NodePtr>> &defaults,
+                                const char *close) {
+  while (!AtOp(close)) {
+    bool star = AcceptOp("*") || AcceptOp("**");
+    if (star && AtOp(","))  { // bare `*`: keyword-only parameters follow
+      ++pos_;
+      continue;
+    }
+    if (Peek().kind != Token::Kind::Name || IsKeyword(Peek().text))
+      return Fail(Peek().loc, "expected a parameter name");
+    std::string name = Peek().text;
+    ++pos_;
+    if (std::strcmp(close, ":") && AcceptOp(":")) { // an annotation (not in a lambda)
+      auto ann = Test();
+      if (!ann.ok())
+        return ann.status();
+    }
+    names.push_back(star ? "*" + name : name);
+    if (AcceptOp("=")) {
+      auto v = Test();
+      if (!v.ok())
+        return v.status();
+      defaults.push_back({name, *v});
+    }
+    if (!AcceptOp(","))
+      break;
+  }
+  return ExpectOp(close, std::strcmp(close, ":") ? "to close the parameters"
+                                                 : "after the lambda's parameters");
+}
+
+absl::Status Parser::Block(std::vector<NodePtr> &out) {
+  if (Peek().kind != Token::Kind::Newline) { // `if x: return 1`
+    auto s = Statement();
+    if (!s.ok())
+      return s.status();
+    out.push_back(*s);
+    return absl::OkStatus();
+  }
+  ++pos_;
+  if (Peek().kind != Token::Kind::Indent)
+    return Fail(Peek().loc, "expected an indented block");
+  ++pos_;
+  while (Peek().kind != Token::Kind::Dedent && Peek().kind != Token::Kind::End) {
+    auto s = Statement();
+    if (!s.ok())
+      return s.status();
+    out.push_back(*s);
+  }
+  if (Peek().kind == Token::Kind::Dedent)
+    ++pos_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<NodePtr> Parser::Statement() {
+  DepthGuard g(depth_);
+  if (depth_ > kMaxDepth)
+    return Fail(Peek().loc, "blocks nested too deeply");
+  const Token &t = Peek();
+  Loc loc = t.loc;
+  auto endOfSimple = [&]() -> absl::Status {
+    AcceptOp(";");
+    if (Peek().kind == Token::Kind::Newline) {
+      ++pos_;
+      return absl::OkStatus();
+    }
+    if (Peek().kind == Token::Kind::End || Peek().kind == Token::Kind::Dedent)
+      return absl::OkStatus();
+    return Fail(Peek().loc, "expected the end of the statement, found '" + Peek().text + "'");
+  };
+  if (t.kind == Token::Kind::Name && (t.text == "if" || t.text == "elif")) {
+    auto n = Make(Node::Kind::If, loc);
+    ++pos_;
+    auto cond = Expression();
+    if (!cond.ok())
+      return cond.status();
+    n->kids.push_back(*cond);
+    if (absl::Status s = ExpectOp(":", "after the condition"); !s.ok())
+      return s;
+    if (absl::Status s = Block(n->body); !s.ok())
+      return s;
+    if (AtKeyword("elif")) {
+      auto elif = Statement();
+      if (!elif.ok())
+        return elif.status();
+      n->orelse.push_back(*elif);
+    } else if (AtKeyword("else")) {
+      ++pos_;
+      if (absl::Status s = ExpectOp(":", "after 'else'"); !s.ok())
+        return s;
+      if (absl::Status s = Block(n->orelse); !s.ok())
+        return s;
+    }
+    return NodePtr(n);
+  }
+  if (t.Is(Token::Kind::Name, "for")) {
+    auto n = Make(Node::Kind::For, loc);
+    auto comp = Make(Node::Kind::ListComp, loc);
+    if (absl::Status s = Comprehension(*comp); !s.ok()) // `for a, b in xs` (one clause)
+      return s;
+    if (comp->comps.size() != 1 || !comp->comps[0].second)
+      return Fail(loc, "expected 'for NAME in ITERABLE:'");
+    n->kids = {comp->comps[0].first, comp->comps[0].second};
+    if (absl::Status s = ExpectOp(":", "after the loop's header"); !s.ok())
+      return s;
+    if (absl::Status s = Block(n->body); !s.ok())
+      return s;
+    if (AtKeyword("else"))
+      return Fail(Peek().loc, "a loop's 'else' is not supported");
+    return NodePtr(n);
+  }
+  if (t.Is(Token::Kind::Name, "def")) {
+    auto n = Make(Node::Kind::Def, loc);
+    ++pos_;
+    if (Peek().kind != Token::Kind::Name)
+      return Fail(Peek().loc, "expected the function's name");
+    n->text = Peek().text;
+    ++pos_;
+    if (absl::Status s = ExpectOp("(", "after the function's name"); !s.ok())
+      return s;
+    if (absl::Status s = Parameters(n->params, n->keywords, ")"); !s.ok())
+      return s;
+    if (AcceptOp("->")) {
+      auto ann = Test();
+      if (!ann.ok())
+        return ann.status();
+    }
+    if (absl::Status s = ExpectOp(":", "after the function's header"); !s.ok())
+      return s;
+    if (absl::Status s = Block(n->body); !s.ok())
+      return s;
+    return NodePtr(n);
+  }
+  if (t.Is(Token::Kind::Name, "return")) {
+    auto n = Make(Node::Kind::Return, loc);
+    ++pos_;
+    if (Peek().kind != Token::Kind::Newline && !AtOp(";") && Peek().kind != Token::Kind::End) {
+      auto v = Expression();
+      if (!v.ok())
+        return v.status();
+      n->kids.push_back(*v);
+    }
+    if (absl::Status s = endOfSimple(); !s.ok())
+      return s;
+    return NodePtr(n);
+  }
+  if (t.Is(Token::Kind::Name, "pass")) {
+    ++pos_;
+    if (absl::Status s = endOfSimple(); !s.ok())
+      return s;
+    return NodePtr(Make(Node::Kind::Pass, loc));
+  }
+  if (t.kind == Token::Kind::Name && IsKeyword(t.text) && t.text != "not" &&
+      t.text != "lambda" && t.text != "True" && t.text != "False" && t.text != "None") {
+    // A statement outside the subset: kept, with its block, as an error where it runs.
+    auto n = Make(Node::Kind::Unsupported, loc);
+    n->text = t.text;
+    int brackets = 0;
+    while (Peek().kind != Token::Kind::End &&
+           !(brackets == 0 && Peek().kind == Token::Kind::Newline)) {
+      if (AtOp("(") || AtOp("[") || AtOp("{"))
+        ++brackets;
+      if (AtOp(")") || AtOp("]") || AtOp("}"))
+        --brackets;
+      ++pos_;
+    }
+    if (Peek().kind == Token::Kind::Newline)
+      ++pos_;
+    if (Peek().kind == Token::Kind::Indent) {
+      int depth = 0;
+      do {
+        if (Peek().kind == Token::Kind::Indent)
+          ++depth;
+        if (Peek().kind == Token::Kind::Dedent)
+          --depth;
+        ++pos_;
+      } while (depth > 0 && Peek().kind != Token::Kind::End);
+    }
+    // try/except/with blocks that continue (`except:` after `try:`) are skipped the same way.
+    return NodePtr(n);
+  }
+  auto first = Expression();
+  if (!first.ok())
+    return first.status();
+  static const char *const kAug[] = {"+=", "-=", "*=", "/=", "//=", "%=", "**=",
+                                     "<<=", ">>=", "&=", "|=", "^="};
+  for (const char *op : kAug)
+    if (AtOp(op)) {
+      auto n = Make(Node::Kind::AugAssign, loc);
+      n->text = std::string(op).substr(0, std::strlen(op) - 1);
+      ++pos_;
+      auto v = Expression();
+      if (!v.ok())
+        return v.status();
+      n->kids = {*first, *v};
+      if (absl::Status s = endOfSimple(); !s.ok())
+        return s;
+      return NodePtr(n);
+    }
+  if (AtOp(":") ) { // an annotated assignment: `x: int = 3`
+    ++pos_;
+    auto ann = Test();
+    if (!ann.ok())
+      return ann.status();
+    if (!AtOp("=")) {
+      if (absl::Status s = endOfSimple(); !s.ok())
+        return s;
+      return NodePtr(Make(Node::Kind::Pass, loc));
+    }
+  }
+  if (AtOp("=")) {
+    auto n = Make(Node::Kind::Assign, loc);
+    n->kids.push_back(*first);
+    while (AcceptOp("=")) {
+      auto v = Expression();
+      if (!v.ok())
+        return v.status();
+      n->kids.push_back(*v);
+    }
+    if (absl::Status s = endOfSimple(); !s.ok())
+      return s;
+    return NodePtr(n);
+  }
+  auto n = Make(Node::Kind::ExprStmt, loc);
+  n->kids.push_back(*first);
+  if (absl::Status s = endOfSimple(); !s.ok())
+    return s;
+  return NodePtr(n);
+}
+
+absl::StatusOr<NodePtr> ParseExpression(const std::string &source, const std::string &file,
+                                        int line, int col) {
+  auto tokens = Tokenize(source, file, line, col);
+  if (!tokens.ok())
+    return tokens.status();
+  // One logical line: no indentation, statements or trailing tokens.
+  std::vector<Token> toks;
+  for (const Token &t : *tokens)
+    if (t.kind != Token::Kind::Indent && t.kind != Token::Kind::Dedent)
+      toks.push_back(t);
+  Parser p(toks);
+  if (p.Peek().kind == Token::Kind::Newline || p.Peek().kind == Token::Kind::End)
+    return Error(Loc{file, line, col}, "empty expression");
+  auto e = p.Expression();
+  if (!e.ok())
+    return e;
+  if (p.Peek().kind != Token::Kind::Newline && p.Peek().kind != Token::Kind::End)
+    return p.Fail(p.Peek().loc, "unexpected '" + p.Peek().text + "' after the expression");
+  if (p.Peek(1).kind != Token::Kind::End)
+    return p.Fail(p.Peek(1).loc, "expected one expression, found a second line");
+  return e;
+}
+
+} // namespace tessel::expr
