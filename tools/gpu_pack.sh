@@ -65,6 +65,8 @@ for dir in "$@"; do
   name="$(basename "$dir")"
   mkdir -p "$out/$name"
   cp -r "$dir"/candidates "$dir"/candidates.jsonl "$dir"/run.sh "$out/$name/"
+  # Kernel specs' candidates: tessel-bench reads the spec and kernel file copies there.
+  if [[ -d "$dir/specs" ]]; then cp -r "$dir/specs" "$out/$name/"; fi
   rm -f "$out/$name/results.jsonl"
 done
 cat > "$out/run-on-gpu-host.sh" <<'SH'

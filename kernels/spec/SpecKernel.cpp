@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <set>
 
@@ -196,12 +197,17 @@ struct Model {
   std::map<std::string, double> tolerance;
   /// Python's built-ins and the target's `triton` and `torch`: what expressions see first.
   expr::ScopePtr base;
+  /// Serializes evaluation (see Constexprs).
+  mutable std::recursive_mutex mutex;
 
   /// The constexprs of `point` at `shape` (config meta-parameters, constexpr arguments,
   /// heuristics in order, each seeing the ones before, as Triton's heuristics do).
   absl::StatusOr<std::map<std::string, std::string>>
   Constexprs(const zoo::Point &point, const zoo::Shape &shape, const std::string &dtype,
              std::map<std::string, Value> *values = nullptr) const {
+    // The kernel file's module scope binds names as they are first used: one evaluation at a
+    // time (the builder asks for constexprs from several threads).
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     absl::StatusOr<Bound> b = Bind(*data, base, shape, dtype);
     if (!b.ok())
       return b.status();
@@ -251,6 +257,7 @@ struct Model {
   /// META, as Triton users write grids) over the dims, arguments and meta-parameters.
   absl::StatusOr<runtime::Grid> Grid(const zoo::Point &config, const zoo::Shape &shape,
                                      const std::string &dtype) const {
+    std::lock_guard<std::recursive_mutex> lock(mutex);
     absl::StatusOr<Bound> bound = Bind(*data, base, shape, dtype);
     if (!bound.ok())
       return bound.status();
@@ -315,7 +322,7 @@ public:
       if (!a.tensor)
         continue;
       Tensor &t = p->tensors_[i];
-      t.dtype = ElementType(a, dtype);
+      t.SetType(ElementType(a, dtype));
       t.role = a.role;
       int64_t n = 1;
       for (int64_t d : b->tensorShapes[i])
@@ -338,7 +345,8 @@ public:
           x = q[0];
         t.Set(k, x);
       }
-      t.initial = t.bytes;
+      if (t.role == ArgSpec::Role::InOut)
+        t.initial = t.bytes;
     }
     return std::unique_ptr<zoo::Problem>(std::move(p));
   }
@@ -349,10 +357,9 @@ public:
 
   void Poison() override {
     for (Tensor &t : tensors_) {
-      if (t.role == ArgSpec::Role::In)
-        continue;
-      t.bytes = t.initial; // inout: its initial values again
-      if (t.role == ArgSpec::Role::Out)
+      if (t.role == ArgSpec::Role::InOut)
+        t.bytes = t.initial; // its initial values again
+      else if (t.role == ArgSpec::Role::Out)
         for (size_t k = 0; k < t.count; ++k)
           t.Poison(k);
     }
@@ -382,20 +389,18 @@ public:
                                            "reference configuration first)");
     for (const auto &[i, want] : expected_) {
       const Tensor &t = tensors_[i];
-      Tensor w = t;
-      w.bytes = want;
+      const uint8_t *w = want.data();
       double sumSquares = 0;
       for (size_t k = 0; k < t.count; ++k)
-        sumSquares += w.Get(k) * w.Get(k);
+        sumSquares += t.GetAt(w, k) * t.GetAt(w, k);
       double rms = t.count ? std::sqrt(sumSquares / double(t.count)) : 0;
       auto tol = model_->tolerance.find(t.dtype);
       double rel = tol != model_->tolerance.end() ? tol->second : DefaultTolerance(t.dtype);
       const std::string &name = model_->data->args[i].name;
       for (size_t k = 0; k < t.count; ++k) {
-        double got = t.Get(k), x = w.Get(k);
-        if (!IsFloat(t.dtype)) {
-          if (std::memcmp(&t.bytes[k * DtypeBytes(t.dtype)], &want[k * DtypeBytes(t.dtype)],
-                          DtypeBytes(t.dtype)) != 0)
+        double got = t.Get(k), x = t.GetAt(w, k);
+        if (!t.isFloat) {
+          if (std::memcmp(&t.bytes[k * t.width], &want[k * t.width], t.width) != 0)
             return zoo::mismatch(name, k, got, x);
           continue;
         }
@@ -461,67 +466,107 @@ public:
   }
 
 private:
+  /// A tensor argument's host data. Its element type is decoded once: Get and Set run per
+  /// element over hundreds of millions of them.
   struct Tensor {
+    enum class Type { F32, F16, BF16, F64, I8, U8, I16, I32, I64 };
     std::string dtype;
+    Type type = Type::F32;
+    size_t width = 4;
+    bool isFloat = true;
     ArgSpec::Role role = ArgSpec::Role::In;
     size_t count = 0;
     std::vector<uint8_t> bytes, initial;
-    double Get(size_t k) const {
-      const uint8_t *p = &bytes[k * DtypeBytes(dtype)];
-      if (dtype == "f32" || dtype == "f16" || dtype == "bf16") {
-        uint32_t bits = 0;
-        std::memcpy(&bits, p, DtypeBytes(dtype));
-        return zoo::load(dtype, bits);
+    void SetType(const std::string &d) {
+      static const std::map<std::string, Type> kTypes = {
+          {"f32", Type::F32}, {"f16", Type::F16}, {"bf16", Type::BF16},
+          {"f64", Type::F64}, {"i8", Type::I8},   {"u8", Type::U8},
+          {"i16", Type::I16}, {"i32", Type::I32}, {"i64", Type::I64}};
+      dtype = d;
+      type = kTypes.at(d);
+      width = DtypeBytes(d);
+      isFloat = IsFloat(d);
+    }
+    double Get(size_t k) const { return GetAt(bytes.data(), k); }
+    /// Element `k` of data laid out as this tensor's (its reference's copy).
+    double GetAt(const uint8_t *data, size_t k) const {
+      const uint8_t *p = data + k * width;
+      switch (type) {
+      case Type::F32: {
+        float x;
+        std::memcpy(&x, p, 4);
+        return x;
       }
-      if (dtype == "f64") {
+      case Type::F16: {
+        _Float16 h;
+        std::memcpy(&h, p, 2);
+        return double(h);
+      }
+      case Type::BF16: {
+        uint32_t bits = uint32_t(p[0] | (p[1] << 8)) << 16;
+        float x;
+        std::memcpy(&x, &bits, 4);
+        return x;
+      }
+      case Type::F64: {
         double d;
         std::memcpy(&d, p, 8);
         return d;
       }
-      int64_t i = 0;
-      if (dtype == "i8")
-        i = int8_t(*p);
-      else if (dtype == "u8")
-        i = *p;
-      else if (dtype == "i16") {
+      case Type::I8:
+        return double(int8_t(*p));
+      case Type::U8:
+        return double(*p);
+      case Type::I16: {
         int16_t x;
         std::memcpy(&x, p, 2);
-        i = x;
-      } else if (dtype == "i32") {
+        return x;
+      }
+      case Type::I32: {
         int32_t x;
         std::memcpy(&x, p, 4);
-        i = x;
-      } else {
-        std::memcpy(&i, p, 8);
+        return x;
       }
-      return double(i);
+      case Type::I64: {
+        int64_t x;
+        std::memcpy(&x, p, 8);
+        return double(x);
+      }
+      }
+      return 0;
     }
     void Set(size_t k, double x) {
-      uint8_t *p = &bytes[k * DtypeBytes(dtype)];
-      if (dtype == "f32" || dtype == "f16" || dtype == "bf16") {
-        uint32_t bits = zoo::store(dtype, float(x));
-        std::memcpy(p, &bits, DtypeBytes(dtype));
-      } else if (dtype == "f64") {
+      uint8_t *p = &bytes[k * width];
+      if (type == Type::F32) {
+        float f = float(x);
+        std::memcpy(p, &f, 4);
+      } else if (type == Type::F16) {
+        _Float16 h = _Float16(x);
+        std::memcpy(p, &h, 2);
+      } else if (type == Type::BF16) {
+        uint32_t bits = zoo::store("bf16", float(x));
+        std::memcpy(p, &bits, 2);
+      } else if (type == Type::F64) {
         std::memcpy(p, &x, 8);
       } else {
         int64_t i = int64_t(std::llround(x));
-        std::memcpy(p, &i, DtypeBytes(dtype)); // little-endian: the low bytes
+        std::memcpy(p, &i, width); // little-endian: the low bytes
       }
     }
     /// NaN for floats; for integers a byte pattern (0xA5...) a kernel is unlikely to write.
     void Poison(size_t k) {
-      if (IsFloat(dtype))
+      if (isFloat)
         Set(k, std::nan(""));
       else
-        std::memset(&bytes[k * DtypeBytes(dtype)], 0xA5, DtypeBytes(dtype));
+        std::memset(&bytes[k * width], 0xA5, width);
     }
     bool Unwritten(size_t k) const {
-      if (IsFloat(dtype))
+      if (isFloat)
         return !std::isfinite(Get(k));
       if (role != ArgSpec::Role::Out)
         return false;
-      for (size_t b = 0; b < DtypeBytes(dtype); ++b)
-        if (bytes[k * DtypeBytes(dtype) + b] != 0xA5)
+      for (size_t b = 0; b < width; ++b)
+        if (bytes[k * width + b] != 0xA5)
           return false;
       return true;
     }
@@ -755,6 +800,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
     return c.ok() ? *c : std::map<std::string, std::string>{{"<error>", std::string(c.status().message())}};
   };
   k.flops = [shared](const zoo::Shape &s) -> double {
+    std::lock_guard<std::recursive_mutex> lock(shared->mutex);
     if (!shared->data->flops)
       return 0;
     absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32");
@@ -764,6 +810,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
     return v.ok() && v->IsNumber() ? v->AsDouble() : std::nan("");
   };
   k.bytes = [shared](const zoo::Shape &s, const std::string &dtype) -> double {
+    std::lock_guard<std::recursive_mutex> lock(shared->mutex);
     absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, dtype);
     if (!b.ok())
       return std::nan("");
@@ -785,6 +832,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
   k.noBaseline = data->baseline == "none";
   if (data->baseline == "gemm")
     k.gemmDims = [shared](const zoo::Shape &s) -> std::array<int64_t, 3> {
+      std::lock_guard<std::recursive_mutex> lock(shared->mutex);
       absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32");
       std::array<int64_t, 3> out = {0, 0, 0};
       for (size_t i = 0; i < 3 && b.ok(); ++i) {
