@@ -28,7 +28,7 @@ struct TunedEntry {
   std::string artifact;
   std::string configJson = "{}", metricsJson = "{}";
   /// Dimensions compiled into the artifact: it computes correctly only for values in
-  /// [first, second] (a row kernel's block covers its columns; attention's head dim is fixed).
+  /// [first, second] (a block that covers a row covers only rows that short; a head dim compiled in serves only itself).
   std::map<std::string, std::pair<int64_t, int64_t>> serves;
 };
 

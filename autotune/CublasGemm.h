@@ -1,6 +1,6 @@
-//===- CublasGemm.h - cuBLAS's GEMM, the GPU baseline of matmul -------*- C++ -*-===//
+//===- CublasGemm.h - cuBLAS's GEMM, the GPU baseline of GEMM-like kernels -------*- C++ -*-===//
 //
-// tessel-bench times a GPU matmul candidate next to cuBLAS on the same device. cuBLAS is
+// tessel-bench times a GPU candidate whose baseline is a GEMM next to cuBLAS on the same device. cuBLAS is
 // opened with dlopen (the runner stays free of the CUDA toolkit at build time, and a host
 // without it gets a clear error only when it asks for this baseline).
 //

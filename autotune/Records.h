@@ -56,7 +56,7 @@ struct Record {
   /// What identifies a candidate: kernel, shape, dtype, target and config.
   std::string key() const;
   /// What a dashboard tracks over time: "kernel/dtype/shape/target", e.g.
-  /// "matmul/f32/K=512,M=512,N=512/cpu:skylake-avx512" (dimensions in name order).
+  /// "my_kernel/f32/K=512,M=512,N=512/cpu:skylake-avx512" (dimensions in name order).
   std::string benchmarkId() const;
 };
 

@@ -15,7 +15,7 @@ namespace tessel::autotune {
 Runner::Runner(RunnerOptions options) : options_(std::move(options)) {}
 
 std::vector<std::string> Runner::SpecArgs(const zoo::Kernel &kernel) const {
-  if (kernel.specPath.empty())
+  if (kernel.specPath.empty() || kernel.inZoo) // the zoo's are found by name
     return {};
   std::vector<std::string> args = {"--spec", kernel.specPath, "--target", options_.target};
   if (auto s = options_.specSources.find(kernel.name); s != options_.specSources.end())

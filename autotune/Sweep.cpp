@@ -230,9 +230,9 @@ absl::StatusOr<autotune::Space> withWhereKnobs(autotune::Space space, const auto
 
 /// What a sweep writes in its output directory (a --build-only one included): a directory
 /// holding any of them holds an earlier sweep.
-constexpr const char *kSweepOutputs[] = {"bundle",           "benchmark.json", "records.jsonl",
-                                         "candidates.jsonl", "run.sh",         "results.jsonl",
-                                         "candidates"};
+constexpr const char *kSweepOutputs[] = {
+    "bundle", "benchmark.json", "records.jsonl", "candidates.jsonl", "run.sh",
+    "results.jsonl", "candidates", "kernels", "specs"};
 
 /// The earlier sweep's outputs in `dir`, removed unless `remove` is false: the bundle and
 /// benchmark JSON before the records they came from, so that an interrupted removal never
@@ -283,9 +283,9 @@ absl::StatusOr<std::vector<const zoo::Kernel *>> loadSpecs(const std::vector<std
                                                            const std::string &cwd,
                                                            const Target &target,
                                                            const Backend &backend) {
-  std::set<std::string> knobs;
+  std::vector<std::string> knobs;
   for (const KnobInfo &k : backend.knobs())
-    knobs.insert(k.name);
+    knobs.push_back(k.name);
   std::vector<const zoo::Kernel *> out;
   for (std::string path : paths) {
     if (!cwd.empty() && path[0] != '/')
@@ -417,6 +417,8 @@ int main(int argc, char **argv) {
     }
     return ingest(opt.ingest);
   }
+  if (absl::Status zoo = zoo::ZooStatus(); !zoo.ok())
+    return usage("the kernel zoo did not load: " + std::string(zoo.message()));
   // Where the runner is: next to this binary's runfiles (bazel run) or given by TESSEL_BENCH.
   std::string bench = getenv("TESSEL_BENCH") ? getenv("TESSEL_BENCH") : "autotune/tessel-bench";
   if (access(bench.c_str(), X_OK) != 0)
@@ -560,7 +562,7 @@ int main(int argc, char **argv) {
                           opt.strategy == "random"
                               ? autotune::RandomSample(space, opt.budget, seed)
                               : space});
-        if (!k->specPath.empty())
+        if (k->checkAgainstConfig)
           groups.back().references.assign(kept->begin(),
                                           kept->begin() + std::min<size_t>(kept->size(), 8));
       }
@@ -577,7 +579,7 @@ int main(int argc, char **argv) {
   // what it puts in the bundle instead of shipping a stale object.
   std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
   for (const zoo::Kernel *k : kernels)
-    if (!k->specPath.empty()) {
+    if (!k->inZoo) { // the zoo's: ReadZooSources (TESSEL_ZOO_DIR honoured)
       autotune::KernelSource s;
       s.path = k->source;
       s.readable = runtime::ReadWholeFile(k->source, s.text);
@@ -652,9 +654,19 @@ int main(int argc, char **argv) {
   runnerOptions.device = target.deviceKind();
   runnerOptions.target = target.str();
   if (opt.buildOnly) {
+    // The runner reads the whole zoo's specs and sources in OUT/kernels/ (its working
+    // directory), wherever OUT goes.
+    for (const zoo::Kernel &k : zoo::Kernels())
+      for (const std::string &file : {k.specPath, k.source}) {
+        std::error_code ec;
+        fs::create_directories(opt.out + "/" + fs::path(file).parent_path().string(), ec);
+        if (ec || !fs::copy_file(file, opt.out + "/" + file, fs::copy_options::overwrite_existing,
+                                 ec))
+          return usage("cannot copy " + file + " into " + opt.out + ": " + ec.message());
+      }
     // The runner reads the specs' copies in OUT/specs/, wherever OUT goes.
     for (const zoo::Kernel *k : kernels)
-      if (!k->specPath.empty()) {
+      if (!k->inZoo) {
         std::string dir = opt.out + "/specs/" + k->name;
         std::error_code ec;
         fs::create_directories(dir, ec);

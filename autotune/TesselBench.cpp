@@ -134,8 +134,8 @@ absl::StatusOr<runtime::Timing> timeHostWork(runtime::Device &device,
                           : std::function<void()>());
 }
 
-/// The reference baseline of a problem: OpenBLAS sgemm with the kernel's FLOP count for
-/// compute-bound kernels (the same M, N, K for matmul; an n^3 cube for attention), a parallel
+/// The reference baseline of a problem: OpenBLAS sgemm for compute-bound kernels (the spec's
+/// gemm(M, N, K), else the shape's M, N, K, else an n^3 cube of the kernel's FLOPs), a parallel
 /// memcpy moving the kernel's bytes (half read, half written) for memory-bound ones.
 void timeBaseline(runtime::Device &device, const zoo::Kernel &kernel, const zoo::Shape &shape,
                   const std::string &dtype, const runtime::TimingOptions &options,
@@ -151,6 +151,7 @@ void timeBaseline(runtime::Device &device, const zoo::Kernel &kernel, const zoo:
     } else {
       m = n = k = std::max<int64_t>(1, std::llround(std::cbrt(kernel.flops(shape) / 2)));
     }
+    m = std::max<int64_t>(1, m), n = std::max<int64_t>(1, n), k = std::max<int64_t>(1, k);
     std::vector<float> a(size_t(m * k)), b(size_t(k * n)), c(size_t(m * n));
     for (float &x : a)
       x = d(gen);
@@ -251,6 +252,8 @@ int main(int argc, char **argv) {
     if (!flags.count(required) && !(baseline && (required == std::string("so") ||
                                                  required == std::string("config"))))
       return fail(std::string("--") + required + " is required");
+  if (absl::Status zoo = zoo::ZooStatus(); !zoo.ok())
+    return fail("the kernel zoo did not load: " + std::string(zoo.message()));
   if (given.count("spec")) {
     // The target the spec's host code is evaluated for: --target, else the device's kind.
     std::string targetText = given.count("target") ? flags["target"]
@@ -326,8 +329,7 @@ int main(int argc, char **argv) {
       // cuBLAS for a GEMM (C = A B of the problem's M, N, K and dtype, f32 accumulation).
       if (!kernel->gemmDims && (!shape->count("M") || !shape->count("N") || !shape->count("K")))
         return fail("no GPU baseline for " + kernel->name +
-                    " in tessel-bench (cuBLAS serves matmul; attention's, torch SDPA, is not "
-                    "timed here yet)");
+                    ": its spec's baseline names no GEMM (baseline = \"gemm(M, N, K)\")");
       if ((*device)->kind() != "cuda")
         return fail("no " + (*device)->kind() + " baseline for " + kernel->name +
                     " in tessel-bench: it times cuBLAS on cuda devices only (rocBLAS is not "
@@ -335,9 +337,14 @@ int main(int argc, char **argv) {
       absl::StatusOr<std::unique_ptr<autotune::CublasGemm>> gemm = autotune::CublasGemm::Open();
       if (!gemm.ok())
         return fail(std::string(gemm.status().message()));
-      int64_t m = shape->at("M"), n = shape->at("N"), k = shape->at("K");
+      int64_t m, n, k;
       if (kernel->gemmDims)
         std::tie(m, n, k) = std::tuple_cat(kernel->gemmDims(*shape));
+      else
+        m = shape->at("M"), n = shape->at("N"), k = shape->at("K");
+      if (m <= 0 || n <= 0 || k <= 0)
+        return fail("the baseline GEMM of " + kernel->name + " at " + flags["shape"] +
+                    " is empty or did not evaluate");
       size_t bytes = zoo::elementBytes(dtype);
       auto a = (*device)->Allocate(size_t(m * k) * bytes);
       auto b = (*device)->Allocate(size_t(k * n) * bytes);
@@ -352,8 +359,8 @@ int main(int argc, char **argv) {
         if (absl::Status s = (**buffer)->CopyFromHost(host.data(), host.bytes.size()); !s.ok())
           return fail(std::string(s.message()));
       }
-      // f32 as tf32 on tensor cores: the zoo's matmul allows it (tl.dot's default precision),
-      // and so does the baseline it is measured against.
+      // f32 as tf32 on tensor cores: tl.dot allows it (its default precision), and so does the
+      // baseline a kernel is measured against.
       bool tf32 = dtype == "f32";
       auto run = [&] {
         return (*gemm)->Run(dtype, tf32, m, n, k, (*a)->data(), (*b)->data(), (*c)->data());

@@ -1,8 +1,8 @@
 //===- ProblemData.h - what the zoo's problems are made of -*- C++ -*-===//
 //
-// Helpers the kernels' C++ references share: element types as stored (f32, f16, bf16), typed
-// host buffers, random inputs, the pointer spelling of Triton signatures and mismatch errors
-// (absl::DataLoss: a wrong result, as opposed to a launch the runtime refused).
+// Helpers the kernels' C++ references share (sampled rows, row references, mismatch errors:
+// absl::DataLoss, a wrong result as opposed to a launch the runtime refused), and the typed host
+// buffers tessel-bench's GPU baseline fills.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,21 +132,53 @@ inline std::vector<int64_t> referenceRows(int64_t rows, int64_t groupRows, doubl
 /// (`rows`, from referenceRows; `want` holds their values in that order): every element must
 /// have been written (finite: the poison is NaN), and each referenced one must lie within
 /// `tolerance(want)` of its reference.
-inline absl::Status checkReferenceRows(const std::string &name, const TypedBuffer &out,
+inline absl::Status checkReferenceRows(const std::string &name, const HostTensor &out,
                                        const std::vector<int64_t> &rows, int64_t width,
                                        const std::vector<double> &want,
                                        const std::function<double(double)> &tolerance) {
-  for (size_t i = 0; i < out.size(); ++i)
-    if (!std::isfinite(out.get(i)))
-      return mismatch(name, i, out.get(i), 0.0);
+  for (size_t i = 0; i < out.count; ++i)
+    if (!std::isfinite(out.at(i)))
+      return mismatch(name, i, out.at(i), 0.0);
   for (size_t c = 0; c < rows.size(); ++c)
     for (int64_t j = 0; j < width; ++j) {
       size_t i = size_t(rows[c] * width + j);
-      double got = out.get(i), w = want[c * width + j];
+      double got = out.at(i), w = want[c * width + j];
       if (!(std::fabs(got - w) <= tolerance(w)))
         return mismatch(name, i, got, w);
     }
   return absl::OkStatus();
+}
+
+/// The values of `t` as floats (what the references compute from).
+inline std::vector<float> floats(const HostTensor &t) {
+  std::vector<float> out(t.count);
+  for (size_t i = 0; i < t.count; ++i)
+    out[i] = float(t.at(i));
+  return out;
+}
+
+/// A reference over the rows of a rows x cols f32 input `in`: `reference` computes a row's
+/// expected output (cols values, or one with `rowOutput` false), each element of `out` must be
+/// within `tolerance(want, cols)` of it.
+inline Reference RowReference(std::string what, std::string in, std::string out, bool rowOutput,
+                              std::function<void(const float *row, int64_t cols, double *want)> reference,
+                              std::function<double(double want, int64_t cols)> tolerance) {
+  return [=](const Tensors &t, const Shape &s, const std::string &, uint64_t) -> absl::Status {
+    int64_t rows = s.at("rows"), cols = s.at("cols");
+    std::vector<float> x = floats(t.at(in));
+    const HostTensor &o = t.at(out);
+    size_t perRow = rowOutput ? size_t(cols) : 1;
+    std::vector<double> want(perRow);
+    for (int64_t r = 0; r < rows; ++r) {
+      reference(&x[size_t(r * cols)], cols, want.data());
+      for (size_t j = 0; j < perRow; ++j) {
+        size_t i = size_t(r) * perRow + j;
+        if (!(std::fabs(o.at(i) - want[j]) <= tolerance(want[j], cols)))
+          return mismatch(what, i, o.at(i), want[j]);
+      }
+    }
+    return absl::OkStatus();
+  };
 }
 
 /// fn(begin, end) over [0, n), split across the host's threads (a reference's rows).
@@ -158,16 +190,6 @@ inline void parallelRows(size_t n, const std::function<void(size_t, size_t)> &fn
     pool.emplace_back(fn, t * chunk, std::min(n, (t + 1) * chunk));
   for (std::thread &t : pool)
     t.join();
-}
-
-/// Row-major f32 data of rows x cols in [-3, 3).
-inline std::vector<float> randomMatrix(int64_t rows, int64_t cols, uint64_t seed) {
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<float> d(-3.f, 3.f);
-  std::vector<float> v(size_t(rows) * cols);
-  for (float &x : v)
-    x = d(gen);
-  return v;
 }
 
 } // namespace tessel::zoo

@@ -2,9 +2,13 @@
 
 #include "kernels/Zoo.h"
 
+#include "kernels/spec/Spec.h"
+#include "runtime/target/Knobs.h"
+
 #include "absl/strings/str_split.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <deque>
 #include <mutex>
 
@@ -12,10 +16,72 @@
 
 namespace tessel::zoo {
 
-const std::vector<Kernel> &Kernels() {
-  static const std::vector<Kernel> zoo = registry::All();
+namespace {
+
+/// The zoo as read: its kernels, and the first error of one that did not load.
+struct Zoo {
+  std::vector<Kernel> kernels;
+  absl::Status status;
+};
+
+/// The specs of kernels/<folder>/: the one named after the folder first, then the others by
+/// name.
+std::vector<std::string> FolderSpecs(const std::string &folder) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("kernels/" + folder, ec), end; !ec && it != end;
+       it.increment(ec))
+    if (it->path().extension() == ".toml")
+      out.push_back(it->path().string());
+  std::sort(out.begin(), out.end(), [&](const std::string &a, const std::string &b) {
+    bool aFirst = std::filesystem::path(a).stem() == folder;
+    bool bFirst = std::filesystem::path(b).stem() == folder;
+    return aFirst != bFirst ? aFirst : a < b;
+  });
+  return out;
+}
+
+Zoo ReadZoo() {
+  Zoo zoo;
+  const References references = registry::All();
+  // The cpu space and problems from the spec read for a cpu, the GPU ones from it read for
+  // cuda (rocm's space is the GPU one less the cuda-only knobs: Kernel::For).
+  const Target cpu;
+  const Target cuda = *ParseTarget("cuda:sm_90a");
+  for (const std::string &folder : registry::Folders()) {
+    std::vector<std::string> specs = FolderSpecs(folder);
+    if (specs.empty() && zoo.status.ok())
+      zoo.status = absl::NotFoundError("no kernel spec in kernels/" + folder +
+                                       " (run from the workspace or a tool's runfiles)");
+    for (const std::string &path : specs) {
+      absl::StatusOr<Kernel> k =
+          spec::LoadSpec(path, cpu, KnobNames(TargetKind::Cpu), nullptr, "", &references);
+      absl::StatusOr<Kernel> g =
+          k.ok() ? spec::LoadSpec(path, cuda, KnobNames(TargetKind::Cuda), nullptr, "", &references)
+                 : k;
+      if (!g.ok()) {
+        if (zoo.status.ok())
+          zoo.status = g.status();
+        continue;
+      }
+      k->gpu = g->gpu;
+      k->inZoo = true;
+      zoo.kernels.push_back(*std::move(k));
+    }
+  }
   return zoo;
 }
+
+const Zoo &TheZoo() {
+  static const Zoo zoo = ReadZoo();
+  return zoo;
+}
+
+} // namespace
+
+const std::vector<Kernel> &Kernels() { return TheZoo().kernels; }
+
+absl::Status ZooStatus() { return TheZoo().status; }
 
 namespace {
 /// Kernels read from specs: a deque, so pointers handed out stay valid as it grows.

@@ -97,6 +97,40 @@ private:
   std::vector<std::unique_ptr<runtime::Buffer>> device_;
 };
 
+/// The element types of tensors in host memory (specs' dtypes: f32, f16, bf16, f64, i8, u8,
+/// i16, i32, i64).
+enum class ElementType { F32, F16, BF16, F64, I8, U8, I16, I32, I64 };
+/// The element type a dtype names, or an error for one that is not a specs' dtype.
+absl::StatusOr<ElementType> ParseElementType(const std::string &dtype);
+size_t ElementBytes(ElementType type);
+bool IsFloat(ElementType type);
+/// The element at `p` as a double, and `x` stored at `p` (rounded to nearest even for the
+/// narrow floats; integers rounded to the nearest and truncated to their width).
+double Decode(ElementType type, const uint8_t *p);
+void Encode(ElementType type, double x, uint8_t *p);
+
+/// A tensor argument of one run, as a C++ reference reads it: its element type, shape and
+/// the host copy of its data (outputs as the kernel left them).
+struct HostTensor {
+  std::string dtype;
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  size_t count = 0;
+  const uint8_t *data = nullptr;
+  /// Element `i` as a double.
+  double at(size_t i) const { return Decode(type, data + i * ElementBytes(type)); }
+};
+/// The tensors of a run by their argument names.
+using Tensors = std::map<std::string, HostTensor>;
+/// A kernel's C++ reference: checks one run's outputs against what its inputs should give (its
+/// own tolerance; large problems may check sampled rows, drawn from `seed`, and every output
+/// element for being written). absl::DataLoss names the first mismatch. A spec attaches one
+/// by name (`reference = "matmul"`); kernels/<folder>/ registers its references with
+/// TESSEL_ZOO_REFERENCES.
+using Reference = std::function<absl::Status(const Tensors &tensors, const Shape &shape,
+                                             const std::string &dtype, uint64_t seed)>;
+using References = std::map<std::string, Reference>;
+
 /// What a kernel is tuned over for one kind of target: problem shapes (a default set and a
 /// large one, sized for that kind of machine), dtypes, and the configuration space (the
 /// kernel's constexprs as named in its source, and the backend's knobs prefixed "knob.";
@@ -137,6 +171,13 @@ struct Kernel {
   std::string specPath, specSha256, sourceSha256;
   /// The dims a bundle dispatches on (a spec kernel's @triton.autotune key); empty: all.
   std::vector<std::string> dispatchDims;
+  /// Its runs are checked against a reference configuration of the same kernel run first on
+  /// the same inputs (a spec without a C++ reference): the runner needs that configuration's
+  /// artifact too.
+  bool checkAgainstConfig = false;
+  /// One of the zoo's (kernels/<folder>/*.toml): found by name everywhere, so a runner is not
+  /// told its spec.
+  bool inZoo = false;
 };
 
 /// The "knob." parameters of the GPU spaces that only the cuda backend has (num_stages: the
@@ -149,22 +190,29 @@ inline constexpr const char *kCudaOnlyKnobs[] = {"knob.num_stages", "knob.warp_m
 /// The runtime's form of a Triton signature: "*fp32:16,i32:16,fp32" -> "ptr:f32,i32,f32".
 std::string RuntimeSignature(const std::string &tritonSignature);
 
-/// Every zoo kernel, in the order of kernels/registry.bzl (each folder kernels/<name>/ defines
-/// `std::vector<Kernel> registry::<name>()`; the list is generated from the registry).
+/// Every zoo kernel, in the order of kernels/registry.bzl: each folder's specs (the one named
+/// after the folder first, then the others by name), read from kernels/ under the working
+/// directory (the runfiles of bazel run and tests, a packed folder on a GPU host) for the
+/// cpu target and the GPU targets, with their C++ references attached. Read once; kernels
+/// that do not load are left out and ZooStatus says why.
 const std::vector<Kernel> &Kernels();
+/// Why a zoo kernel did not load (OK when all did): tools refuse to start on an error.
+absl::Status ZooStatus();
 namespace registry {
-/// Defined by kernels/registry.bzl's generated Registry.cpp: every folder's kernels in order.
-std::vector<Kernel> All();
+/// Defined by kernels/registry.bzl's generated Registry.cpp: the folders in order, and every
+/// folder's references.
+std::vector<std::string> Folders();
+References All();
 } // namespace registry
 
-/// Defines the kernels of the folder kernels/<folder>/ (inside namespace tessel::zoo):
-///   TESSEL_ZOO_KERNELS(row_max) { return {...}; }
+/// Defines the C++ references of the folder kernels/<folder>/ (inside namespace tessel::zoo):
+///   TESSEL_ZOO_REFERENCES(row_max) { return {{"row_max", CheckRowMax}}; }
 /// defines registry::row_max(), which the registry generated from kernels/registry.bzl calls.
-#define TESSEL_ZOO_KERNELS(folder)                                                             \
+#define TESSEL_ZOO_REFERENCES(folder)                                                          \
   namespace registry {                                                                         \
-  std::vector<Kernel> folder();                                                                \
+  References folder();                                                                         \
   }                                                                                            \
-  std::vector<Kernel> registry::folder()
+  References registry::folder()
 /// The zoo kernel or the spec kernel (AddSpecKernel) named `name`, or null.
 const Kernel *Find(const std::string &name);
 /// Makes a kernel read from a spec (kernels/spec) findable by name, for the rest of the

@@ -5,7 +5,7 @@
 //
 //   {"schema_version": 1, "compiler_version": "...",
 //    "target": {"kind": "cpu", "arch": "x86_64", "features": ["avx512f", ...]},
-//    "kernels": [{"name": "matmul", "signature": "ptr:f32,...",
+//    "kernels": [{"name": "my_kernel", "signature": "ptr:f32,...",
 //                 "entries": [{"shape": {"M": 1024, ...}, "dtype": "f32",
 //                              "entry": "matmul_kernel", "artifact": "artifacts/m.so",
 //                              "sha256": "...", "config": {...}, "metrics": {...},

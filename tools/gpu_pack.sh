@@ -40,6 +40,15 @@ for b in "${binaries[@]}"; do cp "$bin/$b" "$out/bin/"; done
 for b in "$out"/bin/*; do
   ldd "$b" | awk '/=> \// {print $3}' | grep -E 'libabsl_' || true
 done | sort -u | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+# The zoo is its specs and sources (kernels/<folder>/*.toml, *.py): the GPU tests read them
+# from kernels/ under their working directory (a --build-only folder carries its own).
+copy_zoo() { # DIR
+  local f
+  for f in "$root"/kernels/*/*.toml "$root"/kernels/*/*.py; do
+    mkdir -p "$1/kernels/$(basename "$(dirname "$f")")"
+    cp "$f" "$1/kernels/$(basename "$(dirname "$f")")/"
+  done
+}
 # The runtime-only GPU tests and the artifacts the build compiled for them, at the relative
 # paths they read (bazel build //compiler/backend/cuda/test:gpu_e2e_test first).
 test="$bin/compiler/backend/cuda/test/gpu_e2e_test"
@@ -47,6 +56,7 @@ if [[ -x "$test" ]]; then
   mkdir -p "$out/tests/compiler/backend/cuda/test"
   cp "$test" "$out/tests/"
   cp "$bin"/compiler/backend/cuda/test/*.artifact "$out/tests/compiler/backend/cuda/test/"
+  copy_zoo "$out/tests"
 fi
 # The checks against Triton on the GPU host (tools/gpu_checks/): the scripts, the kernel
 # sources they give Triton (attention_baselines.py times torch SDPA and the zoo's attention
@@ -65,8 +75,10 @@ for dir in "$@"; do
   name="$(basename "$dir")"
   mkdir -p "$out/$name"
   cp -r "$dir"/candidates "$dir"/candidates.jsonl "$dir"/run.sh "$out/$name/"
-  # Kernel specs' candidates: tessel-bench reads the spec and kernel file copies there.
-  if [[ -d "$dir/specs" ]]; then cp -r "$dir/specs" "$out/$name/"; fi
+  # The zoo's specs and sources, and other specs' copies: tessel-bench reads them there.
+  for sub in kernels specs; do
+    if [[ -d "$dir/$sub" ]]; then cp -r "$dir/$sub" "$out/$name/"; fi
+  done
   rm -f "$out/$name/results.jsonl"
 done
 cat > "$out/run-on-gpu-host.sh" <<'SH'

@@ -20,7 +20,7 @@ bool FuzzRecordLine(const std::string &bytes) {
 
 std::vector<std::string> RecordLineSeeds() {
   autotune::Record r;
-  r.kernel = "matmul";
+  r.kernel = "gemm_kernel";
   r.shape = {{"M", 256}, {"N", 256}, {"K", 256}};
   r.dtype = "f32";
   r.target = Target::Host();

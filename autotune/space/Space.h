@@ -1,7 +1,7 @@
 //===- Space.h - configuration spaces and sharding -*- C++ -*-===//
 //
 // A space is a set of named parameters, each with its candidate values (kernel constexprs such
-// as BLOCK_M, lowering knobs such as the matmul register tile), and constraints that prune
+// as BLOCK_M, lowering knobs such as the CPU register tile), and constraints that prune
 // invalid points before anything is compiled. Points are enumerated in one deterministic order,
 // so `--shard=I/N` splits them identically on every machine. A leaf (absl and JSON
 // only): the kernel zoo's specs use it without depending on the autotuner; the search

@@ -399,7 +399,8 @@ absl::StatusOr<std::shared_ptr<SpecData>> ReadSpecData(const std::string &path,
   const toml::table &top = parsed.table();
   if (absl::Status s = r.Keys(top,
                               {"name", "source", "kernel", "dims", "dtypes", "grid", "flops",
-                               "bytes", "baseline", "tolerance", "args", "shapes", "space"},
+                               "bytes", "baseline", "tolerance", "reference", "args", "shapes",
+                               "space"},
                               "the spec");
       !s.ok())
     return s;
@@ -512,6 +513,13 @@ absl::StatusOr<std::shared_ptr<SpecData>> ReadSpecData(const std::string &path,
       data->gemmDims = {call.kids[1], call.kids[2], call.kids[3]};
     }
   }
+  if (const toml::node *n = top.get("reference")) {
+    absl::StatusOr<std::string> name = r.String(*n, "reference");
+    if (!name.ok())
+      return name.status();
+    data->reference = *name;
+    data->referenceLoc = r.At(*n);
+  }
   if (const toml::node *n = top.get("tolerance")) {
     const toml::table *t = n->as_table();
     if (!t)
@@ -596,12 +604,13 @@ absl::StatusOr<std::shared_ptr<SpecData>> ReadSpecData(const std::string &path,
 }
 
 absl::StatusOr<zoo::Kernel> LoadSpec(const std::string &path, const Target &target,
-                                     const std::set<std::string> &knobs,
-                                     std::vector<std::string> *notes, const std::string &source) {
+                                     const std::vector<std::string> &knobs,
+                                     std::vector<std::string> *notes, const std::string &source,
+                                     const zoo::References *references) {
   absl::StatusOr<std::shared_ptr<SpecData>> data = ReadSpecData(path, source);
   if (!data.ok())
     return data.status();
-  return MakeKernel(*data, target, knobs, notes);
+  return MakeKernel(*data, target, knobs, notes, references);
 }
 
 absl::StatusOr<std::vector<std::string>> SpecFiles(const std::string &path) {

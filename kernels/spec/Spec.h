@@ -31,10 +31,12 @@ namespace tessel::spec {
 /// num_stages, ...) that is one becomes the parameter "knob.NAME", others are dropped with a
 /// note in `notes`. The kernel's name is its entry's unless the spec sets `name`.
 /// `source`, when not empty, is read instead of the file the spec names (a packed copy).
+/// `references`: the C++ references a spec's `reference` key may name (the zoo's).
 absl::StatusOr<zoo::Kernel> LoadSpec(const std::string &path, const Target &target,
-                                     const std::set<std::string> &knobs,
+                                     const std::vector<std::string> &knobs,
                                      std::vector<std::string> *notes = nullptr,
-                                     const std::string &source = "");
+                                     const std::string &source = "",
+                                     const zoo::References *references = nullptr);
 
 /// The spec files of `path`: the file itself, or a folder's *.toml files (sorted).
 absl::StatusOr<std::vector<std::string>> SpecFiles(const std::string &path);

@@ -65,6 +65,9 @@ struct SpecData {
   std::string baseline = "copy";
   std::vector<expr::NodePtr> gemmDims;
   std::map<std::string, double> tolerance; ///< per dtype; defaults in SpecKernel.cpp
+  /// A C++ reference checks the runs (the zoo's), by its registered name; "" for none.
+  std::string reference;
+  expr::Loc referenceLoc;
   std::unique_ptr<KernelFile> file;
 };
 
@@ -75,8 +78,9 @@ absl::StatusOr<std::shared_ptr<SpecData>> ReadSpecData(const std::string &path,
 
 /// The zoo kernel of `data` for `target` (see LoadSpec).
 absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
-                                       const Target &target, const std::set<std::string> &knobs,
-                                       std::vector<std::string> *notes);
+                                       const Target &target, const std::vector<std::string> &knobs,
+                                       std::vector<std::string> *notes,
+                                       const zoo::References *references);
 
 } // namespace tessel::spec
 

@@ -28,21 +28,17 @@ absl::Status Error(const Loc &loc, const std::string &message) {
   return absl::InvalidArgumentError(absl::StrCat(loc.Text(), ": error: ", message));
 }
 
+bool Has(const std::vector<std::string> &names, const std::string &name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 double PhysicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && size > 0 ? double(pages) * double(size) : 0;
 }
 
-size_t DtypeBytes(const std::string &d) {
-  if (d == "f64" || d == "i64")
-    return 8;
-  if (d == "f32" || d == "i32")
-    return 4;
-  if (d == "f16" || d == "bf16" || d == "i16")
-    return 2;
-  return 1; // i8, u8
-}
-bool IsFloat(const std::string &d) { return d[0] == 'f' || d == "bf16"; }
+/// The bytes of one element of a dtype the spec reader admitted.
+size_t DtypeBytes(const std::string &d) { return zoo::ElementBytes(*zoo::ParseElementType(d)); }
 
 /// Triton's pointer spelling of a dtype: f32 -> fp32, bf16 -> bf16, i8 -> i8.
 std::string TritonType(const std::string &d) {
@@ -122,8 +118,11 @@ struct Bound {
   std::vector<Value> scalars;                     ///< per argument (None for tensors)
 };
 
+/// `allocatable`: tensors past 2^40 elements are an error (they are about to be allocated);
+/// false for counting bytes and FLOPs, where a huge shape is a huge number.
 absl::StatusOr<Bound> Bind(const SpecData &data, const expr::ScopePtr &base,
-                           const zoo::Shape &shape, const std::string &dtype) {
+                           const zoo::Shape &shape, const std::string &dtype,
+                           bool allocatable = true) {
   Bound b;
   b.scope = expr::Scope::Child(base);
   for (const auto &[d, v] : shape)
@@ -151,7 +150,7 @@ absl::StatusOr<Bound> Bind(const SpecData &data, const expr::ScopePtr &base,
       if (!n.ok())
         return n.status();
       if (*n < 0 || __builtin_mul_overflow(numel, std::max<int64_t>(*n, 1), &numel) ||
-          numel > (int64_t(1) << 40))
+          (allocatable && numel > (int64_t(1) << 40)))
         return Error(e->loc, "tensor '" + a.name + "' would have " +
                                  (*n < 0 ? "a negative dimension" : "more than 2^40 elements"));
       b.tensorShapes[i].push_back(*n);
@@ -197,6 +196,8 @@ struct Model {
   std::map<std::string, double> tolerance;
   /// Python's built-ins and the target's `triton` and `torch`: what expressions see first.
   expr::ScopePtr base;
+  /// The C++ reference that checks runs, or none (then a reference configuration does).
+  zoo::Reference reference;
   /// Serializes evaluation (see Constexprs).
   mutable std::recursive_mutex mutex;
 
@@ -310,6 +311,7 @@ public:
     p->model_ = model;
     p->shape_ = shape;
     p->dtype_ = dtype;
+    p->seed_ = seed;
     const SpecData &data = *model->data;
     absl::StatusOr<Bound> b = Bind(data, model->base, shape, dtype);
     if (!b.ok())
@@ -323,6 +325,7 @@ public:
         continue;
       Tensor &t = p->tensors_[i];
       t.SetType(ElementType(a, dtype));
+      t.shape = b->tensorShapes[i];
       t.role = a.role;
       int64_t n = 1;
       for (int64_t d : b->tensorShapes[i])
@@ -365,7 +368,7 @@ public:
     }
   }
 
-  bool NeedsReference() const override { return true; }
+  bool NeedsReference() const override { return !model_->reference; }
 
   absl::Status KeepAsReference() override {
     expected_.clear();
@@ -384,6 +387,13 @@ public:
   }
 
   absl::Status Check() const override {
+    if (model_->reference) {
+      zoo::Tensors views;
+      for (size_t i = 0; i < tensors_.size(); ++i)
+        if (model_->data->args[i].tensor)
+          views[model_->data->args[i].name] = tensors_[i].View();
+      return model_->reference(views, shape_, dtype_, seed_);
+    }
     if (expected_.empty() && HasOutputs())
       return absl::FailedPreconditionError("no reference outputs to check against (run the "
                                            "reference configuration first)");
@@ -469,90 +479,24 @@ private:
   /// A tensor argument's host data. Its element type is decoded once: Get and Set run per
   /// element over hundreds of millions of them.
   struct Tensor {
-    enum class Type { F32, F16, BF16, F64, I8, U8, I16, I32, I64 };
     std::string dtype;
-    Type type = Type::F32;
+    zoo::ElementType type = zoo::ElementType::F32;
     size_t width = 4;
     bool isFloat = true;
     ArgSpec::Role role = ArgSpec::Role::In;
+    std::vector<int64_t> shape;
     size_t count = 0;
     std::vector<uint8_t> bytes, initial;
     void SetType(const std::string &d) {
-      static const std::map<std::string, Type> kTypes = {
-          {"f32", Type::F32}, {"f16", Type::F16}, {"bf16", Type::BF16},
-          {"f64", Type::F64}, {"i8", Type::I8},   {"u8", Type::U8},
-          {"i16", Type::I16}, {"i32", Type::I32}, {"i64", Type::I64}};
       dtype = d;
-      type = kTypes.at(d);
-      width = DtypeBytes(d);
-      isFloat = IsFloat(d);
+      type = *zoo::ParseElementType(d); // the spec reader admits only these
+      width = zoo::ElementBytes(type);
+      isFloat = zoo::IsFloat(type);
     }
     double Get(size_t k) const { return GetAt(bytes.data(), k); }
     /// Element `k` of data laid out as this tensor's (its reference's copy).
-    double GetAt(const uint8_t *data, size_t k) const {
-      const uint8_t *p = data + k * width;
-      switch (type) {
-      case Type::F32: {
-        float x;
-        std::memcpy(&x, p, 4);
-        return x;
-      }
-      case Type::F16: {
-        _Float16 h;
-        std::memcpy(&h, p, 2);
-        return double(h);
-      }
-      case Type::BF16: {
-        uint32_t bits = uint32_t(p[0] | (p[1] << 8)) << 16;
-        float x;
-        std::memcpy(&x, &bits, 4);
-        return x;
-      }
-      case Type::F64: {
-        double d;
-        std::memcpy(&d, p, 8);
-        return d;
-      }
-      case Type::I8:
-        return double(int8_t(*p));
-      case Type::U8:
-        return double(*p);
-      case Type::I16: {
-        int16_t x;
-        std::memcpy(&x, p, 2);
-        return x;
-      }
-      case Type::I32: {
-        int32_t x;
-        std::memcpy(&x, p, 4);
-        return x;
-      }
-      case Type::I64: {
-        int64_t x;
-        std::memcpy(&x, p, 8);
-        return double(x);
-      }
-      }
-      return 0;
-    }
-    void Set(size_t k, double x) {
-      uint8_t *p = &bytes[k * width];
-      if (type == Type::F32) {
-        float f = float(x);
-        std::memcpy(p, &f, 4);
-      } else if (type == Type::F16) {
-        _Float16 h = _Float16(x);
-        std::memcpy(p, &h, 2);
-      } else if (type == Type::BF16) {
-        uint32_t bits = zoo::store("bf16", float(x));
-        std::memcpy(p, &bits, 2);
-      } else if (type == Type::F64) {
-        std::memcpy(p, &x, 8);
-      } else {
-        int64_t i = int64_t(std::llround(x));
-        std::memcpy(p, &i, width); // little-endian: the low bytes
-      }
-    }
+    double GetAt(const uint8_t *data, size_t k) const { return zoo::Decode(type, data + k * width); }
+    void Set(size_t k, double x) { zoo::Encode(type, x, &bytes[k * width]); }
     /// NaN for floats; for integers a byte pattern (0xA5...) a kernel is unlikely to write.
     void Poison(size_t k) {
       if (isFloat)
@@ -570,6 +514,9 @@ private:
           return false;
       return true;
     }
+    zoo::HostTensor View() const {
+      return zoo::HostTensor{dtype, type, shape, count, bytes.data()};
+    }
   };
   bool HasOutputs() const {
     for (const Tensor &t : tensors_)
@@ -582,16 +529,36 @@ private:
   std::shared_ptr<const Model> model_;
   zoo::Shape shape_;
   std::string dtype_;
+  uint64_t seed_ = 0;
   Bound bound_;
   std::vector<Tensor> tensors_;
   std::map<size_t, std::vector<uint8_t>> expected_;
 };
 
+/// `params` in the canonical order: the kernel's parameters in its signature's order, then
+/// the knobs in the order the backend declares them (what Enumerate's order follows).
+void CanonicalOrder(std::vector<std::pair<std::string, std::vector<int64_t>>> &params,
+                    const SpecData &data, const std::vector<std::string> &knobs) {
+  auto rank = [&](const std::string &name) -> size_t {
+    const std::vector<KernelParam> &ps = data.file->params();
+    for (size_t i = 0; i < ps.size(); ++i)
+      if (ps[i].name == name)
+        return i;
+    if (name.rfind("knob.", 0) == 0)
+      for (size_t i = 0; i < knobs.size(); ++i)
+        if (knobs[i] == name.substr(5))
+          return ps.size() + i;
+    return ps.size() + knobs.size();
+  };
+  std::stable_sort(params.begin(), params.end(),
+                   [&](const auto &a, const auto &b) { return rank(a.first) < rank(b.first); });
+}
+
 /// The spec's space for one target kind: its parameters (a knob of the target as "knob.X"),
 /// and its constraints over them and the target's features.
 absl::StatusOr<autotune::Space> SpaceFromSpec(const SpaceSpec &s, const SpecData &data,
                                               const Target &target,
-                                              const std::set<std::string> &knobs) {
+                                              const std::vector<std::string> &knobs) {
   autotune::Space space;
   for (const auto &[name, values] : s.params) {
     bool isParam = false;
@@ -599,9 +566,9 @@ absl::StatusOr<autotune::Space> SpaceFromSpec(const SpaceSpec &s, const SpecData
       isParam = isParam || (p.name == name && p.isConstexpr);
     if (isParam) {
       space.params.push_back({name, values});
-    } else if (knobs.count(name)) {
+    } else if (Has(knobs, name)) {
       space.params.push_back({"knob." + name, values});
-    } else if (name.rfind("knob.", 0) == 0 && knobs.count(name.substr(5))) {
+    } else if (name.rfind("knob.", 0) == 0 && Has(knobs, name.substr(5))) {
       space.params.push_back({name, values});
     } else {
       return Error(s.loc, "space parameter '" + name + "' is neither a tl.constexpr parameter "
@@ -609,8 +576,10 @@ absl::StatusOr<autotune::Space> SpaceFromSpec(const SpaceSpec &s, const SpecData
                           " backend (" + absl::StrJoin(knobs, ", ") + ")");
     }
   }
-  // Constraints see the parameters by their names (knobs without "knob.") and the target:
-  // warp_size, and is_cpu / is_cuda / is_rocm.
+  CanonicalOrder(space.params, data, knobs);
+  // Constraints see the parameters by their names (knobs without "knob."), get(NAME, DEFAULT)
+  // for one a target may lack (rocm has no num_stages), and the target: warp_size, is_cpu,
+  // is_cuda, is_rocm.
   for (const expr::NodePtr &c : s.constraints) {
     Target t = target;
     space.constraints.push_back([c, t](const zoo::Point &p) -> std::string {
@@ -621,6 +590,17 @@ absl::StatusOr<autotune::Space> SpaceFromSpec(const SpaceSpec &s, const SpecData
       scope->vars["is_cuda"] = Value::Bool(t.kind == TargetKind::Cuda);
       scope->vars["is_rocm"] = Value::Bool(t.kind == TargetKind::Rocm);
       scope->vars["warp_size"] = Value::Int(t.kind == TargetKind::Rocm ? 64 : 32);
+      std::map<std::string, Value> params;
+      for (const auto &[k, v] : p)
+        params[k.rfind("knob.", 0) == 0 ? k.substr(5) : k] = Value::Int(v);
+      scope->vars["get"] = Value::Function(
+          "get", [params](const std::vector<Value> &a, const auto &,
+                          const Loc &loc) -> absl::StatusOr<Value> {
+            if (a.size() != 2 || a[0].kind != Value::Kind::Str)
+              return Error(loc, "get(NAME, DEFAULT) takes a parameter's name and a default");
+            auto it = params.find(a[0].s);
+            return it == params.end() ? a[1] : it->second;
+          });
       absl::StatusOr<Value> v = expr::Eval(*c, scope);
       if (!v.ok())
         return std::string(v.status().message());
@@ -633,14 +613,22 @@ absl::StatusOr<autotune::Space> SpaceFromSpec(const SpaceSpec &s, const SpecData
 } // namespace
 
 absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
-                                       const Target &target, const std::set<std::string> &knobs,
-                                       std::vector<std::string> *notes) {
+                                       const Target &target, const std::vector<std::string> &knobs,
+                                       std::vector<std::string> *notes,
+                                       const zoo::References *references) {
   const std::string kind = target.kind == TargetKind::Cpu ? "cpu" : "gpu";
   auto model = std::make_shared<Model>();
   model->data = data;
   model->target = target;
   model->tolerance = data->tolerance;
   model->base = TargetModules(target);
+  if (!data->reference.empty()) {
+    auto it = references ? references->find(data->reference) : zoo::References::const_iterator();
+    if (!references || it == references->end())
+      return Error(data->referenceLoc, "no C++ reference named '" + data->reference + "'" +
+                                           (references ? "" : " (only the zoo's specs have them)"));
+    model->reference = it->second;
+  }
   absl::StatusOr<Decorators> decorators = data->file->Evaluate(target);
   if (!decorators.ok())
     return decorators.status();
@@ -678,7 +666,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
         bool isParam = false;
         for (const KernelParam &q : data->file->params())
           isParam = isParam || q.name == name;
-        std::string key = isParam ? name : knobs.count(name) ? "knob." + name : "";
+        std::string key = isParam ? name : Has(knobs, name) ? "knob." + name : "";
         if (key.empty()) {
           dropped.insert(name);
           return absl::OkStatus();
@@ -713,6 +701,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
       }
       ts.space.params.push_back({n, values});
     }
+    CanonicalOrder(ts.space.params, *data, knobs);
     ts.space.constraints.push_back([points](const zoo::Point &p) -> std::string {
       return std::find(points.begin(), points.end(), p) != points.end()
                  ? ""
@@ -751,6 +740,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
   k.entry = data->entry;
   k.dims = data->dims;
   k.specPath = data->path;
+  k.checkAgainstConfig = !model->reference;
   k.specSha256 = data->sha256;
   k.sourceSha256 = data->sourceSha256;
   for (const std::string &key : decorators->key) {
@@ -803,7 +793,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
     std::lock_guard<std::recursive_mutex> lock(shared->mutex);
     if (!shared->data->flops)
       return 0;
-    absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32");
+    absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32", false);
     if (!b.ok())
       return std::nan("");
     absl::StatusOr<Value> v = expr::Eval(*shared->data->flops, b->scope);
@@ -811,7 +801,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
   };
   k.bytes = [shared](const zoo::Shape &s, const std::string &dtype) -> double {
     std::lock_guard<std::recursive_mutex> lock(shared->mutex);
-    absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, dtype);
+    absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, dtype, false);
     if (!b.ok())
       return std::nan("");
     if (shared->data->bytes) {
@@ -833,7 +823,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
   if (data->baseline == "gemm")
     k.gemmDims = [shared](const zoo::Shape &s) -> std::array<int64_t, 3> {
       std::lock_guard<std::recursive_mutex> lock(shared->mutex);
-      absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32");
+      absl::StatusOr<Bound> b = Bind(*shared->data, shared->base, s, "f32", false);
       std::array<int64_t, 3> out = {0, 0, 0};
       for (size_t i = 0; i < 3 && b.ok(); ++i) {
         absl::StatusOr<Value> v = expr::Eval(*shared->data->gemmDims[i], b->scope);

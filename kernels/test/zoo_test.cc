@@ -25,6 +25,9 @@ TEST(Zoo, EveryKernelMatchesItsReference) {
   const std::map<std::string, autotune::KernelSource> sources = autotune::ReadZooSources();
   autotune::Builder builder(Target(), std::string(getenv("TEST_TMPDIR")) + "/cache");
   ASSERT_TRUE(device.ok()) << device.status();
+  // The zoo is its specs (kernels/<folder>/*.toml) with their C++ references: all of them load.
+  ASSERT_TRUE(zoo::ZooStatus().ok()) << zoo::ZooStatus();
+  ASSERT_EQ(zoo::Kernels().size(), 10u);
   uint64_t seed = std::random_device{}();
   std::printf("random seed %llu\n", (unsigned long long)seed);
   int runs = 0;

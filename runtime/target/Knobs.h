@@ -12,13 +12,14 @@
 
 #include "runtime/target/Target.h"
 
-#include <set>
 #include <string>
+#include <vector>
 
 namespace tessel {
 
-/// The knob names of the backend of `kind`.
-inline std::set<std::string> KnobNames(TargetKind kind) {
+/// The knob names of the backend of `kind`, in the order it declares them (the order spaces
+/// list knobs in).
+inline std::vector<std::string> KnobNames(TargetKind kind) {
   switch (kind) {
   case TargetKind::Cpu:
     return {"tile_m", "tile_n", "tile_k", "vector_width", "unroll", "prefetch"};
