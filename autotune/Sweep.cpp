@@ -5,6 +5,7 @@
 //       [--shard=I/N] [--where=NAME=V|V,...] [--timeout=SECONDS] [--min-time=SECONDS]
 //       [--build-only] [--overwrite]
 // sweep --ingest=DIR   (DIR: a --build-only output whose run.sh ran; see Ingest.h)
+// sweep --list-kernels | --list-shapes[=KERNEL] | --list-space=KERNEL [--target=T]; sweep --help
 //
 // --spec tunes the kernels of kernel specs (a file, or a folder of *.toml; repeatable, or
 // comma-separated): a user's Triton kernel file and its spec (docs/kernel-specs.md). Without
@@ -114,15 +115,89 @@ bool parseNumber(const std::string &text, double &out) {
   return !text.empty() && *end == '\0' && errno != ERANGE && std::isfinite(out);
 }
 
+constexpr const char *kUsage =
+    "usage: sweep [--spec=PATH.toml|DIR] [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
+    "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
+    "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]|cuda:sm_NN|rocm:gfxNNN] "
+    "[--out=DIR] [--resume | --overwrite] [--shard=I/N] [--where=NAME=V|V,...] "
+    "[--timeout=S] [--min-time=S] [--flush=on|off] [--build-only] [--ingest=DIR] "
+    "[--list-kernels | --list-shapes[=KERNEL] | --list-space=KERNEL] [--help]\n";
+
 int usage(const std::string &why) {
-  std::fprintf(stderr,
-               "sweep: %s\nusage: sweep [--spec=PATH.toml|DIR] [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
-               "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
-               "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]|cuda:sm_NN|rocm:gfxNNN] "
-               "[--out=DIR] [--resume | --overwrite] [--shard=I/N] [--where=NAME=V|V,...] "
-               "[--timeout=S] [--min-time=S] [--flush=on|off] [--build-only]\n",
-               why.c_str());
+  std::fprintf(stderr, "sweep: %s\n%s", why.c_str(), kUsage);
   return 2;
+}
+
+/// sweep --help: every option with its default.
+int help() {
+  std::printf(
+      "%s\n"
+      "Tunes kernels: builds every chosen configuration, measures each with tessel-bench in a\n"
+      "child process, records it and writes the bundle of the best per kernel, dtype and shape.\n\n"
+      "  --spec=PATH|DIR       kernel specs to tune (files or folders of *.toml; repeatable)\n"
+      "  --kernels=a,b         zoo kernels by name (default: all, or none with --spec)\n"
+      "  --shapes=SET|SHAPES   default (the default), large, or DIM=N,...;DIM=N,...\n"
+      "  --dtypes=a,b          only these dtypes (default: each kernel's)\n"
+      "  --strategy=S          exhaustive, random (the default) or evolutionary\n"
+      "  --budget=N            candidates per group for random/evolutionary (default 8)\n"
+      "  --time-budget=S       start nothing new after S seconds (default: none)\n"
+      "  --seed=N              the search's seed (default: drawn, kept in OUT/seed)\n"
+      "  --target=T            cpu (the default), cpu:NAME, cuda:sm_NN, rocm:gfxNNN\n"
+      "  --out=DIR             outputs (default sweep-out)\n"
+      "  --resume, --overwrite go on with, or replace, the sweep in --out\n"
+      "  --shard=I/N           every N-th candidate from the I-th (default 0/1)\n"
+      "  --where=NAME=V|V,...  only points whose parameters take these values\n"
+      "  --timeout=S           per candidate (default 60)\n"
+      "  --min-time=S          tessel-bench's measuring time a candidate (default 0.1)\n"
+      "  --flush=on|off        caches flushed between repetitions (default on)\n"
+      "  --build-only          build for another machine: OUT/run.sh measures there\n"
+      "  --ingest=DIR          read back a --build-only folder's results.jsonl\n"
+      "  --list-kernels        the kernels (zoo and --spec), their dims and dtypes for --target\n"
+      "  --list-shapes[=K]     each kernel's (or K's) default and large shapes for --target\n"
+      "  --list-space=K        K's configuration space for --target and its valid points\n"
+      "  --help                this\n",
+      kUsage);
+  return 0;
+}
+
+/// --list-kernels / --list-shapes / --list-space for `target` (stdout); 2 for an unknown kernel.
+int list(const std::string &what, const std::string &kernel,
+         const std::vector<const zoo::Kernel *> &kernels, const Target &target) {
+  std::vector<const zoo::Kernel *> chosen;
+  for (const zoo::Kernel *k : kernels)
+    if (kernel.empty() || k->name == kernel)
+      chosen.push_back(k);
+  if (chosen.empty())
+    return usage("no kernel named '" + kernel + "' (--list-kernels lists them)");
+  for (const zoo::Kernel *k : chosen) {
+    const zoo::TargetSpec spec = k->For(target.kind);
+    std::string dims, dtypes;
+    for (const std::string &d : k->dims)
+      dims += (dims.empty() ? "" : ",") + d;
+    for (const std::string &d : spec.dtypes)
+      dtypes += (dtypes.empty() ? "" : ",") + d;
+    if (what == "kernels") {
+      std::printf("%-20s dims %-20s dtypes %-16s %s\n", k->name.c_str(), dims.c_str(),
+                  dtypes.empty() ? "-" : dtypes.c_str(),
+                  (k->specPath.empty() ? k->source : k->specPath).c_str());
+    } else if (what == "shapes") {
+      for (const auto &[set, shapes] : {std::pair{"default", &spec.defaultShapes},
+                                         std::pair{"large", &spec.largeShapes}})
+        for (const zoo::Shape &s : *shapes)
+          std::printf("%-20s %-8s %s\n", k->name.c_str(), set, zoo::ShapeText(s).c_str());
+    } else {
+      std::printf("%s on %s: %zu valid points\n", k->name.c_str(), target.str().c_str(),
+                  spec.space.Enumerate().size());
+      for (const auto &[name, values] : spec.space.params) {
+        std::string text;
+        for (int64_t v : values)
+          text += (text.empty() ? "" : " ") + std::to_string(v);
+        std::printf("  %-20s %s\n", name.c_str(), text.c_str());
+      }
+      std::printf("  %zu constraints\n", spec.space.constraints.size());
+    }
+  }
+  return 0;
 }
 
 /// The end of a sweep, local or ingested: the summary table of `records`, DIR/benchmark.json
@@ -314,8 +389,11 @@ absl::StatusOr<std::vector<const zoo::Kernel *>> loadSpecs(const std::vector<std
 
 int main(int argc, char **argv) {
   Options opt;
+  std::string listing, listKernel; // --list-*: what, and of which kernel
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--help" || a == "-h")
+      return help();
     size_t eq = a.find('=');
     std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
     // Numbers are parsed strictly: "--budget=ten" is an error, not 0.
@@ -326,7 +404,16 @@ int main(int argc, char **argv) {
       return usage(key + " takes a number, not '" + value + "'");
     if (key == "--budget" && (number != std::floor(number) || number > 1e9))
       return usage("--budget takes a whole number of candidates, not '" + value + "'");
-    if (key == "--kernels")
+    if (key == "--list-kernels" || key == "--list-shapes" || key == "--list-space") {
+      if (!listing.empty())
+        return usage("give one of --list-kernels, --list-shapes, --list-space");
+      listing = key.substr(7);
+      listKernel = value;
+      if (key == "--list-space" && value.empty())
+        return usage("--list-space takes a kernel: --list-space=KERNEL");
+      if (key == "--list-kernels" && eq != std::string::npos)
+        return usage("--list-kernels takes no value");
+    } else if (key == "--kernels")
       opt.kernels = split(value, ',');
     else if (key == "--spec") {
       if (value.empty())
@@ -421,11 +508,11 @@ int main(int argc, char **argv) {
     return usage("the kernel zoo did not load: " + std::string(zoo.message()));
   // Where the runner is: next to this binary's runfiles (bazel run) or given by TESSEL_BENCH.
   std::string bench = getenv("TESSEL_BENCH") ? getenv("TESSEL_BENCH") : "autotune/tessel-bench";
-  if (access(bench.c_str(), X_OK) != 0)
+  if (listing.empty() && access(bench.c_str(), X_OK) != 0)
     return usage("cannot find tessel-bench at " + bench + " (set TESSEL_BENCH)");
 
   std::vector<const zoo::Kernel *> kernels;
-  if (opt.kernels.empty() && opt.specs.empty())
+  if (opt.kernels.empty() && (opt.specs.empty() || !listing.empty())) // listings show the zoo too
     for (const zoo::Kernel &k : zoo::Kernels())
       kernels.push_back(&k);
   for (const std::string &name : opt.kernels) {
@@ -443,7 +530,7 @@ int main(int argc, char **argv) {
   if (!parsedTarget.ok())
     return usage(std::string(parsedTarget.status().message()));
   Target target = *parsedTarget;
-  if (target.kind != TargetKind::Cpu && !opt.buildOnly)
+  if (target.kind != TargetKind::Cpu && !opt.buildOnly && listing.empty())
     return usage("GPU candidates are measured on the GPU host: build them here with "
                  "--build-only (the runner's commands go to OUT/run.sh)");
   absl::StatusOr<const Backend *> backend = lookupBackend(target.kind);
@@ -471,6 +558,8 @@ int main(int argc, char **argv) {
       }
   }
 
+  if (!listing.empty())
+    return list(listing, listKernel, kernels, target);
   fs::create_directories(opt.out);
   if (absl::StatusOr<int> lock = lockOutputDirectory(opt.out); !lock.ok())
     return usage(std::string(lock.status().message()));

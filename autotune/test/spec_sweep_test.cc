@@ -131,3 +131,28 @@ TEST(SpecSweep, ABadSpecIsAnErrorBeforeAnyRecord) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(SpecSweep, HelpAndListings) {
+  std::string out;
+  ASSERT_EQ(RunCommand("autotune/sweep --help", out), 0) << out;
+  for (const char *option : {"--spec=", "--list-kernels", "--list-shapes", "--list-space=",
+                             "--build-only", "--ingest=", "--where=", "--shard="})
+    EXPECT_NE(out.find(option), std::string::npos) << option << "\n" << out;
+  out.clear();
+  ASSERT_EQ(RunCommand("autotune/sweep --list-kernels --spec=examples", out), 0) << out;
+  for (const char *kernel : {"matmul ", "attention ", "vector_add ", "rms_norm_kernel "})
+    EXPECT_NE(out.find(kernel), std::string::npos) << kernel << "\n" << out;
+  out.clear();
+  ASSERT_EQ(RunCommand("autotune/sweep --list-space=matmul --target=cuda:sm_90a", out), 0) << out;
+  EXPECT_NE(out.find("knob.warp_m"), std::string::npos) << out;
+  out.clear();
+  ASSERT_EQ(RunCommand("autotune/sweep --list-shapes=attention --target=cuda:sm_90a", out), 0);
+  EXPECT_NE(out.find("large    CAUSAL=1,D=128,H=16,N_CTX=16384,Z=2"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(RunCommand("autotune/sweep --list-space=nope", out), 2);
+  EXPECT_NE(out.find("no kernel named 'nope'"), std::string::npos) << out;
+}
+
+} // namespace
