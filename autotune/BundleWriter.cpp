@@ -95,6 +95,13 @@ absl::Status WriteBundle(const std::string &dir, const Target &target,
     if (fresh)
       kernels.push_back({{"name", e.kernel}, {"signature", e.signature}, {"entries", json::array()}});
     kernels[it->second]["entries"].push_back(entry);
+    if (!e.launchJson.empty() && !kernels[it->second].contains("launch")) {
+      json launch = json::parse(e.launchJson, nullptr, /*allow_exceptions=*/false);
+      if (launch.is_discarded())
+        return absl::InvalidArgumentError("the launch contract of '" + e.kernel +
+                                          "' is not valid JSON");
+      kernels[it->second]["launch"] = launch;
+    }
   }
   manifest["kernels"] = kernels;
   if (!writeFile((tmp / "manifest.json").string(), manifest.dump(2) + "\n"))

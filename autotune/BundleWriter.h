@@ -30,6 +30,9 @@ struct TunedEntry {
   /// Dimensions compiled into the artifact: it computes correctly only for values in
   /// [first, second] (a block that covers a row covers only rows that short; a head dim compiled in serves only itself).
   std::map<std::string, std::pair<int64_t, int64_t>> serves;
+  /// The kernel's launch contract (JSON text, Kernel::launchJson); empty: none. Written once
+  /// per kernel, from its first entry that has one.
+  std::string launchJson;
 };
 
 absl::Status WriteBundle(const std::string &dir, const Target &target,

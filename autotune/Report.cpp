@@ -171,6 +171,7 @@ TunedEntry TunedEntryFor(const zoo::Kernel &kernel, const Record &best, const Po
   e.signature = zoo::RuntimeSignature(kernel.signature(best.dtype));
   e.dtype = best.dtype;
   e.entry = kernel.entry;
+  e.launchJson = kernel.launchJson;
   e.shape = best.shape;
   // A kernel with an autotune key dispatches on the key's dims only (as Triton's autotuner
   // caches per key): the entry's shape is those dims; serves still bounds the others.
@@ -180,6 +181,9 @@ TunedEntry TunedEntryFor(const zoo::Kernel &kernel, const Record &best, const Po
       e.shape[d] = best.shape.at(d);
   }
   e.serves = ServedRanges(kernel, p, best.shape);
+  // A dimension the artifact depends on is part of the lookup, dispatch dim or not.
+  for (const auto &[dim, range] : e.serves)
+    e.shape[dim] = best.shape.at(dim);
   e.artifact = artifact;
   // The configuration with the constexprs as the kernel sees them (block sizes, ...).
   nlohmann::json config = p;

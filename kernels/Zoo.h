@@ -171,6 +171,11 @@ struct Kernel {
   std::string specPath, specSha256, sourceSha256;
   /// The dims a bundle dispatches on (a spec kernel's @triton.autotune key); empty: all.
   std::vector<std::string> dispatchDims;
+  /// The launch contract a bundle carries (JSON text; docs/bundle.schema.json's "launch"): the
+  /// dims, the dispatch dims, the grid expression and every parameter of the kernel in order
+  /// (tensors with dtype, shape in dims and role; scalars with type and value expression;
+  /// baked-in constexprs; meta-parameters, whose values are each entry's config). Empty: none.
+  std::string launchJson;
   /// Its runs are checked against a reference configuration of the same kernel run first on
   /// the same inputs (a spec without a C++ reference): the runner needs that configuration's
   /// artifact too.

@@ -1,6 +1,7 @@
 //===- Bundle.cpp - tuned kernel bundles: open, verify, look up, load -*- C++ -*-===//
 
 #include "runtime/Bundle.h"
+#include "runtime/expr/Syntax.h"
 #include "runtime/Files.h"
 #include "runtime/Sha256.h"
 #include "runtime/target/GpuArtifact.h"
@@ -56,6 +57,131 @@ public:
 private:
   std::string file_;
 };
+
+/// A Python name (dims and parameters).
+bool IsName(const std::string &s) {
+  if (s.empty() || s.size() > 200 || !(std::isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+}
+
+/// A kernel's "launch" object: every field checked, every expression parsed.
+absl::StatusOr<LaunchContract> ParseLaunch(const json &j, const Reader &r,
+                                           const std::string &where) {
+  LaunchContract c;
+  if (!j.is_object())
+    return r.error(where, "expected an object");
+  auto names = [&](const char *key, std::vector<std::string> &out) -> absl::Status {
+    auto v = r.member(j, where, key);
+    if (!v.ok())
+      return v.status();
+    if (!(*v)->is_array())
+      return r.error(where + "." + key, "expected an array of names");
+    for (const json &n : **v) {
+      if (!n.is_string() || !IsName(n.get<std::string>()))
+        return r.error(where + "." + key, "expected an array of names, found " +
+                                              n.dump().substr(0, 100));
+      out.push_back(n.get<std::string>());
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = names("dims", c.dims); !s.ok())
+    return s;
+  if (absl::Status s = names("dispatch", c.dispatch); !s.ok())
+    return s;
+  for (const std::string &d : c.dispatch)
+    if (std::find(c.dims.begin(), c.dims.end(), d) == c.dims.end())
+      return r.error(where + ".dispatch", "'" + d + "' is not one of the dims");
+  auto expression = [&](const std::string &at, const std::string &text) -> absl::Status {
+    absl::StatusOr<expr::NodePtr> e = expr::ParseExpression(text, at);
+    if (!e.ok())
+      return r.error(at, std::string(e.status().message()));
+    return absl::OkStatus();
+  };
+  auto grid = r.string(j, where, "grid");
+  if (!grid.ok())
+    return grid.status();
+  c.grid = *grid;
+  if (absl::Status s = expression(where + ".grid", c.grid); !s.ok())
+    return s;
+  auto args = r.member(j, where, "args");
+  if (!args.ok())
+    return args.status();
+  if (!(*args)->is_array())
+    return r.error(where + ".args", "expected an array");
+  static const std::set<std::string> kKinds = {"tensor", "scalar", "constexpr", "meta"};
+  static const std::set<std::string> kRoles = {"in", "out", "inout"};
+  static const std::set<std::string> kTypes = {"i32", "i64", "fp32", "fp64"};
+  static const std::set<std::string> kDtypes = {"{dtype}", "f32", "f16", "bf16", "f64",
+                                                "i8",      "i16", "i32", "i64",  "u8"};
+  for (size_t i = 0; i < (*args)->size(); ++i) {
+    const json &a = (**args)[i];
+    std::string at = where + ".args[" + std::to_string(i) + "]";
+    LaunchArg arg;
+    auto name = r.string(a, at, "name");
+    auto kind = r.string(a, at, "kind");
+    if (!name.ok())
+      return name.status();
+    if (!kind.ok())
+      return kind.status();
+    if (!IsName(*name))
+      return r.error(at + ".name", "expected a Python name");
+    if (!kKinds.count(*kind))
+      return r.error(at + ".kind", "expected tensor, scalar, constexpr or meta, found '" + *kind +
+                                       "'");
+    arg.name = *name;
+    arg.kind = *kind;
+    if (arg.kind == "tensor") {
+      auto dtype = r.string(a, at, "dtype");
+      auto role = r.string(a, at, "role");
+      auto shape = r.member(a, at, "shape");
+      if (!dtype.ok())
+        return dtype.status();
+      if (!role.ok())
+        return role.status();
+      if (!shape.ok())
+        return shape.status();
+      if (!kDtypes.count(*dtype))
+        return r.error(at + ".dtype", "unknown dtype '" + *dtype + "'");
+      if (!kRoles.count(*role))
+        return r.error(at + ".role", "expected in, out or inout, found '" + *role + "'");
+      if (!(*shape)->is_array() || (*shape)->empty() || (*shape)->size() > 4)
+        return r.error(at + ".shape", "expected one to four expressions");
+      for (const json &d : **shape) {
+        if (!d.is_string())
+          return r.error(at + ".shape", "expected one to four expressions");
+        if (absl::Status s = expression(at + ".shape", d.get<std::string>()); !s.ok())
+          return s;
+        arg.shape.push_back(d.get<std::string>());
+      }
+      arg.dtype = *dtype;
+      arg.role = *role;
+    } else if (arg.kind == "scalar" || arg.kind == "constexpr") {
+      auto value = r.string(a, at, "value");
+      if (!value.ok())
+        return value.status();
+      if (absl::Status s = expression(at + ".value", *value); !s.ok())
+        return s;
+      arg.value = *value;
+      if (arg.kind == "scalar") {
+        auto type = r.string(a, at, "type");
+        if (!type.ok())
+          return type.status();
+        if (!kTypes.count(*type))
+          return r.error(at + ".type", "expected i32, i64, fp32 or fp64, found '" + *type + "'");
+        arg.type = *type;
+        if (a.contains("divisible")) {
+          if (!a["divisible"].is_number_integer() || a["divisible"].get<int64_t>() != 16)
+            return r.error(at + ".divisible", "expected 16");
+          arg.divisible = 16;
+        }
+      }
+    }
+    c.args.push_back(std::move(arg));
+  }
+  return c;
+}
 
 /// An artifact path must stay inside the bundle: relative, no "..".
 bool insideBundle(const std::string &path) {
@@ -191,11 +317,12 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
     return version.status();
   if (!(*version)->is_number_integer())
     return r.error("schema_version", "expected an integer");
-  if ((*version)->get<int64_t>() != kBundleSchemaVersion)
+  if ((*version)->get<int64_t>() < kOldestBundleSchemaVersion ||
+      (*version)->get<int64_t>() > kBundleSchemaVersion)
     return absl::FailedPreconditionError(
         manifestPath + ": schema version " + std::to_string((*version)->get<int64_t>()) +
-        " is not the one this runtime reads (" + std::to_string(kBundleSchemaVersion) +
-        "); rebuild the bundle with a matching tessel");
+        " is not one this runtime reads (" + std::to_string(kOldestBundleSchemaVersion) + " to " +
+        std::to_string(kBundleSchemaVersion) + "); rebuild the bundle with a matching tessel");
   auto compiler = r.string(m, "manifest", "compiler_version");
   if (!compiler.ok())
     return compiler.status();
@@ -278,12 +405,20 @@ absl::StatusOr<std::unique_ptr<Bundle>> Bundle::Open(const std::string &dir,
       return entries.status();
     if (!(*entries)->is_array())
       return r.error(where + ".entries", "expected an array");
+    std::shared_ptr<const LaunchContract> launch;
+    if (kernel.contains("launch")) {
+      absl::StatusOr<LaunchContract> c = ParseLaunch(kernel["launch"], r, where + ".launch");
+      if (!c.ok())
+        return c.status();
+      launch = std::make_shared<const LaunchContract>(*std::move(c));
+    }
     for (size_t e = 0; e < (*entries)->size(); ++e) {
       const json &entry = (**entries)[e];
       std::string at = where + ".entries[" + std::to_string(e) + "]";
       BundleEntry b;
       b.kernel = *name;
       b.signature = *signature;
+      b.launch = launch;
       auto shape = r.member(entry, at, "shape");
       if (!shape.ok())
         return shape.status();

@@ -9,9 +9,11 @@
 //                 "entries": [{"shape": {"M": 1024, ...}, "dtype": "f32",
 //                              "entry": "matmul_kernel", "artifact": "artifacts/m.so",
 //                              "sha256": "...", "config": {...}, "metrics": {...},
-//                              "serves": {"cols": [513, 1024]}}]}]}
+//                              "serves": {"cols": [513, 1024]}}],
+//                 "launch": {"dims": [...], "dispatch": [...], "grid": "...", "args": [...]}}]}
 //
-// An entry may carry its own "signature" (another dtype of the kernel); else the kernel's.
+// "launch" (schema 2, optional): the kernel's launch contract (LaunchContract below;
+// docs/bundle.schema.json). An entry may carry its own "signature" (another dtype of the kernel); else the kernel's.
 // "serves" (optional) bounds dimensions compiled into the artifact: lookups pick the entry only
 // for shapes within them.
 //
@@ -57,8 +59,29 @@ void to_json(nlohmann::json &j, const Target &t);
 } // namespace tessel
 namespace tessel::runtime {
 
-/// The schema version this runtime reads and the autotuner writes.
-inline constexpr int kBundleSchemaVersion = 1;
+/// The schema version the autotuner writes (2: kernels may carry a launch contract); this
+/// runtime reads it and every version from kOldestBundleSchemaVersion.
+inline constexpr int kBundleSchemaVersion = 2;
+inline constexpr int kOldestBundleSchemaVersion = 1;
+
+/// One parameter of a kernel's launch contract ("launch" in the manifest, from the kernel's
+/// spec): a tensor (dtype, "{dtype}" for the entry's; shape as expressions of the dims; role
+/// in, out or inout), a scalar passed at launch (type; value an expression of the dims and the
+/// tensors' strides; divisible by 16 or 0), a constexpr baked in (value as written), or a
+/// meta-parameter (its value is each entry's config).
+struct LaunchArg {
+  std::string name, kind, dtype, role, type, value;
+  std::vector<std::string> shape;
+  int divisible = 0;
+};
+/// How a kernel is launched without knowing it: its dims, those entries are looked up by, the
+/// grid (the Python expression its users write) and its parameters in order. Every expression
+/// parses (runtime/expr) when the bundle is opened.
+struct LaunchContract {
+  std::vector<std::string> dims, dispatch;
+  std::string grid;
+  std::vector<LaunchArg> args;
+};
 
 /// The largest manifest.json a bundle may hold (64 MiB): a larger file is refused unread.
 inline constexpr int64_t kMaxManifestBytes = int64_t(64) << 20;
@@ -76,6 +99,8 @@ struct BundleEntry {
   /// Dimensions the artifact was compiled for: it serves only shapes with these dimensions in
   /// [first, second] ("serves" in the manifest; absent: any value).
   std::map<std::string, std::pair<int64_t, int64_t>> serves;
+  /// The kernel's launch contract, when the bundle carries one (schema 2, spec kernels).
+  std::shared_ptr<const LaunchContract> launch;
 };
 
 /// For tests only: `hook` runs inside Bundle::Load after the artifact was verified against its

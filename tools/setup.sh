@@ -33,6 +33,8 @@ PACKAGES=(
   libsodium-dev
   # Kernel specs are TOML (toml++, header only).
   libtomlplusplus-dev
+  # The documented JSON schemas are validated against real records and bundles in a test.
+  python3-jsonschema
   # OpenBLAS: the matmul baseline of benchmarks/.
   libopenblas-dev
   # Dashboards: Chart.js inlined into `autotune report`'s HTML, headless Chromium to render it

@@ -2,6 +2,7 @@
 
 #include "autotune/Records.h"
 #include "autotune/test/RunCommand.h"
+#include "runtime/Bundle.h"
 #include "runtime/Files.h"
 
 #include "nlohmann/json.hpp"
@@ -59,6 +60,24 @@ TEST(SpecSweep, ExamplesTunedToRecordsAndABundleDispatchingOnTheKey) {
       }
     }
   EXPECT_EQ(entries, 4);
+  // The runtime opens it, each kernel with its launch contract from the spec.
+  auto bundle = tessel::runtime::Bundle::Open(out + "/bundle");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  for (const tessel::runtime::BundleEntry &e : (*bundle)->entries()) {
+    ASSERT_TRUE(e.launch) << e.kernel;
+    if (e.kernel != "matmul_kernel") {
+      EXPECT_EQ(e.launch->dispatch, (std::vector<std::string>{"COLS"}));
+      continue;
+    }
+    EXPECT_EQ(e.launch->grid, "(cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N),)");
+    EXPECT_EQ(e.launch->dims, (std::vector<std::string>{"M", "N", "K"}));
+    ASSERT_EQ(e.launch->args.size(), 17u); // 3 tensors, M N K, 6 strides, 5 meta-parameters
+    EXPECT_EQ(e.launch->args[1].shape, (std::vector<std::string>{"K", "N"}));
+    EXPECT_EQ(e.launch->args[2].role, "out");
+    EXPECT_EQ(e.launch->args[6].value, "stride(a_ptr, 0)");
+    EXPECT_EQ(e.launch->args[7].kind, "constexpr");
+    EXPECT_EQ(e.launch->args[16].kind, "meta"); // EVEN_K, from the heuristic: the entry's config
+  }
 }
 
 const char *const kKernel = R"(import triton

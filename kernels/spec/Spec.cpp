@@ -117,6 +117,7 @@ absl::Status ParseTensorType(const Reader &r, const toml::node &n, ArgSpec &arg)
   if (!shape.ok())
     return shape.status();
   arg.shape = (*shape)->kids;
+  arg.shapeText = dims;
   if (arg.shape.size() > 4)
     return r.Error(at, "tensors of more than 4 dimensions are not supported");
   arg.tensor = true;
@@ -192,6 +193,7 @@ absl::Status ParseArg(const Reader &r, const std::string &name, const toml::node
     if (!v.ok())
       return v.status();
     arg.value = *v;
+    arg.valueText = text;
     return absl::OkStatus();
   }
   const toml::table *t = n.as_table();
@@ -236,6 +238,7 @@ absl::Status ParseArg(const Reader &r, const std::string &name, const toml::node
   if (!v.ok())
     return v.status();
   arg.value = *v;
+  arg.valueText = *r.String(*value, "value");
   if (const toml::node *type = t->get("type")) {
     absl::StatusOr<std::string> text = r.String(*type, "type");
     if (!text.ok())
@@ -487,6 +490,7 @@ absl::StatusOr<std::shared_ptr<SpecData>> ReadSpecData(const std::string &path,
   if (!grid.ok())
     return grid.status();
   data->grid = *grid;
+  data->gridText = *r.String(*top.get("grid"), "grid");
   for (const char *key : {"flops", "bytes"})
     if (const toml::node *n = top.get(key)) {
       absl::StatusOr<expr::NodePtr> e = r.Expression(*n, key);

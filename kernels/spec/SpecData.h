@@ -28,6 +28,7 @@ struct ArgSpec {
   // A tensor: its dtype ("{dtype}": the swept one), its shape's expressions, role, init.
   std::string dtype;
   std::vector<expr::NodePtr> shape;
+  std::string shapeText; ///< as written between the brackets: "M, K"
   enum class Role { In, Out, InOut } role = Role::In;
   /// How inputs are drawn: normal(mean, std), uniform(lo, hi), randint(lo, hi), zeros, ones,
   /// const(v); the name and its (evaluated) parameters.
@@ -36,6 +37,7 @@ struct ArgSpec {
   // A scalar: its value's expression, Triton type (i32, i64, fp32; "" inferred), promised
   // divisibility (16 or 0) and whether it is baked in as a constexpr.
   expr::NodePtr value;
+  std::string valueText; ///< as written
   std::string type;
   int divisible = 0;
   bool constexpr_ = false;
@@ -61,6 +63,7 @@ struct SpecData {
   std::map<std::string, SpaceSpec> spaces;                ///< "cpu" / "gpu"
   std::vector<ArgSpec> args;                              ///< the kernel's order
   expr::NodePtr grid, flops, bytes;
+  std::string gridText; ///< as written
   /// "gemm" (with gemmDims), "copy" or "none".
   std::string baseline = "copy";
   std::vector<expr::NodePtr> gemmDims;

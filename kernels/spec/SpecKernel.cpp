@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -174,6 +175,19 @@ absl::StatusOr<Bound> Bind(const SpecData &data, const expr::ScopePtr &base,
     if (!literal)
       return Error(a.value->loc, "argument '" + a.name + "' is " + v->Repr() + ", not a number" +
                                      (baked ? " or string" : ""));
+    // Passed at launch as its declared type (i32 unless the spec says): a value past it is
+    // the spec's error, not a silent wrap.
+    std::string type = a.type.empty() ? "i32" : a.type;
+    if (!baked && a.type.empty() && !v->IsInt())
+      return Error(a.value->loc, "argument '" + a.name + "' is " + v->Repr() +
+                                     ": a float passed at launch needs type = \"fp32\" or "
+                                     "\"fp64\"");
+    if (!baked && v->IsInt() && type == "i32" &&
+        (v->i < std::numeric_limits<int32_t>::min() || v->i > std::numeric_limits<int32_t>::max()))
+      return Error(a.value->loc, "argument '" + a.name + "' is " + v->Repr() +
+                                     ", past i32: give it type = \"i64\"");
+    if (!baked && !v->IsInt() && (type == "i32" || type == "i64"))
+      return Error(a.value->loc, "argument '" + a.name + "' is " + v->Repr() + ", not an " + type);
     if (a.divisible && (!v->IsInt() || v->i % a.divisible != 0))
       return Error(a.value->loc, "argument '" + a.name + "' is " + v->Repr() +
                                      ", which the spec promises divisible by 16");
@@ -209,7 +223,7 @@ struct Model {
     // The kernel file's module scope binds names as they are first used: one evaluation at a
     // time (the builder asks for constexprs from several threads).
     std::lock_guard<std::recursive_mutex> lock(mutex);
-    absl::StatusOr<Bound> b = Bind(*data, base, shape, dtype);
+    absl::StatusOr<Bound> b = Bind(*data, base, shape, dtype, /*allocatable=*/false);
     if (!b.ok())
       return b.status();
     std::map<std::string, std::string> out;
@@ -455,16 +469,12 @@ protected:
   }
 
 public:
-  /// The type a scalar is passed as: the spec's, else i32 for an integer (i64 past i32's
-  /// range, as Triton specializes), fp32 for a float.
+  /// The type a scalar is passed as: the spec's, else i32 for an integer (Bind refuses one past
+  /// i32's range), fp32 for a float.
   static std::string ScalarType(const ArgSpec &a, const Value &v) {
     if (!a.type.empty())
       return a.type;
-    if (!v.IsInt())
-      return "fp32";
-    return v.i >= std::numeric_limits<int32_t>::min() && v.i <= std::numeric_limits<int32_t>::max()
-               ? "i32"
-               : "i64";
+    return "i32"; // Bind refuses an untyped float
   }
   bool IsBaked(const ArgSpec &a) const {
     if (a.constexpr_)
@@ -534,6 +544,69 @@ private:
   std::vector<Tensor> tensors_;
   std::map<size_t, std::vector<uint8_t>> expected_;
 };
+
+/// The expressions of a tensor's shape as written ("M, K" -> ["M", "K"]): split at the commas
+/// outside brackets.
+std::vector<std::string> SplitDims(const std::string &text) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    if (c == ')' || c == ']' || c == '}')
+      --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  for (std::string &s : out) {
+    size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+    s = a == std::string::npos ? "" : s.substr(a, b - a + 1);
+  }
+  if (!out.empty() && out.back().empty())
+    out.pop_back();
+  return out;
+}
+
+/// The launch contract of a spec's kernel (Kernel::launchJson).
+nlohmann::json LaunchContract(const SpecData &data, const std::vector<std::string> &dispatch) {
+  nlohmann::json args = nlohmann::json::array();
+  for (const KernelParam &p : data.file->params()) {
+    const ArgSpec *a = nullptr;
+    for (const ArgSpec &x : data.args)
+      if (x.name == p.name)
+        a = &x;
+    nlohmann::json j = {{"name", p.name}};
+    if (!a) {
+      j["kind"] = "meta"; // a configuration's meta-parameter, a heuristic's, or its default
+    } else if (a->tensor) {
+      static const char *const kRoles[] = {"in", "out", "inout"};
+      j["kind"] = "tensor";
+      j["dtype"] = a->dtype;
+      j["shape"] = SplitDims(a->shapeText);
+      j["role"] = kRoles[int(a->role)];
+    } else if (a->constexpr_ || p.isConstexpr) {
+      j["kind"] = "constexpr";
+      j["value"] = a->valueText;
+    } else {
+      j["kind"] = "scalar";
+      j["type"] = a->type.empty() ? "i32" : a->type;
+      j["value"] = a->valueText;
+      if (a->divisible)
+        j["divisible"] = a->divisible;
+    }
+    args.push_back(j);
+  }
+  return {{"dims", data.dims},
+          {"dispatch", dispatch.empty() ? data.dims : dispatch},
+          {"grid", data.gridText},
+          {"args", args}};
+}
 
 /// `params` in the canonical order: the kernel's parameters in its signature's order, then
 /// the knobs in the order the backend declares them (what Enumerate's order follows).
@@ -760,6 +833,7 @@ absl::StatusOr<zoo::Kernel> MakeKernel(std::shared_ptr<const SpecData> data,
       notes->push_back(data->path + ": autotune key '" + key +
                        "' is not an argument equal to one of the dims: not dispatched on");
   }
+  k.launchJson = LaunchContract(*data, k.dispatchDims).dump();
   (target.kind == TargetKind::Cpu ? k.cpu : k.gpu) = ts;
   k.signature = [data](const std::string &dtype) {
     std::vector<std::string> parts;

@@ -245,8 +245,57 @@ TEST(Bundle, DeeplyNestedManifestIsRefused) {
 
 TEST(Bundle, OtherSchemaVersionIsRefused) {
   std::string dir = makeBundle("schema", [](std::string &m) { replace(m, "\"schema_version\": 1", "\"schema_version\": 7"); });
-  EXPECT_NE(openError(dir).find("schema version 7 is not the one this runtime reads (1)"),
-            std::string::npos);
+  EXPECT_NE(openError(dir).find("schema version 7 is not one this runtime reads (1 to 2)"),
+            std::string::npos)
+      << openError(dir);
+}
+
+// Schema 2: a kernel's launch contract is read, every expression parsed; version 1 bundles
+// (makeBundle's) still open without one.
+TEST(Bundle, LaunchContractsAreReadAndChecked) {
+  const std::string launch =
+      R"L("launch": {"dims": ["n"], "dispatch": ["n"], "grid": "(cdiv(n, BLOCK),)",
+                    "args": [{"name": "x", "kind": "tensor", "dtype": "{dtype}", "shape": ["n"], "role": "in"},
+                             {"name": "y", "kind": "tensor", "dtype": "f32", "shape": ["n"], "role": "in"},
+                             {"name": "out", "kind": "tensor", "dtype": "f32", "shape": ["n"], "role": "out"},
+                             {"name": "n", "kind": "scalar", "type": "i32", "value": "n"},
+                             {"name": "BLOCK", "kind": "meta"}]}, "entries": [)L";
+  auto withLaunch = [&](const std::string &from, const std::string &to) {
+    return [=](std::string &m) {
+      replace(m, "\"schema_version\": 1", "\"schema_version\": 2");
+      std::string l = launch;
+      if (!from.empty())
+        replace(l, from, to);
+      replace(m, "\"entries\": [", l);
+    };
+  };
+  auto bundle = tessel::runtime::Bundle::Open(makeBundle("launch", withLaunch("", "")));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const auto &launchOf = (*bundle)->entries().front().launch;
+  ASSERT_TRUE(launchOf);
+  EXPECT_EQ(launchOf->grid, "(cdiv(n, BLOCK),)");
+  ASSERT_EQ(launchOf->args.size(), 5u);
+  EXPECT_EQ(launchOf->args[2].role, "out");
+  EXPECT_EQ(launchOf->args[3].type, "i32");
+  auto old = tessel::runtime::Bundle::Open(makeBundle("no-launch", nullptr));
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_FALSE(old->get()->entries().front().launch);
+  struct Case {
+    const char *from, *to, *error;
+  };
+  for (const Case &c : std::vector<Case>{
+           {"(cdiv(n, BLOCK),)", "(cdiv(n, BLOCK),", "kernels[0].launch.grid: "},
+           {"\"dispatch\": [\"n\"]", "\"dispatch\": [\"m\"]", "'m' is not one of the dims"},
+           {"\"kind\": \"meta\"", "\"kind\": \"magic\"", "expected tensor, scalar, constexpr or meta"},
+           {"\"role\": \"out\"", "\"role\": \"sideways\"", "expected in, out or inout"},
+           {"\"value\": \"n\"", "\"value\": \"n +\"", "kernels[0].launch.args[3].value: "},
+           {"\"type\": \"i32\"", "\"type\": \"i7\"", "expected i32, i64, fp32 or fp64"},
+           {"\"shape\": [\"n\"], \"role\": \"in\"}", "\"shape\": [], \"role\": \"in\"}", "expected one to four expressions"},
+           {"\"name\": \"x\"", "\"name\": \"x-1\"", "expected a Python name"},
+       }) {
+    std::string dir = makeBundle("bad-launch", withLaunch(c.from, c.to));
+    EXPECT_NE(openError(dir).find(c.error), std::string::npos) << c.from << ": " << openError(dir);
+  }
 }
 
 TEST(Bundle, BundleForAnotherTargetIsRefused) {
