@@ -4,13 +4,16 @@
 #include "autotune/test/RunCommand.h"
 #include "runtime/Bundle.h"
 #include "runtime/Files.h"
+#include "runtime/Launcher.h"
 
 #include "nlohmann/json.hpp"
 
 #include "gtest/gtest.h"
 
 #include <filesystem>
+#include <cmath>
 #include <fstream>
+#include <random>
 
 namespace {
 
@@ -77,6 +80,80 @@ TEST(SpecSweep, ExamplesTunedToRecordsAndABundleDispatchingOnTheKey) {
     EXPECT_EQ(e.launch->args[6].value, "stride(a_ptr, 0)");
     EXPECT_EQ(e.launch->args[7].kind, "constexpr");
     EXPECT_EQ(e.launch->args[16].kind, "meta"); // EVEN_K, from the heuristic: the entry's config
+  }
+
+  // Launched by the runtime from the contract alone, on sizes it was not tuned for.
+  auto device = tessel::runtime::Device::Create("cpu");
+  ASSERT_TRUE(device.ok()) << device.status();
+  tessel::runtime::Launcher launcher(**bundle, **device);
+  std::mt19937_64 gen(std::random_device{}());
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  {
+    const int64_t m = 70, n = 90, k = 100; // K = 100: the K=128 entry (EVEN_K) cannot serve it
+    std::vector<float> a(m * k), b(k * n), c(m * n, NAN);
+    for (float &x : a)
+      x = u(gen);
+    for (float &x : b)
+      x = u(gen);
+    tessel::runtime::LaunchRequest req;
+    req.tensors = {{"a_ptr", {a.data(), "f32", {m, k}, {}}},
+                   {"b_ptr", {b.data(), "f32", {k, n}, {}}},
+                   {"c_ptr", {c.data(), "f32", {m, n}, {}}}};
+    auto report = launcher.Launch("matmul_kernel", req);
+    ASSERT_TRUE(report.ok()) << report.status();
+    ASSERT_TRUE((*device)->Synchronize().ok());
+    EXPECT_EQ(report->choice.entry->shape.at("K"), 100) << report->choice.explanation;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double want = 0;
+        for (int64_t l = 0; l < k; ++l)
+          want += double(a[i * k + l]) * b[l * n + j];
+        ASSERT_NEAR(c[i * n + j], want, 1e-3 * (10 + std::fabs(want))) << i << "," << j;
+      }
+    // Mismatches are errors before anything runs.
+    auto bad = req;
+    bad.tensors.erase("b_ptr");
+    EXPECT_NE(std::string(launcher.Launch("matmul_kernel", bad).status().message())
+                  .find("tensor 'b_ptr' is missing"), std::string::npos);
+    bad = req;
+    bad.tensors["b_ptr"].shape = {k + 1, n};
+    EXPECT_NE(std::string(launcher.Launch("matmul_kernel", bad).status().message())
+                  .find("has K = 101, elsewhere it is 100"), std::string::npos)
+        << launcher.Launch("matmul_kernel", bad).status();
+    bad = req;
+    bad.tensors["c_ptr"].dtype = "f16";
+    EXPECT_NE(std::string(launcher.Launch("matmul_kernel", bad).status().message())
+                  .find("tensor 'c_ptr' is f16, the kernel takes f32"), std::string::npos)
+        << launcher.Launch("matmul_kernel", bad).status();
+    bad = req;
+    bad.tensors["a_ptr"].shape = {m * k};
+    EXPECT_FALSE(launcher.Launch("matmul_kernel", bad).ok());
+    EXPECT_FALSE(launcher.Launch("no_such_kernel", req).ok());
+  }
+  {
+    // rms_norm: keyed by COLS alone; ROWS (5) was never tuned.
+    const int64_t rows = 5, cols = 1000;
+    std::vector<float> x(rows * cols), w(cols), y(rows * cols, NAN);
+    for (float &v : x)
+      v = u(gen);
+    for (float &v : w)
+      v = u(gen);
+    tessel::runtime::LaunchRequest req;
+    req.tensors = {{"x_ptr", {x.data(), "f32", {rows, cols}, {}}},
+                   {"w_ptr", {w.data(), "f32", {cols}, {}}},
+                   {"y_ptr", {y.data(), "f32", {rows, cols}, {}}}};
+    auto report = launcher.Launch("rms_norm_kernel", req);
+    ASSERT_TRUE(report.ok()) << report.status();
+    ASSERT_TRUE((*device)->Synchronize().ok());
+    EXPECT_EQ(report->grid.x, rows);
+    for (int64_t r = 0; r < rows; ++r) {
+      double ss = 0;
+      for (int64_t c = 0; c < cols; ++c)
+        ss += double(x[r * cols + c]) * x[r * cols + c];
+      double scale = 1 / std::sqrt(ss / cols + 1e-6);
+      for (int64_t c = 0; c < cols; ++c)
+        ASSERT_NEAR(y[r * cols + c], x[r * cols + c] * scale * w[c], 1e-4) << r << "," << c;
+    }
   }
 }
 

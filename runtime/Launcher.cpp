@@ -1,0 +1,319 @@
+//===- Launcher.cpp - launch any bundle kernel from its launch contract -===//
+
+#include "runtime/Launcher.h"
+
+#include "runtime/expr/Eval.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace tessel::runtime {
+
+using expr::Loc;
+using expr::Value;
+
+namespace {
+
+absl::Status Refused(const std::string &kernel, const std::string &why) {
+  return absl::InvalidArgumentError("launch of " + kernel + ": " + why);
+}
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> RowMajor(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> strides(shape.size());
+  int64_t s = 1;
+  for (size_t k = shape.size(); k-- > 0;) {
+    strides[k] = s;
+    s *= std::max<int64_t>(1, shape[k]);
+  }
+  return strides;
+}
+
+/// A tensor in expressions: shape, stride(i), numel().
+Value TensorValue(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
+  std::vector<Value> dims, st;
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    dims.push_back(Value::Int(d));
+    numel *= d;
+  }
+  for (int64_t s : strides)
+    st.push_back(Value::Int(s));
+  Value stridesV = Value::Tuple(st);
+  Value numelV = Value::Int(numel);
+  return Value::MakeObject(
+      "tensor",
+      {{"shape", Value::Tuple(dims)},
+       {"stride", Value::Function("stride",
+                                  [stridesV](const std::vector<Value> &a, const auto &,
+                                             const Loc &loc) -> absl::StatusOr<Value> {
+                                    int64_t n = int64_t(stridesV.items->size());
+                                    if (a.size() != 1 || !a[0].IsInt() || a[0].i < -n ||
+                                        a[0].i >= n)
+                                      return absl::InvalidArgumentError(
+                                          loc.Text() + ": stride(DIM) of a tensor of " +
+                                          std::to_string(n) + " dimensions");
+                                    return (*stridesV.items)[size_t(a[0].i < 0 ? a[0].i + n
+                                                                               : a[0].i)];
+                                  })},
+       {"numel", Value::Function("numel", [numelV](const auto &, const auto &, const Loc &) {
+          return absl::StatusOr<Value>(numelV);
+        })}});
+}
+
+/// The scope a contract's expressions see: the dims, each tensor, stride(t, i).
+expr::ScopePtr ContractScope(const std::map<std::string, int64_t> &dims,
+                             const std::map<std::string, Value> &tensors) {
+  expr::ScopePtr s = expr::Scope::Child(expr::Builtins());
+  for (const auto &[d, v] : dims)
+    s->vars[d] = Value::Int(v);
+  for (const auto &[name, t] : tensors)
+    s->vars[name] = t;
+  s->vars["stride"] = Value::Function(
+      "stride", [](const std::vector<Value> &a, const auto &,
+                   const Loc &loc) -> absl::StatusOr<Value> {
+        if (a.size() != 2 || a[0].kind != Value::Kind::Object || a[0].obj->type != "tensor")
+          return absl::InvalidArgumentError(loc.Text() + ": stride(TENSOR, DIM)");
+        return expr::Call(a[0].obj->attrs.at("stride"), {a[1]}, {}, loc);
+      });
+  s->vars["triton"] = Value::MakeObject(
+      "module triton", {{"cdiv", s->parent->vars.at("cdiv")},
+                        {"next_power_of_2", s->parent->vars.at("next_power_of_2")}});
+  return s;
+}
+
+absl::StatusOr<Value> EvalIn(const std::string &text, const expr::ScopePtr &scope,
+                             const std::string &what) {
+  absl::StatusOr<Value> v = expr::EvalText(text, scope, what);
+  if (!v.ok())
+    return absl::InvalidArgumentError(std::string(v.status().message()));
+  return v;
+}
+
+} // namespace
+
+absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
+                                              const LaunchRequest &request) {
+  std::vector<const BundleEntry *> entries;
+  for (const BundleEntry &e : bundle_.entries())
+    if (e.kernel == kernel)
+      entries.push_back(&e);
+  if (entries.empty())
+    return absl::NotFoundError("no kernel '" + kernel + "' in the bundle");
+  const std::shared_ptr<const LaunchContract> contract = entries.front()->launch;
+  if (!contract)
+    return absl::FailedPreconditionError(
+        "the bundle has no launch contract for " + kernel +
+        " (written before schema version 2, or not from a kernel spec)");
+
+  // The tensors: every one of the contract, of its rank, one dtype for "{dtype}".
+  std::string dtype;
+  std::map<std::string, int64_t> dims;
+  for (const auto &[d, v] : request.dims) {
+    if (std::find(contract->dims.begin(), contract->dims.end(), d) == contract->dims.end())
+      return Refused(kernel, "'" + d + "' is not one of its dims (" +
+                                 absl::StrJoin(contract->dims, ", ") + ")");
+    dims[d] = v;
+  }
+  std::set<std::string> named;
+  for (const LaunchArg &a : contract->args) {
+    if (a.kind != "tensor")
+      continue;
+    named.insert(a.name);
+    auto t = request.tensors.find(a.name);
+    if (t == request.tensors.end())
+      return Refused(kernel, "tensor '" + a.name + "' is missing");
+    const TensorArg &x = t->second;
+    if (!x.data)
+      return Refused(kernel, "tensor '" + a.name + "' has no data");
+    if (x.shape.size() != a.shape.size())
+      return Refused(kernel, absl::StrCat("tensor '", a.name, "' has ", x.shape.size(),
+                                          " dimensions, the kernel takes ", a.shape.size(),
+                                          " [", absl::StrJoin(a.shape, ", "), "]"));
+    if (!x.strides.empty() && x.strides != RowMajor(x.shape))
+      return Refused(kernel, "tensor '" + a.name + "' must be contiguous (row-major)");
+    const std::string want = a.dtype == "{dtype}" ? (dtype.empty() ? x.dtype : dtype) : a.dtype;
+    if (x.dtype != want)
+      return Refused(kernel, "tensor '" + a.name + "' is " + x.dtype + ", the kernel takes " +
+                                 want + (a.dtype == "{dtype}" ? " (as its other tensors)" : ""));
+    if (a.dtype == "{dtype}")
+      dtype = x.dtype;
+    // A dimension written as a dim's name gives that dim.
+    for (size_t k = 0; k < a.shape.size(); ++k) {
+      if (x.shape[k] < 0)
+        return Refused(kernel, "tensor '" + a.name + "' has a negative dimension");
+      if (std::find(contract->dims.begin(), contract->dims.end(), a.shape[k]) ==
+          contract->dims.end())
+        continue;
+      auto [it, fresh] = dims.emplace(a.shape[k], x.shape[k]);
+      if (!fresh && it->second != x.shape[k])
+        return Refused(kernel, absl::StrCat("tensor '", a.name, "' has ", a.shape[k], " = ",
+                                            x.shape[k], ", elsewhere it is ", it->second));
+    }
+  }
+  for (const auto &[name, t] : request.tensors)
+    if (!named.count(name))
+      return Refused(kernel, "it has no tensor argument '" + name + "'");
+  for (const std::string &d : contract->dims)
+    if (!dims.count(d))
+      return Refused(kernel, "dim " + d + " is not given by a tensor: pass it in the request");
+  if (dtype.empty()) // no tensor of the swept dtype: the bundle's entries say
+    dtype = entries.front()->dtype;
+
+  std::map<std::string, Value> tensors;
+  for (const LaunchArg &a : contract->args)
+    if (a.kind == "tensor") {
+      const TensorArg &x = request.tensors.at(a.name);
+      tensors[a.name] = TensorValue(x.shape, RowMajor(x.shape));
+    }
+  expr::ScopePtr scope = ContractScope(dims, tensors);
+  // Every tensor's size as the contract computes it.
+  for (const LaunchArg &a : contract->args) {
+    if (a.kind != "tensor")
+      continue;
+    const TensorArg &x = request.tensors.at(a.name);
+    for (size_t k = 0; k < a.shape.size(); ++k) {
+      absl::StatusOr<Value> v = EvalIn(a.shape[k], scope, a.name + ".shape");
+      if (!v.ok())
+        return v.status();
+      if (!v->IsInt() || v->i != x.shape[k])
+        return Refused(kernel, absl::StrCat("tensor '", a.name, "' dimension ", k, " is ",
+                                            x.shape[k], ", the kernel takes ", a.shape[k], " = ",
+                                            v->Repr()));
+    }
+  }
+
+  // The entry: tuned for these dims, or the nearest that serves them.
+  std::set<std::vector<std::string>> keySets;
+  for (const BundleEntry *e : entries) {
+    std::vector<std::string> keys;
+    for (const auto &[d, v] : e->shape)
+      keys.push_back(d);
+    keySets.insert(keys);
+  }
+  absl::StatusOr<BundleChoice> choice = absl::NotFoundError("no entry");
+  for (const std::vector<std::string> &keys : keySets) {
+    std::map<std::string, int64_t> shape;
+    for (const std::string &d : keys)
+      if (dims.count(d))
+        shape[d] = dims.at(d);
+    absl::StatusOr<BundleChoice> c = bundle_.Find(kernel, shape, dtype);
+    if (c.ok() && (!choice.ok() || (c->exact && !choice->exact)))
+      choice = c;
+    else if (!choice.ok() && !c.ok())
+      choice = c.status();
+  }
+  if (!choice.ok())
+    return choice.status();
+  const BundleEntry &entry = *choice->entry;
+
+  // The constexprs the entry was compiled with must hold for this call: each evaluated for
+  // the call and for the shape the entry was tuned at.
+  std::map<std::string, int64_t> tunedDims = dims;
+  for (const auto &[d, v] : entry.shape)
+    tunedDims[d] = v;
+  std::map<std::string, Value> tunedTensors;
+  for (const LaunchArg &a : contract->args)
+    if (a.kind == "tensor") {
+      std::vector<int64_t> shape;
+      for (const std::string &e : a.shape) {
+        absl::StatusOr<Value> v = EvalIn(e, ContractScope(tunedDims, {}), a.name + ".shape");
+        shape.push_back(v.ok() && v->IsInt() ? v->i : -1);
+      }
+      tunedTensors[a.name] = TensorValue(shape, RowMajor(shape));
+    }
+  expr::ScopePtr tunedScope = ContractScope(tunedDims, tunedTensors);
+  nlohmann::json config = nlohmann::json::parse(entry.configJson.empty() ? "{}" : entry.configJson,
+                                                nullptr, false);
+  std::vector<std::pair<Value, Value>> meta;
+  expr::ScopePtr gridScope = expr::Scope::Child(scope);
+  if (config.is_object())
+    for (auto it = config.begin(); it != config.end(); ++it) {
+      Value v = it->is_boolean()          ? Value::Bool(it->get<bool>())
+                : it->is_number_integer() ? Value::Int(it->get<int64_t>())
+                : it->is_number()         ? Value::Float(it->get<double>())
+                                          : Value::Str(it->dump());
+      meta.push_back({Value::Str(it.key()), v});
+      gridScope->vars[it.key()] = v;
+    }
+  std::vector<Arg> args;
+  for (const LaunchArg &a : contract->args) {
+    if (a.kind == "constexpr") {
+      absl::StatusOr<Value> now = EvalIn(a.value, scope, a.name);
+      absl::StatusOr<Value> then = EvalIn(a.value, tunedScope, a.name);
+      if (!now.ok())
+        return now.status();
+      if (then.ok() && !expr::Equal(*now, *then))
+        return Refused(kernel, "the entry for " + ShapeText(entry.shape) + " was compiled with " +
+                                   a.name + " = " + then->Repr() + "; this call needs " +
+                                   now->Repr());
+      gridScope->vars[a.name] = *now;
+      meta.push_back({Value::Str(a.name), *now});
+    } else if (a.kind == "scalar") {
+      absl::StatusOr<Value> v = EvalIn(a.value, scope, a.name);
+      if (!v.ok())
+        return v.status();
+      if (a.type == "i32" || a.type == "i64") {
+        if (!v->IsInt())
+          return Refused(kernel, a.name + " = " + v->Repr() + " is not an integer");
+        if (a.type == "i32" && (v->i < std::numeric_limits<int32_t>::min() ||
+                                v->i > std::numeric_limits<int32_t>::max()))
+          return Refused(kernel, a.name + " = " + v->Repr() + " does not fit its i32");
+        if (a.divisible && v->i % a.divisible != 0)
+          return Refused(kernel, absl::StrCat(a.name, " = ", v->i,
+                                              " is not divisible by 16, as the kernel assumes"));
+        args.push_back(a.type == "i32" ? Arg(int32_t(v->i)) : Arg(int64_t(v->i)));
+      } else {
+        if (!v->IsNumber())
+          return Refused(kernel, a.name + " = " + v->Repr() + " is not a number");
+        args.push_back(a.type == "fp32" ? Arg(float(v->AsDouble())) : Arg(v->AsDouble()));
+      }
+      gridScope->vars[a.name] = *v;
+    } else if (a.kind == "tensor") {
+      args.push_back(request.tensors.at(a.name).data);
+    }
+  }
+  // The grid, from the dims, arguments and the entry's configuration.
+  gridScope->vars["META"] = Value::Dict(meta);
+  absl::StatusOr<Value> g = EvalIn(contract->grid, gridScope, "grid");
+  if (g.ok() && g->kind == Value::Kind::Function)
+    g = expr::Call(*g, {Value::Dict(meta)}, {}, Loc{"grid", 1, 1});
+  if (!g.ok())
+    return g.status();
+  std::vector<Value> gridDims = g->kind == Value::Kind::Tuple || g->kind == Value::Kind::List
+                                    ? *g->items
+                                    : std::vector<Value>{*g};
+  if (gridDims.empty() || gridDims.size() > 3)
+    return Refused(kernel, "its grid is " + g->Repr());
+  int32_t xyz[3] = {1, 1, 1};
+  for (size_t k = 0; k < gridDims.size(); ++k) {
+    if (!gridDims[k].IsInt() || gridDims[k].i < 0 ||
+        gridDims[k].i > std::numeric_limits<int32_t>::max())
+      return Refused(kernel, "its grid is " + g->Repr());
+    xyz[k] = int32_t(gridDims[k].i);
+  }
+  LaunchReport report{*choice, dims, Grid{xyz[0], xyz[1], xyz[2]}};
+  if (report.grid.programs() == 0)
+    return report; // nothing to do (an empty tensor)
+
+  auto loaded = loaded_.find(&entry);
+  if (loaded == loaded_.end()) {
+    absl::StatusOr<std::unique_ptr<Executable>> module = bundle_.Load(entry, device_);
+    if (!module.ok())
+      return module.status();
+    loaded = loaded_.emplace(&entry, *std::move(module)).first;
+  }
+  absl::StatusOr<Kernel> k = loaded->second->GetKernel(entry.entry);
+  if (!k.ok())
+    return k.status();
+  if (absl::Status s = device_.Launch(*k, report.grid, args); !s.ok())
+    return s;
+  return report;
+}
+
+} // namespace tessel::runtime

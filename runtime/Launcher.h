@@ -1,0 +1,71 @@
+//===- Launcher.h - launch any bundle kernel from its launch contract -*- C++ -*-===//
+//
+// An application hands the launcher its tensors (device pointers with dtype, shape and strides
+// in elements) by the kernel's argument names, and the dims it cannot read from them; the
+// launcher reads the kernel's launch contract in the bundle (schema 2, from its kernel spec),
+// infers and checks the dims (every tensor's rank, sizes and dtype against the contract),
+// picks the entry (tuned for the shape, or the nearest one that serves it), checks the
+// constexprs baked into that entry hold for this call (a unit stride, a block covering the
+// row), computes the scalar arguments and the grid from the contract's expressions, loads the
+// entry's artifact once, and launches it on the device. Every mismatch is an error before
+// anything runs. No per-kernel code: bundle_consumer and the C API build on this.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_RUNTIME_LAUNCHER_H
+#define TESSEL_RUNTIME_LAUNCHER_H
+
+#include "runtime/Bundle.h"
+#include "runtime/Device.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessel::runtime {
+
+/// A tensor the caller passes: device memory of the launcher's device, its element type (f32,
+/// f16, bf16, f64, i8, u8, i16, i32, i64), shape and strides (in elements; empty: row-major).
+struct TensorArg {
+  void *data = nullptr;
+  std::string dtype;
+  std::vector<int64_t> shape, strides;
+};
+
+struct LaunchRequest {
+  /// The kernel's tensors by argument name (every tensor of its contract).
+  std::map<std::string, TensorArg> tensors;
+  /// Dims the tensors do not give (a flag such as CAUSAL); checked where they do.
+  std::map<std::string, int64_t> dims;
+};
+
+/// What a launch chose: the entry (and why), the dims and grid it ran with.
+struct LaunchReport {
+  BundleChoice choice;
+  std::map<std::string, int64_t> dims;
+  Grid grid;
+};
+
+class Launcher {
+public:
+  /// Launches entries of `bundle` on `device` (both outlive the launcher).
+  Launcher(const Bundle &bundle, Device &device) : bundle_(bundle), device_(device) {}
+
+  /// Checks `request` against `kernel`'s launch contract, picks its entry and launches it
+  /// (asynchronously on the device's stream; Synchronize the device to wait).
+  absl::StatusOr<LaunchReport> Launch(const std::string &kernel, const LaunchRequest &request);
+
+private:
+  const Bundle &bundle_;
+  Device &device_;
+  /// Each entry's artifact, loaded once.
+  std::map<const BundleEntry *, std::unique_ptr<Executable>> loaded_;
+};
+
+} // namespace tessel::runtime
+
+#endif // TESSEL_RUNTIME_LAUNCHER_H
