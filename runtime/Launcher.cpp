@@ -34,38 +34,6 @@ std::vector<int64_t> RowMajor(const std::vector<int64_t> &shape) {
   return strides;
 }
 
-/// A tensor in expressions: shape, stride(i), numel().
-Value TensorValue(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
-  std::vector<Value> dims, st;
-  int64_t numel = 1;
-  for (int64_t d : shape) {
-    dims.push_back(Value::Int(d));
-    numel *= d;
-  }
-  for (int64_t s : strides)
-    st.push_back(Value::Int(s));
-  Value stridesV = Value::Tuple(st);
-  Value numelV = Value::Int(numel);
-  return Value::MakeObject(
-      "tensor",
-      {{"shape", Value::Tuple(dims)},
-       {"stride", Value::Function("stride",
-                                  [stridesV](const std::vector<Value> &a, const auto &,
-                                             const Loc &loc) -> absl::StatusOr<Value> {
-                                    int64_t n = int64_t(stridesV.items->size());
-                                    if (a.size() != 1 || !a[0].IsInt() || a[0].i < -n ||
-                                        a[0].i >= n)
-                                      return absl::InvalidArgumentError(
-                                          loc.Text() + ": stride(DIM) of a tensor of " +
-                                          std::to_string(n) + " dimensions");
-                                    return (*stridesV.items)[size_t(a[0].i < 0 ? a[0].i + n
-                                                                               : a[0].i)];
-                                  })},
-       {"numel", Value::Function("numel", [numelV](const auto &, const auto &, const Loc &) {
-          return absl::StatusOr<Value>(numelV);
-        })}});
-}
-
 /// The scope a contract's expressions see: the dims, each tensor, stride(t, i).
 expr::ScopePtr ContractScope(const std::map<std::string, int64_t> &dims,
                              const std::map<std::string, Value> &tensors) {
@@ -169,7 +137,7 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
   for (const LaunchArg &a : contract->args)
     if (a.kind == "tensor") {
       const TensorArg &x = request.tensors.at(a.name);
-      tensors[a.name] = TensorValue(x.shape, RowMajor(x.shape));
+      tensors[a.name] = expr::TensorValue(x.shape, RowMajor(x.shape));
     }
   expr::ScopePtr scope = ContractScope(dims, tensors);
   // Every tensor's size as the contract computes it.
@@ -225,7 +193,7 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
         absl::StatusOr<Value> v = EvalIn(e, ContractScope(tunedDims, {}), a.name + ".shape");
         shape.push_back(v.ok() && v->IsInt() ? v->i : -1);
       }
-      tunedTensors[a.name] = TensorValue(shape, RowMajor(shape));
+      tunedTensors[a.name] = expr::TensorValue(shape, RowMajor(shape));
     }
   expr::ScopePtr tunedScope = ContractScope(tunedDims, tunedTensors);
   nlohmann::json config = nlohmann::json::parse(entry.configJson.empty() ? "{}" : entry.configJson,
@@ -281,23 +249,13 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
   // The grid, from the dims, arguments and the entry's configuration.
   gridScope->vars["META"] = Value::Dict(meta);
   absl::StatusOr<Value> g = EvalIn(contract->grid, gridScope, "grid");
-  if (g.ok() && g->kind == Value::Kind::Function)
-    g = expr::Call(*g, {Value::Dict(meta)}, {}, Loc{"grid", 1, 1});
   if (!g.ok())
     return g.status();
-  std::vector<Value> gridDims = g->kind == Value::Kind::Tuple || g->kind == Value::Kind::List
-                                    ? *g->items
-                                    : std::vector<Value>{*g};
-  if (gridDims.empty() || gridDims.size() > 3)
-    return Refused(kernel, "its grid is " + g->Repr());
-  int32_t xyz[3] = {1, 1, 1};
-  for (size_t k = 0; k < gridDims.size(); ++k) {
-    if (!gridDims[k].IsInt() || gridDims[k].i < 0 ||
-        gridDims[k].i > std::numeric_limits<int32_t>::max())
-      return Refused(kernel, "its grid is " + g->Repr());
-    xyz[k] = int32_t(gridDims[k].i);
-  }
-  LaunchReport report{*choice, dims, Grid{xyz[0], xyz[1], xyz[2]}};
+  absl::StatusOr<std::array<int32_t, 3>> xyz =
+      expr::GridOf(*g, Value::Dict(meta), Loc{"grid", 1, 1}, /*least=*/0);
+  if (!xyz.ok())
+    return Refused(kernel, std::string(xyz.status().message()));
+  LaunchReport report{*choice, dims, Grid{(*xyz)[0], (*xyz)[1], (*xyz)[2]}};
   if (report.grid.programs() == 0)
     return report; // nothing to do (an empty tensor)
 

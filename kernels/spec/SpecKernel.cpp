@@ -68,47 +68,15 @@ std::string ElementType(const ArgSpec &a, const std::string &dtype) {
   return a.dtype == "{dtype}" ? dtype : a.dtype;
 }
 
-/// A tensor argument's value in expressions: its shape, strides (row-major, in elements),
-/// numel and dtype, as a torch tensor answers them.
+/// A tensor argument's value in expressions, with row-major strides (in elements).
 Value TensorValue(const std::vector<int64_t> &shape, const std::string &dtype) {
-  std::vector<Value> dims, strides(shape.size());
-  int64_t stride = 1, numel = 1;
+  std::vector<int64_t> strides(shape.size());
+  int64_t stride = 1;
   for (size_t k = shape.size(); k-- > 0;) {
-    strides[k] = Value::Int(stride);
+    strides[k] = stride;
     stride *= std::max<int64_t>(1, shape[k]);
   }
-  for (int64_t d : shape) {
-    dims.push_back(Value::Int(d));
-    numel *= d;
-  }
-  Value stridesV = Value::Tuple(strides);
-  auto strideFn = Value::Function(
-      "stride", [stridesV](const std::vector<Value> &a, const auto &,
-                           const Loc &loc) -> absl::StatusOr<Value> {
-        if (a.empty())
-          return stridesV;
-        if (a.size() != 1 || !a[0].IsInt())
-          return Error(loc, "stride() takes one dimension");
-        int64_t n = int64_t(stridesV.items->size()), k = a[0].i < 0 ? a[0].i + n : a[0].i;
-        if (k < 0 || k >= n)
-          return Error(loc, "stride(" + a[0].Repr() + ") of a tensor of " + std::to_string(n) +
-                                " dimensions");
-        return (*stridesV.items)[size_t(k)];
-      });
-  Value numelV = Value::Int(numel);
-  return Value::MakeObject(
-      "tensor", {{"shape", Value::Tuple(dims)},
-                 {"dtype", Value::Str(dtype)},
-                 {"stride", strideFn},
-                 {"numel", Value::Function("numel", [numelV](const auto &, const auto &,
-                                                             const Loc &) {
-                    return absl::StatusOr<Value>(numelV);
-                  })},
-                 {"element_size", Value::Function("element_size", [dtype](const auto &,
-                                                                          const auto &,
-                                                                          const Loc &) {
-                    return absl::StatusOr<Value>(Value::Int(int64_t(DtypeBytes(dtype))));
-                  })}});
+  return expr::TensorValue(shape, strides, dtype, int64_t(DtypeBytes(dtype)));
 }
 
 /// Everything of one (shape, dtype) expressions see: the dims, each tensor (shape, strides),
@@ -291,26 +259,14 @@ struct Model {
       scope->vars[name] = Value::Dict(meta);
     const expr::Node &grid = *data->grid;
     absl::StatusOr<Value> g = expr::Eval(grid, scope);
-    if (g.ok() && g->kind == Value::Kind::Function) // grid = "lambda META: (...)"
-      g = expr::Call(*g, {Value::Dict(meta)}, {}, grid.loc);
     if (!g.ok())
       return g.status();
-    std::vector<Value> dims = g->kind == Value::Kind::Tuple || g->kind == Value::Kind::List
-                                  ? *g->items
-                                  : std::vector<Value>{*g};
-    if (dims.empty() || dims.size() > 3)
-      return Error(grid.loc, "the grid is " + g->Repr() + ": one to three integers");
-    int32_t xyz[3] = {1, 1, 1};
-    for (size_t k = 0; k < dims.size(); ++k) {
-      absl::StatusOr<int64_t> n = expr::AsInt(dims[k], grid.loc, "the grid");
-      if (!n.ok())
-        return n.status();
-      if (*n < 1 || *n > std::numeric_limits<int32_t>::max())
-        return Error(grid.loc, "the grid is " + g->Repr() + " at " + zoo::ShapeText(shape) +
-                                   ": each dimension in [1, 2^31)");
-      xyz[k] = int32_t(*n);
-    }
-    return runtime::Grid{xyz[0], xyz[1], xyz[2]};
+    absl::StatusOr<std::array<int32_t, 3>> xyz =
+        expr::GridOf(*g, Value::Dict(meta), grid.loc, /*least=*/1);
+    if (!xyz.ok())
+      return absl::InvalidArgumentError(std::string(xyz.status().message()) + " (at " +
+                                        zoo::ShapeText(shape) + ")");
+    return runtime::Grid{(*xyz)[0], (*xyz)[1], (*xyz)[2]};
   }
 };
 

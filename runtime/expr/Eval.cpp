@@ -967,4 +967,68 @@ ScopePtr Builtins() {
   return s;
 }
 
+absl::StatusOr<std::array<int32_t, 3>> GridOf(const Value &grid, const Value &meta,
+                                              const Loc &loc, int64_t least) {
+  Value g = grid;
+  if (g.kind == Value::Kind::Function) { // grid = lambda META: (...)
+    absl::StatusOr<Value> called = Call(g, {meta}, {}, loc);
+    if (!called.ok())
+      return called.status();
+    g = *called;
+  }
+  std::vector<Value> dims = g.kind == Value::Kind::Tuple || g.kind == Value::Kind::List
+                                ? *g.items
+                                : std::vector<Value>{g};
+  if (dims.empty() || dims.size() > 3)
+    return Error(loc, "the grid is " + g.Repr() + ": one to three integers");
+  std::array<int32_t, 3> xyz = {1, 1, 1};
+  for (size_t k = 0; k < dims.size(); ++k) {
+    absl::StatusOr<int64_t> n = AsInt(dims[k], loc, "the grid");
+    if (!n.ok())
+      return n.status();
+    if (*n < least || *n > INT32_MAX)
+      return Error(loc, "the grid is " + g.Repr() + ": each dimension in [" +
+                            std::to_string(least) + ", 2^31)");
+    xyz[k] = int32_t(*n);
+  }
+  return xyz;
+}
+
+Value TensorValue(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                  const std::string &dtype, int64_t elementSize) {
+  std::vector<Value> dims, st;
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    dims.push_back(Value::Int(d));
+    numel *= d;
+  }
+  for (int64_t s : strides)
+    st.push_back(Value::Int(s));
+  Value stridesV = Value::Tuple(st), numelV = Value::Int(numel), sizeV = Value::Int(elementSize);
+  auto constant = [](const char *name, Value v) {
+    return Value::Function(name, [v](const std::vector<Value> &, const auto &, const Loc &) {
+      return absl::StatusOr<Value>(v);
+    });
+  };
+  return Value::MakeObject(
+      "tensor",
+      {{"shape", Value::Tuple(dims)},
+       {"dtype", Value::Str(dtype)},
+       {"stride", Value::Function("stride",
+                                  [stridesV](const std::vector<Value> &a, const auto &,
+                                             const Loc &loc) -> absl::StatusOr<Value> {
+                                    if (a.empty())
+                                      return stridesV;
+                                    int64_t n = int64_t(stridesV.items->size());
+                                    if (a.size() != 1 || !a[0].IsInt() || a[0].i < -n ||
+                                        a[0].i >= n)
+                                      return Error(loc, "stride(DIM) of a tensor of " +
+                                                            std::to_string(n) + " dimensions");
+                                    return (*stridesV.items)[size_t(a[0].i < 0 ? a[0].i + n
+                                                                               : a[0].i)];
+                                  })},
+       {"numel", constant("numel", numelV)},
+       {"element_size", constant("element_size", sizeV)}});
+}
+
 } // namespace tessel::expr

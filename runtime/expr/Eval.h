@@ -16,6 +16,7 @@
 #include "runtime/expr/Syntax.h"
 #include "runtime/expr/Value.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -59,6 +60,16 @@ absl::StatusOr<Value> EvalText(const std::string &text, const ScopePtr &scope,
 
 /// An int result: the value, or an error "<where>: expected an integer, found ...".
 absl::StatusOr<int64_t> AsInt(const Value &v, const Loc &loc, const std::string &what);
+
+/// A launch grid as Triton's launcher reads it: an int, or a tuple or list of one to three
+/// (a lambda of META is called with `meta` first); each in [`least`, 2^31). Missing ones are 1.
+absl::StatusOr<std::array<int32_t, 3>> GridOf(const Value &grid, const Value &meta,
+                                              const Loc &loc, int64_t least);
+
+/// A tensor as kernel specs' and contracts' expressions see it: .shape, .stride(i) (and
+/// .stride() for all), .numel(), .dtype, .element_size() (0 / "" where unknown).
+Value TensorValue(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides,
+                  const std::string &dtype = "", int64_t elementSize = 0);
 
 } // namespace tessel::expr
 
