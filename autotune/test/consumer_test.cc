@@ -9,6 +9,7 @@
 
 #include "autotune/BundleWriter.h"
 #include "autotune/test/RunCommand.h"
+#include "kernels/Zoo.h"
 #include "compiler/pipeline/Compiler.h"
 
 #include "gtest/gtest.h"
@@ -65,6 +66,8 @@ TEST(Consumer, RunsMatmulAndSoftmaxFromABundle) {
     e.shape = std::move(shape);
     e.artifact = so;
     e.configJson = config;
+    // The zoo kernel's launch contract, as a sweep writes it.
+    e.launchJson = tessel::zoo::Find(kernel)->launchJson;
     return e;
   };
   const std::string mmSig = "ptr:f32,ptr:f32,ptr:f32,i32,i32,i32,i32,i32,i32";
@@ -83,7 +86,7 @@ TEST(Consumer, RunsMatmulAndSoftmaxFromABundle) {
                   .ok());
   std::string output;
   EXPECT_EQ(runConsumer(dir, output), 0) << output;
-  EXPECT_NE(output.find("matmul 200x150x120: nearest tuned shape K=256,M=256,N=256"),
+  EXPECT_NE(output.find("matmul: nearest tuned shape K=256,M=256,N=256 for K=120,M=200,N=150"),
             std::string::npos)
       << output;
   EXPECT_NE(output.find("matmul: correct"), std::string::npos) << output;

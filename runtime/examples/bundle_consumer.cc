@@ -2,35 +2,30 @@
 //
 // bundle_consumer BUNDLE_DIR
 //
-// Opens a bundle (verified: schema, target, checksums), picks the matmul and softmax entries
-// tuned for its own problem sizes (or the nearest tuned ones, and says which), runs them on its
-// own random data and checks the results against straightforward C++. Links only the runtime:
-// no compiler, no LLVM. Exit status 0 when both results are right.
+// Opens a bundle (verified: schema, target, checksums) and runs its matmul and softmax on its own
+// random data through runtime::Launcher: tensors by argument name, and the bundle's launch
+// contract picks the entry (tuned for these sizes or the nearest, and says which), computes the
+// scalars and the grid. No per-kernel grid or argument code here. Checks the results against
+// straightforward C++. Links only the runtime: no compiler, no LLVM. Exit status 0 when both
+// results are right.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Bundle.h"
 #include "runtime/Device.h"
-
-#include "nlohmann/json.hpp"
+#include "runtime/Launcher.h"
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
 
 using tessel::runtime::Bundle;
-using tessel::runtime::BundleChoice;
 using tessel::runtime::Device;
-using tessel::runtime::Grid;
+using tessel::runtime::Launcher;
+using tessel::runtime::TensorArg;
 
 namespace {
-
-int64_t configValue(const BundleChoice &c, const char *name) {
-  nlohmann::json config = nlohmann::json::parse(c.entry->configJson, nullptr, false);
-  if (config.is_discarded() || !config.contains(name) || !config[name].is_number_integer())
-    return 0;
-  return config[name].get<int64_t>();
-}
 
 /// `host` copied into a new buffer on `device` (null, with the error printed, on failure).
 std::unique_ptr<tessel::runtime::Buffer> onDevice(Device &device, const std::vector<float> &host) {
@@ -44,18 +39,24 @@ std::unique_ptr<tessel::runtime::Buffer> onDevice(Device &device, const std::vec
   return *std::move(buffer);
 }
 
-/// Launches `kernel`, waits for it and copies `result` back into `host`.
-bool launch(Device &device, const tessel::runtime::Kernel &kernel, Grid grid,
-            const std::vector<tessel::runtime::Arg> &args, tessel::runtime::Buffer &result,
-            std::vector<float> &host, const char *what) {
-  absl::Status s = device.Launch(kernel, grid, args);
-  if (s.ok())
-    s = device.Synchronize();
+/// Launches `kernel` on `tensors` through the bundle's launch contract (no grid or argument
+/// code here), waits and copies `result` back into `host`.
+bool launch(Launcher &launcher, Device &device, const std::string &kernel,
+            const std::map<std::string, TensorArg> &tensors, tessel::runtime::Buffer &result,
+            std::vector<float> &host) {
+  tessel::runtime::LaunchRequest request;
+  request.tensors = tensors;
+  absl::StatusOr<tessel::runtime::LaunchReport> report = launcher.Launch(kernel, request);
+  absl::Status s = report.ok() ? device.Synchronize() : report.status();
   if (s.ok())
     s = result.CopyToHost(host.data(), host.size() * sizeof(float));
-  if (!s.ok())
-    std::fprintf(stderr, "%s: %s\n", what, std::string(s.message()).c_str());
-  return s.ok();
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kernel.c_str(), std::string(s.message()).c_str());
+    return false;
+  }
+  std::printf("%s: %s, grid %d\n", kernel.c_str(), report->choice.explanation.c_str(),
+              report->grid.x * report->grid.y * report->grid.z);
+  return true;
 }
 
 std::vector<float> randomFloats(size_t n, std::mt19937 &gen) {
@@ -66,40 +67,26 @@ std::vector<float> randomFloats(size_t n, std::mt19937 &gen) {
   return v;
 }
 
-bool runMatmul(const Bundle &bundle, Device &device, std::mt19937 &gen) {
-  const int M = 200, N = 150, K = 120;
-  auto choice = bundle.Find("matmul", {{"M", M}, {"N", N}, {"K", K}}, "f32");
-  if (!choice.ok()) {
-    std::fprintf(stderr, "matmul: %s\n", std::string(choice.status().message()).c_str());
-    return false;
-  }
-  std::printf("matmul %dx%dx%d: %s\n", M, N, K, choice->explanation.c_str());
-  auto module = bundle.Load(*choice->entry, device);
-  if (!module.ok()) {
-    std::fprintf(stderr, "matmul: %s\n", std::string(module.status().message()).c_str());
-    return false;
-  }
-  auto kernel = (*module)->GetKernel(choice->entry->entry);
-  int64_t bm = configValue(*choice, "BLOCK_M"), bn = configValue(*choice, "BLOCK_N");
-  if (!kernel.ok() || bm <= 0 || bn <= 0) {
-    std::fprintf(stderr, "matmul: the entry lacks a kernel or its block sizes\n");
-    return false;
-  }
+bool runMatmul(Launcher &launcher, Device &device, std::mt19937 &gen) {
+  const int64_t M = 200, N = 150, K = 120;
   std::vector<float> a = randomFloats(size_t(M) * K, gen), b = randomFloats(size_t(K) * N, gen);
   std::vector<float> c(size_t(M) * N, NAN);
-  Grid grid{int32_t(((M + bm - 1) / bm) * ((N + bn - 1) / bn)), 1, 1};
   auto da = onDevice(device, a), db = onDevice(device, b), dc = onDevice(device, c);
   if (!da || !db || !dc ||
-      !launch(device, *kernel, grid, {da->data(), db->data(), dc->data(), M, N, K, K, N, N}, *dc,
-              c, "matmul"))
+      !launch(launcher, device, "matmul",
+              {{"a_ptr", {da->data(), "f32", {M, K}, {}}},
+               {"b_ptr", {db->data(), "f32", {K, N}, {}}},
+               {"c_ptr", {dc->data(), "f32", {M, N}, {}}}},
+              *dc, c))
     return false;
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
       double want = 0;
-      for (int k = 0; k < K; ++k)
+      for (int64_t k = 0; k < K; ++k)
         want += double(a[i * K + k]) * b[k * N + j];
       if (!(std::fabs(c[i * N + j] - want) <= 1e-4 * (1 + std::fabs(want)))) {
-        std::fprintf(stderr, "matmul: c[%d][%d] = %g, expected %g\n", i, j, c[i * N + j], want);
+        std::fprintf(stderr, "matmul: c[%lld][%lld] = %g, expected %g\n", (long long)i,
+                     (long long)j, c[i * N + j], want);
         return false;
       }
     }
@@ -107,40 +94,27 @@ bool runMatmul(const Bundle &bundle, Device &device, std::mt19937 &gen) {
   return true;
 }
 
-bool runSoftmax(const Bundle &bundle, Device &device, std::mt19937 &gen) {
-  const int rows = 37, cols = 700;
-  auto choice = bundle.Find("softmax", {{"rows", rows}, {"cols", cols}}, "f32");
-  if (!choice.ok()) {
-    std::fprintf(stderr, "softmax: %s\n", std::string(choice.status().message()).c_str());
-    return false;
-  }
-  std::printf("softmax %dx%d: %s\n", rows, cols, choice->explanation.c_str());
-  auto module = bundle.Load(*choice->entry, device);
-  if (!module.ok()) {
-    std::fprintf(stderr, "softmax: %s\n", std::string(module.status().message()).c_str());
-    return false;
-  }
-  auto kernel = (*module)->GetKernel(choice->entry->entry);
-  if (!kernel.ok() || configValue(*choice, "BLOCK") < cols) {
-    std::fprintf(stderr, "softmax: the entry's block does not cover %d columns\n", cols);
-    return false;
-  }
+bool runSoftmax(Launcher &launcher, Device &device, std::mt19937 &gen) {
+  const int64_t rows = 37, cols = 700;
   std::vector<float> in = randomFloats(size_t(rows) * cols, gen), out(in.size(), NAN);
   auto din = onDevice(device, in), dout = onDevice(device, out);
   if (!din || !dout ||
-      !launch(device, *kernel, Grid{rows, 1, 1}, {dout->data(), din->data(), cols, cols, cols},
-              *dout, out, "softmax"))
+      !launch(launcher, device, "softmax",
+              {{"in_ptr", {din->data(), "f32", {rows, cols}, {}}},
+               {"out_ptr", {dout->data(), "f32", {rows, cols}, {}}}},
+              *dout, out))
     return false;
-  for (int r = 0; r < rows; ++r) {
+  for (int64_t r = 0; r < rows; ++r) {
     double mx = -INFINITY, sum = 0;
-    for (int c = 0; c < cols; ++c)
+    for (int64_t c = 0; c < cols; ++c)
       mx = std::max(mx, double(in[r * cols + c]));
-    for (int c = 0; c < cols; ++c)
+    for (int64_t c = 0; c < cols; ++c)
       sum += std::exp(in[r * cols + c] - mx);
-    for (int c = 0; c < cols; ++c) {
+    for (int64_t c = 0; c < cols; ++c) {
       double want = std::exp(in[r * cols + c] - mx) / sum;
       if (!(std::fabs(out[r * cols + c] - want) <= 1e-5 * (1 + want))) {
-        std::fprintf(stderr, "softmax: out[%d][%d] = %g, expected %g\n", r, c, out[r * cols + c], want);
+        std::fprintf(stderr, "softmax: out[%lld][%lld] = %g, expected %g\n", (long long)r,
+                     (long long)c, out[r * cols + c], want);
         return false;
       }
     }
@@ -170,7 +144,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::mt19937 gen(std::random_device{}());
-  bool ok = runMatmul(**bundle, **device, gen);
-  ok = runSoftmax(**bundle, **device, gen) && ok;
+  Launcher launcher(**bundle, **device);
+  bool ok = runMatmul(launcher, **device, gen);
+  ok = runSoftmax(launcher, **device, gen) && ok;
   return ok ? 0 : 1;
 }
