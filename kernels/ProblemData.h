@@ -43,37 +43,17 @@ inline size_t elementBytes(const std::string &dtype) { return dtype == "f32" ? 4
 
 /// Rounds `x` to `dtype` and returns the stored bits (in 4 or 2 bytes).
 inline uint32_t store(const std::string &dtype, float x) {
-  if (dtype == "f32") {
-    uint32_t b;
-    std::memcpy(&b, &x, 4);
-    return b;
-  }
-  if (dtype == "f16") {
-    _Float16 h = _Float16(x);
-    uint16_t b;
-    std::memcpy(&b, &h, 2);
-    return b;
-  }
-  uint32_t b; // bf16, round to nearest even
-  std::memcpy(&b, &x, 4);
-  b += 0x7fff + ((b >> 16) & 1);
-  return b >> 16;
+  uint32_t bits = 0; // little-endian: the element in the low bytes
+  Encode(dtype == "f32" ? ElementType::F32 : dtype == "f16" ? ElementType::F16 : ElementType::BF16,
+         x, reinterpret_cast<uint8_t *>(&bits));
+  return bits;
 }
 
 inline float load(const std::string &dtype, uint32_t bits) {
-  float x;
-  if (dtype == "f32") {
-    std::memcpy(&x, &bits, 4);
-  } else if (dtype == "f16") {
-    uint16_t b = uint16_t(bits);
-    _Float16 h;
-    std::memcpy(&h, &b, 2);
-    x = float(h);
-  } else {
-    uint32_t b = bits << 16;
-    std::memcpy(&x, &b, 4);
-  }
-  return x;
+  return float(Decode(dtype == "f32"   ? ElementType::F32
+                      : dtype == "f16" ? ElementType::F16
+                                       : ElementType::BF16,
+                      reinterpret_cast<const uint8_t *>(&bits)));
 }
 
 /// A host buffer of `n` elements of `dtype` (f32, f16 or bf16), read and written as floats.

@@ -186,11 +186,12 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
   for (const auto &[d, v] : entry.shape)
     tunedDims[d] = v;
   std::map<std::string, Value> tunedTensors;
+  expr::ScopePtr tunedDimsScope = ContractScope(tunedDims, {});
   for (const LaunchArg &a : contract->args)
     if (a.kind == "tensor") {
       std::vector<int64_t> shape;
       for (const std::string &e : a.shape) {
-        absl::StatusOr<Value> v = EvalIn(e, ContractScope(tunedDims, {}), a.name + ".shape");
+        absl::StatusOr<Value> v = EvalIn(e, tunedDimsScope, a.name + ".shape");
         shape.push_back(v.ok() && v->IsInt() ? v->i : -1);
       }
       tunedTensors[a.name] = expr::TensorValue(shape, RowMajor(shape));

@@ -396,8 +396,7 @@ absl::Status KernelFile::Scan() {
       const Token &after = tokens_[q + 1];
       if (after.Is(Token::Kind::Op, "=") || after.Is(Token::Kind::Op, ":")) {
         for (size_t r = pos; r <= q; r += 2)
-          bindings_[tokens_[r].text] = {r == pos ? Binding::Kind::Assign : Binding::Kind::Assign,
-                                        pos, "", "", "", tokens_[r].loc};
+          bindings_[tokens_[r].text] = {Binding::Kind::Assign, pos, "", "", "", tokens_[r].loc};
         break;
       }
       if (!after.Is(Token::Kind::Op, ","))

@@ -280,9 +280,7 @@ Value MakeUserFunction(const std::string &name, const NodePtr &node, const Scope
              defaults](const std::vector<Value> &args,
                        const std::vector<std::pair<std::string, Value>> &kwargs,
                        const Loc &loc) -> absl::StatusOr<Value> {
-        if (callDepth >= kMaxCalls)
-          return Error(loc, "calls nested too deeply (recursion?)");
-        CallGuard guard;
+        // Call() counts the depth: user functions are only called through it.
         ScopePtr local = Scope::Child(closure);
         size_t next = 0;
         for (const std::string &p : node->params) {

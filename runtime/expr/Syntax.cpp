@@ -401,6 +401,18 @@ absl::Status Parser::Comprehension(Node &comp) {
   return absl::OkStatus();
 }
 
+absl::Status Parser::RestOfItems(Node &n, const char *close, const char *what) {
+  while (AcceptOp(",")) {
+    if (AtOp(close))
+      break;
+    auto next = Test();
+    if (!next.ok())
+      return next.status();
+    n.kids.push_back(*next);
+  }
+  return ExpectOp(close, what);
+}
+
 absl::StatusOr<NodePtr> Parser::Atom() {
   const Token &t = Peek();
   Loc loc = t.loc;
@@ -464,15 +476,7 @@ absl::StatusOr<NodePtr> Parser::Atom() {
       return first; // parenthesized
     auto tuple = Make(Node::Kind::Tuple, loc);
     tuple->kids.push_back(*first);
-    while (AcceptOp(",")) {
-      if (AtOp(")"))
-        break;
-      auto next = Test();
-      if (!next.ok())
-        return next.status();
-      tuple->kids.push_back(*next);
-    }
-    if (absl::Status s = ExpectOp(")", "to close the tuple"); !s.ok())
+    if (absl::Status s = RestOfItems(*tuple, ")", "to close the tuple"); !s.ok())
       return s;
     return NodePtr(tuple);
   }
@@ -493,15 +497,7 @@ absl::StatusOr<NodePtr> Parser::Atom() {
       return NodePtr(list);
     }
     list->kids.push_back(*first);
-    while (AcceptOp(",")) {
-      if (AtOp("]"))
-        break;
-      auto next = Test();
-      if (!next.ok())
-        return next.status();
-      list->kids.push_back(*next);
-    }
-    if (absl::Status s = ExpectOp("]", "to close the list"); !s.ok())
+    if (absl::Status s = RestOfItems(*list, "]", "to close the list"); !s.ok())
       return s;
     return NodePtr(list);
   }

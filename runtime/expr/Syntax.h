@@ -130,6 +130,8 @@ private:
   absl::StatusOr<NodePtr> Primary();
   absl::StatusOr<NodePtr> Atom();
   absl::Status Comprehension(Node &comp);
+  /// (`,` item)* `close` after a sequence's first item (a trailing comma allowed).
+  absl::Status RestOfItems(Node &n, const char *close, const char *what);
   absl::Status CallArgs(Node &call);
   const std::vector<Token> &t_;
   size_t pos_;
