@@ -84,7 +84,9 @@ bool runMatmul(Launcher &launcher, Device &device, std::mt19937 &gen) {
       double want = 0;
       for (int64_t k = 0; k < K; ++k)
         want += double(a[i * K + k]) * b[k * N + j];
-      if (!(std::fabs(c[i * N + j] - want) <= 1e-4 * (1 + std::fabs(want)))) {
+      // tl.dot's default precision allows tf32 on GPUs (10-bit mantissas), as the zoo's
+      // reference does: products off by 2^-10 relative, summed over K.
+      if (!(std::fabs(c[i * N + j] - want) <= 2e-3 * (std::sqrt(double(K)) + std::fabs(want)))) {
         std::fprintf(stderr, "matmul: c[%lld][%lld] = %g, expected %g\n", (long long)i,
                      (long long)j, c[i * N + j], want);
         return false;
