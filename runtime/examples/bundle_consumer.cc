@@ -1,153 +1,173 @@
 //===- bundle_consumer.cc - an application using a tuned bundle through the runtime only -*- C++ -*-===//
 //
-// bundle_consumer BUNDLE_DIR
+// bundle_consumer BUNDLE_DIR --list
+// bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR]
 //
-// Opens a bundle (verified: schema, target, checksums) and runs its matmul and softmax on its own
-// random data through runtime::Launcher: tensors by argument name, and the bundle's launch
-// contract picks the entry (tuned for these sizes or the nearest, and says which), computes the
-// scalars and the grid. No per-kernel grid or argument code here. Checks the results against
-// straightforward C++. Links only the runtime: no compiler, no LLVM. Exit status 0 when both
-// results are right.
+// Opens a bundle (verified: schema, target, checksums) and launches one of its kernels on the
+// caller's arrays through runtime::Launcher: every tensor of the kernel's launch contract by its
+// argument name from a .npy file (outputs too: their file gives the shape and the contents the
+// kernel starts from), the dims no tensor gives (a flag such as CAUSAL) as DIM=INT. The bundle's
+// launch contract checks the arrays, picks the entry (tuned for these sizes or the nearest one
+// that serves them, and says which), computes the scalars and the grid. The kernel's outputs are
+// written to DIR/NAME.npy (default: the current directory). No per-kernel code: any kernel of
+// any bundle with launch contracts. `--list` prints each kernel's contract and entries. Links
+// only the runtime: no compiler, no LLVM. Exit status 0 on success, 1 when the bundle, the
+// arrays or the launch fail, 2 on a bad command line.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Bundle.h"
 #include "runtime/Device.h"
 #include "runtime/Launcher.h"
+#include "runtime/Npy.h"
 
-#include <cmath>
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
-#include <random>
+#include <set>
+#include <string>
+#include <vector>
 
-using tessel::runtime::Bundle;
-using tessel::runtime::Device;
-using tessel::runtime::Launcher;
-using tessel::runtime::TensorArg;
+using namespace tessel::runtime;
 
 namespace {
 
-/// `host` copied into a new buffer on `device` (null, with the error printed, on failure).
-std::unique_ptr<tessel::runtime::Buffer> onDevice(Device &device, const std::vector<float> &host) {
-  auto buffer = device.Allocate(host.size() * sizeof(float));
-  absl::Status s = buffer.ok() ? (*buffer)->CopyFromHost(host.data(), host.size() * sizeof(float))
-                               : buffer.status();
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
-    return nullptr;
-  }
-  return *std::move(buffer);
+constexpr const char *kUsage =
+    "usage: bundle_consumer BUNDLE_DIR --list\n"
+    "       bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR]\n";
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "bundle_consumer: %s\n", message.c_str());
+  return 1;
 }
 
-/// Launches `kernel` on `tensors` through the bundle's launch contract (no grid or argument
-/// code here), waits and copies `result` back into `host`.
-bool launch(Launcher &launcher, Device &device, const std::string &kernel,
-            const std::map<std::string, TensorArg> &tensors, tessel::runtime::Buffer &result,
-            std::vector<float> &host) {
-  tessel::runtime::LaunchRequest request;
-  request.tensors = tensors;
-  absl::StatusOr<tessel::runtime::LaunchReport> report = launcher.Launch(kernel, request);
-  absl::Status s = report.ok() ? device.Synchronize() : report.status();
-  if (s.ok())
-    s = result.CopyToHost(host.data(), host.size() * sizeof(float));
-  if (!s.ok()) {
-    std::fprintf(stderr, "%s: %s\n", kernel.c_str(), std::string(s.message()).c_str());
-    return false;
-  }
-  std::printf("%s: %s, grid %d\n", kernel.c_str(), report->choice.explanation.c_str(),
-              report->grid.x * report->grid.y * report->grid.z);
-  return true;
-}
-
-std::vector<float> randomFloats(size_t n, std::mt19937 &gen) {
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(gen);
-  return v;
-}
-
-bool runMatmul(Launcher &launcher, Device &device, std::mt19937 &gen) {
-  const int64_t M = 200, N = 150, K = 120;
-  std::vector<float> a = randomFloats(size_t(M) * K, gen), b = randomFloats(size_t(K) * N, gen);
-  std::vector<float> c(size_t(M) * N, NAN);
-  auto da = onDevice(device, a), db = onDevice(device, b), dc = onDevice(device, c);
-  if (!da || !db || !dc ||
-      !launch(launcher, device, "matmul",
-              {{"a_ptr", {da->data(), "f32", {M, K}, {}}},
-               {"b_ptr", {db->data(), "f32", {K, N}, {}}},
-               {"c_ptr", {dc->data(), "f32", {M, N}, {}}}},
-              *dc, c))
-    return false;
-  for (int64_t i = 0; i < M; ++i)
-    for (int64_t j = 0; j < N; ++j) {
-      double want = 0;
-      for (int64_t k = 0; k < K; ++k)
-        want += double(a[i * K + k]) * b[k * N + j];
-      // tl.dot's default precision allows tf32 on GPUs (10-bit mantissas), as the zoo's
-      // reference does: products off by 2^-10 relative, summed over K.
-      if (!(std::fabs(c[i * N + j] - want) <= 2e-3 * (std::sqrt(double(K)) + std::fabs(want)))) {
-        std::fprintf(stderr, "matmul: c[%lld][%lld] = %g, expected %g\n", (long long)i,
-                     (long long)j, c[i * N + j], want);
-        return false;
-      }
+/// Each kernel's launch contract and the shapes its entries were tuned for.
+int list(const Bundle &bundle) {
+  std::map<std::string, std::vector<const BundleEntry *>> byKernel;
+  for (const BundleEntry &e : bundle.entries())
+    byKernel[e.kernel].push_back(&e);
+  for (const auto &[name, entries] : byKernel) {
+    const LaunchContract *c = entries.front()->launch.get();
+    std::printf("%s\n", name.c_str());
+    if (!c) {
+      std::printf("  (no launch contract: a schema 1 bundle or a kernel without a spec)\n");
+      continue;
     }
-  std::printf("matmul: correct\n");
-  return true;
+    std::string dims;
+    for (const std::string &d : c->dims)
+      dims += (dims.empty() ? "" : ", ") + d;
+    std::printf("  dims: %s\n  grid: %s\n", dims.c_str(), c->grid.c_str());
+    for (const LaunchArg &a : c->args) {
+      if (a.kind != "tensor")
+        continue;
+      std::string shape;
+      for (const std::string &s : a.shape)
+        shape += (shape.empty() ? "" : ", ") + s;
+      std::printf("  %s: %s[%s] %s\n", a.name.c_str(), a.dtype.c_str(), shape.c_str(),
+                  a.role.c_str());
+    }
+    for (const BundleEntry *e : entries)
+      std::printf("  entry %s %s\n", e->dtype.c_str(), ShapeText(e->shape).c_str());
+  }
+  return 0;
 }
 
-bool runSoftmax(Launcher &launcher, Device &device, std::mt19937 &gen) {
-  const int64_t rows = 37, cols = 700;
-  std::vector<float> in = randomFloats(size_t(rows) * cols, gen), out(in.size(), NAN);
-  auto din = onDevice(device, in), dout = onDevice(device, out);
-  if (!din || !dout ||
-      !launch(launcher, device, "softmax",
-              {{"in_ptr", {din->data(), "f32", {rows, cols}, {}}},
-               {"out_ptr", {dout->data(), "f32", {rows, cols}, {}}}},
-              *dout, out))
-    return false;
-  for (int64_t r = 0; r < rows; ++r) {
-    double mx = -INFINITY, sum = 0;
-    for (int64_t c = 0; c < cols; ++c)
-      mx = std::max(mx, double(in[r * cols + c]));
-    for (int64_t c = 0; c < cols; ++c)
-      sum += std::exp(in[r * cols + c] - mx);
-    for (int64_t c = 0; c < cols; ++c) {
-      double want = std::exp(in[r * cols + c] - mx) / sum;
-      if (!(std::fabs(out[r * cols + c] - want) <= 1e-5 * (1 + want))) {
-        std::fprintf(stderr, "softmax: out[%lld][%lld] = %g, expected %g\n", (long long)r,
-                     (long long)c, out[r * cols + c], want);
-        return false;
-      }
-    }
-  }
-  std::printf("softmax: correct\n");
-  return true;
-}
+/// A .npy array copied to a new buffer on the device.
+struct DeviceArray {
+  NpyArray host;
+  std::unique_ptr<Buffer> buffer;
+};
 
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s BUNDLE_DIR\n", argv[0]);
+  if (argc < 3) {
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
   auto bundle = Bundle::Open(argv[1]);
-  if (!bundle.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(bundle.status().message()).c_str());
-    return 1;
+  if (!bundle.ok())
+    return fail(std::string(bundle.status().message()));
+  if (std::string(argv[2]) == "--list")
+    return argc == 3 ? list(**bundle) : (std::fprintf(stderr, "%s", kUsage), 2);
+
+  const std::string kernel = argv[2];
+  std::string outDir = ".";
+  std::map<std::string, std::string> files;
+  LaunchRequest request;
+  for (int i = 3; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--out=", 0) == 0) {
+      outDir = arg.substr(6);
+      continue;
+    }
+    size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 || eq == std::string::npos || eq == 0) {
+      std::fprintf(stderr, "bundle_consumer: bad argument '%s'\n%s", arg.c_str(), kUsage);
+      return 2;
+    }
+    std::string name = arg.substr(0, eq), value = arg.substr(eq + 1);
+    if (files.count(name) || request.dims.count(name)) {
+      std::fprintf(stderr, "bundle_consumer: '%s' given twice\n", name.c_str());
+      return 2;
+    }
+    if (value.size() > 4 && value.compare(value.size() - 4, 4, ".npy") == 0) {
+      files[name] = value;
+      continue;
+    }
+    char *end = nullptr;
+    errno = 0;
+    long long v = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || *end || errno) {
+      std::fprintf(stderr, "bundle_consumer: '%s': a dim is an integer, a tensor a .npy file\n",
+                   arg.c_str());
+      return 2;
+    }
+    request.dims[name] = v;
   }
-  std::printf("bundle %s (%s, %zu entries)\n", argv[1], (*bundle)->compilerVersion().c_str(),
-              (*bundle)->entries().size());
-  // The device the bundle's target runs on (cpu for a CPU bundle).
+
   auto device = Device::Create((*bundle)->target().deviceKind());
-  if (!device.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(device.status().message()).c_str());
-    return 1;
+  if (!device.ok())
+    return fail(std::string(device.status().message()));
+  std::map<std::string, DeviceArray> arrays;
+  for (const auto &[name, path] : files) {
+    absl::StatusOr<NpyArray> host = ReadNpy(path);
+    if (!host.ok())
+      return fail(std::string(host.status().message()));
+    DeviceArray &a = arrays[name];
+    a.host = *std::move(host);
+    auto buffer = (*device)->Allocate(std::max<size_t>(a.host.data.size(), 1));
+    absl::Status s = buffer.ok() ? (*buffer)->CopyFromHost(a.host.data.data(), a.host.data.size())
+                                 : buffer.status();
+    if (!s.ok())
+      return fail(name + ": " + std::string(s.message()));
+    a.buffer = *std::move(buffer);
+    request.tensors[name] = TensorArg{a.buffer->data(), a.host.dtype, a.host.shape, {}};
   }
-  std::mt19937 gen(std::random_device{}());
+
   Launcher launcher(**bundle, **device);
-  bool ok = runMatmul(launcher, **device, gen);
-  ok = runSoftmax(launcher, **device, gen) && ok;
-  return ok ? 0 : 1;
+  absl::StatusOr<LaunchReport> report = launcher.Launch(kernel, request);
+  absl::Status s = report.ok() ? (*device)->Synchronize() : report.status();
+  if (!s.ok())
+    return fail(kernel + ": " + std::string(s.message()));
+  std::printf("%s: %s, grid (%d, %d, %d)\n", kernel.c_str(), report->choice.explanation.c_str(),
+              report->grid.x, report->grid.y, report->grid.z);
+
+  // The kernel's outputs, read back and written next to each other.
+  const LaunchContract &contract = *report->choice.entry->launch;
+  for (const LaunchArg &a : contract.args) {
+    if (a.kind != "tensor" || a.role == "in")
+      continue;
+    DeviceArray &array = arrays.at(a.name);
+    s = array.buffer->CopyToHost(array.host.data.data(), array.host.data.size());
+    std::string path = outDir + "/" + a.name + ".npy";
+    if (s.ok())
+      s = WriteNpy(path, array.host);
+    if (!s.ok())
+      return fail(a.name + ": " + std::string(s.message()));
+    std::printf("%s: wrote %s\n", a.name.c_str(), path.c_str());
+  }
+  return 0;
 }
