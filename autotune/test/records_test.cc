@@ -17,7 +17,7 @@ std::string tmp(const std::string &name) { return std::string(getenv("TEST_TMPDI
 
 Record sample(int64_t m, int block, const std::string &status = "ok") {
   Record r;
-  r.kernel = "matmul";
+  r.kernel = "gemm";
   r.shape = {{"M", m}, {"N", 256}, {"K", 128}};
   r.dtype = "f32";
   r.target.kind = tessel::TargetKind::Cpu;
@@ -62,7 +62,7 @@ TEST(Records, VersionTwoKeepsTheEvidence) {
             nlohmann::json::parse(r.environmentJson));
   nlohmann::json line = nlohmann::json::parse(ToJsonLine(r));
   EXPECT_EQ(line["schema_version"], 2);
-  EXPECT_EQ(line["benchmark_id"], "matmul/f32/K=128,M=512,N=256/cpu");
+  EXPECT_EQ(line["benchmark_id"], "gemm/f32/K=128,M=512,N=256/cpu");
   EXPECT_EQ(line["direction"], "smaller_is_better");
   EXPECT_EQ(line["unit"], "seconds");
   // A sample that is not a time is refused.
@@ -76,7 +76,7 @@ TEST(Records, VersionOneRecordsAreStillRead) {
   // A record exactly as tessel wrote them before the evidence fields.
   std::string v1 =
       R"({"compile_seconds":0.5,"compiler_version":"tessel 0.1","config":{"BLOCK_M":32},)"
-      R"("dtype":"f32","gbps":0.0,"host":"box","kernel":"matmul","max_seconds":0.003,)"
+      R"("dtype":"f32","gbps":0.0,"host":"box","kernel":"gemm","max_seconds":0.003,)"
       R"("median_seconds":0.002,"min_seconds":0.001,"repetitions":7,"schema_version":1,)"
       R"("shape":{"K":64,"M":64,"N":64},"status":"ok","target":{"arch":"x86_64",)"
       R"("features":["avx2"],"kind":"cpu"},"tflops":0.1,"timestamp":"2026-11-01T00:00:00Z"})";
@@ -85,7 +85,7 @@ TEST(Records, VersionOneRecordsAreStillRead) {
   EXPECT_EQ(r->medianSeconds, 0.002);
   EXPECT_TRUE(r->samples.empty());
   EXPECT_EQ(r->artifactSha256, "");
-  EXPECT_EQ(r->benchmarkId(), "matmul/f32/K=64,M=64,N=64/cpu");
+  EXPECT_EQ(r->benchmarkId(), "gemm/f32/K=64,M=64,N=64/cpu");
   // Written back, it becomes a version 2 record with the same measurement and key.
   absl::StatusOr<Record> again = FromJsonLine(ToJsonLine(*r));
   ASSERT_TRUE(again.ok()) << again.status();

@@ -107,7 +107,7 @@ struct FakeDevice : GpuDevice {
   }
 };
 
-/// A matmul-like kernel: A and B (bf16) and C, then M, N, K; maps over A (pitch K, argument 5)
+/// A GEMM-like kernel: A and B (bf16) and C, then M, N, K; maps over A (pitch K, argument 5)
 /// and B (pitch N, argument 4), boxes 128 x 64 and 64 x 64.
 GpuArtifact tmaArtifact() {
   GpuArtifact a;
@@ -115,7 +115,7 @@ GpuArtifact tmaArtifact() {
   a.ptxVersion = "8.0";
   a.ptx = "// fake";
   GpuKernelInfo k;
-  k.name = "matmul";
+  k.name = "gemm_like";
   k.signature = "ptr:bf16,ptr:bf16,ptr:bf16,i32,i32,i32";
   k.block = {256, 1, 1};
   GpuTensorMap ma;
@@ -138,7 +138,7 @@ TEST(GpuDeviceWithFakeDriver, TensorMapsWhereAddressAndPitchAllowThemAndTheirMas
   FakeDevice device(driver);
   auto exe = device.LoadBytes(tessel::SerializeGpuArtifact(tmaArtifact()), "fake.artifact");
   ASSERT_TRUE(exe.ok()) << exe.status();
-  auto kernel = (*exe)->GetKernel("matmul");
+  auto kernel = (*exe)->GetKernel("gemm_like");
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   driver.signature = 6;
   driver.maps = 2;

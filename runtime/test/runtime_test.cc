@@ -93,7 +93,7 @@ TEST(Module, OpensAndFindsKernel) {
 TEST(Module, MissingKernelNamesTheOnesThere) {
   auto module = Module::Open(kVaddSo);
   ASSERT_TRUE(module.ok());
-  auto kernel = (*module)->GetKernel("softmax");
+  auto kernel = (*module)->GetKernel("no_such_kernel");
   ASSERT_FALSE(kernel.ok());
   EXPECT_EQ(kernel.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(kernel.status().message().find("it has: vadd"), std::string::npos)

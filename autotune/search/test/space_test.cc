@@ -15,7 +15,7 @@ namespace {
 
 using namespace tessel::autotune;
 
-/// The matmul kernel's space: block sizes, group size, and the CPU register tile, with the
+/// A GEMM kernel's space: block sizes, group size, and the CPU register tile, with the
 /// constraints the zoo spec states (the tile fits in the block; the A and B tiles of one step
 /// fit in 64 KiB of f32).
 Space matmulSpace() {

@@ -102,7 +102,7 @@ TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheMatmulSpaceMostlyWithinFivePercent
     if (name == "knob.tile_n")
       values = {32, 64};
   std::vector<Point> points = space.Enumerate();
-  auto data = measured("autotune/search/test/data/matmul_f32_measured.jsonl");
+  auto data = measured("kernels/test/data/matmul_f32_measured.jsonl");
   ASSERT_EQ(data.size(), 2u);
   unsigned seed = std::random_device{}();
   std::printf("random seed %u\n", seed);
@@ -132,8 +132,8 @@ TEST(MeasuredSearch, EvolutionaryOnAThirdOfTheGpuMatmulSpaceWithinFivePercent) {
   std::vector<Point> points = space.Enumerate();
   unsigned seed = std::random_device{}();
   std::printf("random seed %u\n", seed);
-  for (const char *table : {"autotune/search/test/data/matmul_bf16_gpu_measured.jsonl",
-                            "autotune/search/test/data/matmul_bf16_sm90a_measured.jsonl"}) {
+  for (const char *table : {"kernels/test/data/matmul_bf16_gpu_measured.jsonl",
+                            "kernels/test/data/matmul_bf16_sm90a_measured.jsonl"}) {
   auto data = measured(table, {{"knob.warp_m", 0}, {"knob.persistent", 0}});
   ASSERT_EQ(data.size(), 1u) << table;
   for (const auto &[shape, times] : data) {
