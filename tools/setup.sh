@@ -31,6 +31,13 @@ PACKAGES=(
   nlohmann-json3-dev
   # Ed25519 signatures of tuned bundles (linked statically: applications need no libsodium).
   libsodium-dev
+  # The installed runtime's consumers outside Bazel (//autotune:install_test), its Python
+  # module (pybind11 over the C API) and the NumPy checks of bundles.
+  cmake
+  pkg-config
+  pybind11-dev
+  python3-dev
+  python3-numpy
   # Kernel specs are TOML (toml++, header only).
   libtomlplusplus-dev
   # The documented JSON schemas are validated against real records and bundles in a test.

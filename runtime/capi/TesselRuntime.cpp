@@ -9,7 +9,9 @@
 #include <map>
 #include <memory>
 #include <new>
+#include <set>
 #include <string>
+#include <vector>
 
 struct tessel_device {
   std::unique_ptr<tessel::runtime::Device> device;
@@ -17,13 +19,15 @@ struct tessel_device {
 
 struct tessel_bundle {
   std::unique_ptr<tessel::runtime::Bundle> bundle;
+  std::string deviceKind;
+  std::vector<std::string> kernels;
   /// One launcher per device it launched on (each keeps its loaded artifacts).
   std::map<tessel_device *, std::unique_ptr<tessel::runtime::Launcher>> launchers;
 };
 
 namespace {
 
-thread_local std::string lastError;
+thread_local std::string lastError, lastChoice;
 
 int Fail(int code, std::string why) {
   lastError = std::move(why);
@@ -73,11 +77,28 @@ int tessel_bundle_open(const char *dir, tessel_bundle **out) {
   auto bundle = tessel::runtime::Bundle::Open(dir);
   if (!bundle.ok())
     return Code(bundle.status());
-  *out = new (std::nothrow) tessel_bundle{*std::move(bundle), {}};
+  std::set<std::string> names;
+  for (const tessel::runtime::BundleEntry &e : (*bundle)->entries())
+    names.insert(e.kernel);
+  std::string kind = (*bundle)->target().deviceKind();
+  *out = new (std::nothrow)
+      tessel_bundle{*std::move(bundle), kind, {names.begin(), names.end()}, {}};
   return *out ? Code(absl::OkStatus()) : Fail(TESSEL_INTERNAL, "out of memory");
 }
 
 void tessel_bundle_close(tessel_bundle *bundle) { delete bundle; }
+
+const char *tessel_bundle_device_kind(const tessel_bundle *bundle) {
+  return bundle ? bundle->deviceKind.c_str() : nullptr;
+}
+
+size_t tessel_bundle_num_kernels(const tessel_bundle *bundle) {
+  return bundle ? bundle->kernels.size() : 0;
+}
+
+const char *tessel_bundle_kernel(const tessel_bundle *bundle, size_t index) {
+  return bundle && index < bundle->kernels.size() ? bundle->kernels[index].c_str() : nullptr;
+}
 
 int tessel_launch(tessel_bundle *bundle, tessel_device *device, const char *kernel,
                   const tessel_tensor *tensors, size_t num_tensors, const tessel_dim *dims,
@@ -111,9 +132,16 @@ int tessel_launch(tessel_bundle *bundle, tessel_device *device, const char *kern
   auto &launcher = bundle->launchers[device];
   if (!launcher)
     launcher = std::make_unique<tessel::runtime::Launcher>(*bundle->bundle, *device->device);
-  return Code(launcher->Launch(kernel, request).status());
+  auto report = launcher->Launch(kernel, request);
+  if (report.ok())
+    lastChoice = report->choice.explanation;
+  return Code(report.status());
 }
 
+const char *tessel_last_choice(void) { return lastChoice.c_str(); }
+
 const char *tessel_last_error(void) { return lastError.c_str(); }
+
+const char *tessel_version(void) { return TESSEL_RUNTIME_VERSION; }
 
 } // extern "C"

@@ -17,6 +17,9 @@
 extern "C" {
 #endif
 
+/* The runtime's version; tessel_version() returns the library's own. */
+#define TESSEL_RUNTIME_VERSION "0.1.0"
+
 enum {
   TESSEL_OK = 0,
   TESSEL_INVALID_ARGUMENT = 1,   /* a call or a tensor that does not match the contract */
@@ -60,8 +63,22 @@ int tessel_launch(tessel_bundle *bundle, tessel_device *device, const char *kern
                   const tessel_tensor *tensors, size_t num_tensors, const tessel_dim *dims,
                   size_t num_dims);
 
+/* The bundle's device kind ("cpu", "cuda" or "hip": what tessel_device_open takes), and its
+ * kernels by name (index 0 to tessel_bundle_num_kernels() - 1; NULL past the end). The strings
+ * live as long as the bundle. */
+const char *tessel_bundle_device_kind(const tessel_bundle *bundle);
+size_t tessel_bundle_num_kernels(const tessel_bundle *bundle);
+const char *tessel_bundle_kernel(const tessel_bundle *bundle, size_t index);
+
+/* Which entry the last successful tessel_launch on this thread chose and why, e.g. "nearest
+ * tuned shape M=1024,N=1024 for M=1000,N=1000" ("" before any). */
+const char *tessel_last_choice(void);
+
 /* Why the last failed call on this thread failed ("" when none did). */
 const char *tessel_last_error(void);
+
+/* The library's version (TESSEL_RUNTIME_VERSION of the header it was built with). */
+const char *tessel_version(void);
 
 #ifdef __cplusplus
 }

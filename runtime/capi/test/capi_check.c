@@ -7,7 +7,7 @@
  *
  *===----------------------------------------------------------------------===*/
 
-#include "runtime/capi/tessel_runtime.h"
+#include <tessel/tessel_runtime.h>
 
 #include <math.h>
 #include <stdio.h>

@@ -1,0 +1,234 @@
+//===- tessel_module.cpp - the Python module `tessel` over the runtime's C API -===//
+//
+//   import tessel
+//   bundle = tessel.Bundle("sweep-out/bundle")          # on the device its target runs on
+//   bundle.kernels                                       # ['rms_norm_kernel', ...]
+//   bundle.launch("rms_norm_kernel", x_ptr=x, w_ptr=w, y_ptr=y)   # returns which entry and why
+//   bundle.synchronize()                                 # GPU launches are asynchronous
+//
+// Tensors are passed by the kernel's argument names: PyTorch tensors (read through data_ptr(),
+// dtype, shape and stride(), so bf16 too), objects with __cuda_array_interface__ (CuPy, Numba)
+// for GPU bundles, and NumPy arrays or anything np.asarray takes without a copy for CPU bundles.
+// An integer keyword is a dim no tensor gives (CAUSAL=1). Memory on the wrong side of the bus,
+// non-contiguous layouts the kernel does not take, a wrong dtype or size: ValueError before
+// anything runs; an unknown kernel: LookupError; anything else: RuntimeError. Only the C API
+// (tessel_runtime.h) is used: no C++ type of the runtime crosses into Python.
+//
+//===----------------------------------------------------------------------===//
+
+#include <tessel/tessel_runtime.h>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace {
+
+[[noreturn]] void raise(int code, const std::string &context) {
+  std::string message = context + tessel_last_error();
+  if (code == TESSEL_INVALID_ARGUMENT)
+    throw py::value_error(message);
+  if (code == TESSEL_NOT_FOUND) { // LookupError, not KeyError: its message is not a repr
+    PyErr_SetString(PyExc_LookupError, message.c_str());
+    throw py::error_already_set();
+  }
+  throw std::runtime_error(message);
+}
+
+/// One tensor argument as the C API takes it, with what keeps its memory alive.
+struct Tensor {
+  std::string name, dtype;
+  void *data = nullptr;
+  std::vector<int64_t> shape, strides;
+  bool onDevice = false; ///< GPU memory (else host memory)
+  py::object keepAlive;
+};
+
+/// tessel's dtype for a NumPy-style type string ("<f4", "|u1", ...).
+std::string dtypeOfTypestr(const std::string &name, const std::string &t) {
+  static const std::vector<std::pair<std::string, std::string>> kTypes = {
+      {"f4", "f32"}, {"f2", "f16"}, {"f8", "f64"}, {"i1", "i8"},  {"u1", "u8"},
+      {"i2", "i16"}, {"i4", "i32"}, {"i8", "i64"}, {"b1", "i1"}};
+  if (t.size() == 3 && (t[0] == '<' || t[0] == '|' || t[0] == '='))
+    for (const auto &[np, tessel] : kTypes)
+      if (t.compare(1, 2, np) == 0)
+        return tessel;
+  throw py::value_error("tensor '" + name + "' has element type '" + t +
+                        "', which tessel kernels do not take");
+}
+
+/// tessel's dtype for a torch.dtype's name ("torch.float32").
+std::string dtypeOfTorch(const std::string &name, const std::string &t) {
+  static const std::vector<std::pair<std::string, std::string>> kTypes = {
+      {"torch.float32", "f32"}, {"torch.float16", "f16"}, {"torch.bfloat16", "bf16"},
+      {"torch.float64", "f64"}, {"torch.int8", "i8"},     {"torch.uint8", "u8"},
+      {"torch.int16", "i16"},   {"torch.int32", "i32"},   {"torch.int64", "i64"},
+      {"torch.bool", "i1"}};
+  for (const auto &[torch, tessel] : kTypes)
+    if (t == torch)
+      return tessel;
+  throw py::value_error("tensor '" + name + "' is a " + t + " tensor, which tessel kernels do not take");
+}
+
+/// Reads an array interface dict (__array_interface__ or __cuda_array_interface__).
+void readInterface(Tensor &t, const py::dict &iface) {
+  t.dtype = dtypeOfTypestr(t.name, py::str(iface["typestr"]));
+  py::tuple data = iface["data"];
+  t.data = reinterpret_cast<void *>(data[0].cast<uintptr_t>());
+  if (data[1].cast<bool>())
+    throw py::value_error("tensor '" + t.name + "' is read-only");
+  for (py::handle d : py::tuple(iface["shape"]))
+    t.shape.push_back(d.cast<int64_t>());
+  py::object strides = iface.contains("strides") ? py::object(iface["strides"]) : py::none();
+  if (!strides.is_none()) {
+    int64_t item = t.dtype == "i1" || t.dtype == "i8" || t.dtype == "u8" ? 1
+                   : t.dtype == "f16" || t.dtype == "i16"               ? 2
+                   : t.dtype == "f64" || t.dtype == "i64"               ? 8
+                                                                        : 4;
+    for (py::handle s : py::tuple(strides)) {
+      int64_t bytes = s.cast<int64_t>();
+      if (bytes % item)
+        throw py::value_error("tensor '" + t.name + "' has a stride of " + std::to_string(bytes) +
+                              " bytes, not a whole number of elements");
+      t.strides.push_back(bytes / item);
+    }
+  }
+}
+
+Tensor tensorOf(const std::string &name, py::object value) {
+  Tensor t;
+  t.name = name;
+  t.keepAlive = value;
+  if (py::hasattr(value, "data_ptr") && py::hasattr(value, "is_cuda") &&
+      py::hasattr(value, "stride")) { // a PyTorch tensor
+    t.dtype = dtypeOfTorch(name, py::str(value.attr("dtype")));
+    t.data = reinterpret_cast<void *>(value.attr("data_ptr")().cast<uintptr_t>());
+    for (py::handle d : value.attr("shape"))
+      t.shape.push_back(d.cast<int64_t>());
+    for (py::handle s : py::tuple(value.attr("stride")()))
+      t.strides.push_back(s.cast<int64_t>());
+    t.onDevice = value.attr("is_cuda").cast<bool>();
+    return t;
+  }
+  if (py::hasattr(value, "__cuda_array_interface__")) {
+    readInterface(t, value.attr("__cuda_array_interface__"));
+    t.onDevice = true;
+    return t;
+  }
+  if (!py::hasattr(value, "__array_interface__")) {
+    // Whatever NumPy can view without copying (a copy would lose the kernel's outputs).
+    py::object array = py::module_::import("numpy").attr("asarray")(value);
+    if (!py::module_::import("numpy").attr("shares_memory")(array, value).cast<bool>())
+      throw py::value_error("tensor '" + name + "' is not an array NumPy can view in place");
+    t.keepAlive = array;
+    value = array;
+  }
+  readInterface(t, value.attr("__array_interface__"));
+  return t;
+}
+
+class Bundle {
+public:
+  explicit Bundle(const std::string &dir) {
+    tessel_bundle *b = nullptr;
+    if (int code = tessel_bundle_open(dir.c_str(), &b))
+      raise(code, "");
+    bundle_.reset(b);
+    tessel_device *d = nullptr;
+    if (int code = tessel_device_open(tessel_bundle_device_kind(b), &d))
+      raise(code, "");
+    device_.reset(d);
+  }
+
+  std::vector<std::string> kernels() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; const char *k = tessel_bundle_kernel(bundle_.get(), i); ++i)
+      names.push_back(k);
+    return names;
+  }
+
+  std::string deviceKind() const { return tessel_bundle_device_kind(bundle_.get()); }
+
+  std::string launch(const std::string &kernel, const py::kwargs &args) {
+    const bool gpu = deviceKind() != "cpu";
+    std::vector<Tensor> tensors;
+    std::vector<std::string> dimNames;
+    std::vector<int64_t> dimValues;
+    for (const auto &[key, value] : args) {
+      std::string name = py::str(key);
+      if (py::isinstance<py::bool_>(value) || py::isinstance<py::int_>(value)) {
+        dimNames.push_back(name);
+        dimValues.push_back(value.cast<int64_t>());
+        continue;
+      }
+      Tensor t = tensorOf(name, py::reinterpret_borrow<py::object>(value));
+      if (t.onDevice != gpu)
+        throw py::value_error("tensor '" + name + "' is in " + (t.onDevice ? "GPU" : "host") +
+                              " memory; the bundle's kernels run on " + deviceKind());
+      tensors.push_back(std::move(t));
+    }
+    std::vector<tessel_tensor> c(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i)
+      c[i] = {tensors[i].name.c_str(),
+              tensors[i].data,
+              tensors[i].dtype.c_str(),
+              int(tensors[i].shape.size()),
+              tensors[i].shape.data(),
+              tensors[i].strides.empty() ? nullptr : tensors[i].strides.data()};
+    std::vector<tessel_dim> dims(dimNames.size());
+    for (size_t i = 0; i < dims.size(); ++i)
+      dims[i] = {dimNames[i].c_str(), dimValues[i]};
+    int code;
+    {
+      py::gil_scoped_release release;
+      code = tessel_launch(bundle_.get(), device_.get(), kernel.c_str(), c.data(), c.size(),
+                           dims.data(), dims.size());
+    }
+    if (code)
+      raise(code, "");
+    return tessel_last_choice();
+  }
+
+  void synchronize() {
+    int code;
+    {
+      py::gil_scoped_release release;
+      code = tessel_device_synchronize(device_.get());
+    }
+    if (code)
+      raise(code, "");
+  }
+
+private:
+  struct CloseBundle {
+    void operator()(tessel_bundle *b) const { tessel_bundle_close(b); }
+  };
+  struct CloseDevice {
+    void operator()(tessel_device *d) const { tessel_device_close(d); }
+  };
+  // The bundle is closed before the device it launched on.
+  std::unique_ptr<tessel_device, CloseDevice> device_;
+  std::unique_ptr<tessel_bundle, CloseBundle> bundle_;
+};
+
+} // namespace
+
+PYBIND11_MODULE(tessel, m) {
+  m.doc() = "Launch the kernels of a tessel bundle (tuned by `sweep`) on NumPy arrays and "
+            "PyTorch tensors, by argument name.";
+  m.def("version", &tessel_version, "The runtime library's version.");
+  py::class_<Bundle>(m, "Bundle", "A verified bundle, opened on the device its target runs on.")
+      .def(py::init<const std::string &>(), py::arg("path"))
+      .def_property_readonly("kernels", &Bundle::kernels, "The bundle's kernels by name.")
+      .def_property_readonly("device_kind", &Bundle::deviceKind, "'cpu', 'cuda' or 'hip'.")
+      .def("launch", &Bundle::launch, py::arg("kernel"),
+           "launch(kernel, **tensors_and_dims) -> str: launches `kernel` with its tensors by "
+           "argument name (integers: dims no tensor gives); returns which entry ran and why. "
+           "Asynchronous on GPUs: call synchronize().")
+      .def("synchronize", &Bundle::synchronize, "Waits for every launch so far.");
+}
