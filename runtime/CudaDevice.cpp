@@ -60,6 +60,7 @@ struct Driver {
                              unsigned, unsigned, void *, void **, void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
@@ -107,6 +108,7 @@ absl::StatusOr<const Driver *> OpenDriver() {
     resolve(driver.cuLaunchKernel, {"cuLaunchKernel"});
     resolve(driver.cuMemAlloc, {"cuMemAlloc_v2"});
     resolve(driver.cuMemFree, {"cuMemFree_v2"});
+    resolve(driver.cuPointerGetAttribute, {"cuPointerGetAttribute"});
     resolve(driver.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"});
     resolve(driver.cuMemcpyDtoH, {"cuMemcpyDtoH_v2"});
     resolve(driver.cuMemsetD8, {"cuMemsetD8_v2"});
@@ -150,6 +152,13 @@ public:
     return s;
   }
   void Free(uint64_t address) override { d_.cuMemFree(address); }
+  bool Addressable(const void *pointer) override {
+    // CU_POINTER_ATTRIBUTE_MEMORY_TYPE: an error for memory the driver does not know (plain
+    // host memory); device, managed and registered host memory have a type.
+    constexpr int kMemoryType = 2;
+    unsigned type = 0;
+    return d_.cuPointerGetAttribute(&type, kMemoryType, CUdeviceptr(uintptr_t(pointer))) == 0;
+  }
   absl::Status CopyToDevice(uint64_t to, const void *from, size_t bytes) override {
     return check(d_, d_.cuMemcpyHtoD(to, from, bytes), "cuMemcpyHtoD");
   }

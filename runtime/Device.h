@@ -85,6 +85,9 @@ public:
   virtual absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) = 0;
   /// Waits until every launch so far has finished (cpu: launches are synchronous).
   virtual absl::Status Synchronize() = 0;
+  /// Whether kernels on this device can address `pointer` (a GPU: the driver allocated or
+  /// mapped it, not plain host memory). The launcher refuses a tensor for which it is false.
+  virtual bool Addressable(const void *pointer) { return true; }
   /// Evicts the data earlier runs left in the device's caches, so that the next run reads from
   /// memory (cpu: writes a buffer twice the largest cache). Untimed work between timed runs.
   virtual absl::Status FlushCaches() = 0;

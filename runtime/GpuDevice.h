@@ -39,6 +39,9 @@ public:
   virtual absl::Status CopyOnDevice(uint64_t destination, uint64_t source, size_t bytes) = 0;
   virtual absl::Status Fill(uint64_t address, unsigned char value, size_t bytes) = 0;
   virtual void Unload(void *module) = 0;
+  /// Whether the device can address `pointer` (memory the driver allocated or mapped); a
+  /// driver that cannot tell says yes.
+  virtual bool Addressable(const void *pointer) { return true; }
   virtual absl::StatusOr<void *> Function(void *module, const std::string &name) = 0;
   /// Launches `function` over `grid` blocks of `block` threads with `sharedBytes` of dynamic
   /// shared memory; `params` points at each argument's value.
@@ -104,6 +107,7 @@ public:
   absl::StatusOr<std::unique_ptr<Buffer>> Allocate(size_t bytes) override;
   absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) override;
   absl::Status Synchronize() override { return driver_.Synchronize(); }
+  bool Addressable(const void *pointer) override { return driver_.Addressable(pointer); }
   absl::Status FlushCaches() override;
   absl::StatusOr<double> TimeOne(const std::function<absl::Status()> &run) override;
 

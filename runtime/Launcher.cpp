@@ -50,14 +50,25 @@ expr::ScopePtr ContractScope(const std::map<std::string, int64_t> &dims,
         return expr::Call(a[0].obj->attrs.at("stride"), {a[1]}, {}, loc);
       });
   s->vars["triton"] = Value::MakeObject(
-      "module triton", {{"cdiv", s->parent->vars.at("cdiv")},
-                        {"next_power_of_2", s->parent->vars.at("next_power_of_2")}});
+      "module triton", {{"cdiv", expr::SharedBuiltins()->vars.at("cdiv")},
+                        {"next_power_of_2", expr::SharedBuiltins()->vars.at("next_power_of_2")}});
   return s;
 }
 
 absl::StatusOr<Value> EvalIn(const std::string &text, const expr::ScopePtr &scope,
                              const std::string &what) {
-  absl::StatusOr<Value> v = expr::EvalText(text, scope, what);
+  // Each contract expression is parsed once (per thread), not at every launch.
+  thread_local std::map<std::pair<std::string, std::string>, expr::NodePtr> parsed;
+  expr::NodePtr &node = parsed[{text, what}];
+  if (!node) {
+    absl::StatusOr<expr::NodePtr> p = expr::ParseExpression(text, what, 1, 1);
+    if (!p.ok()) {
+      parsed.erase({text, what});
+      return absl::InvalidArgumentError(std::string(p.status().message()));
+    }
+    node = *p;
+  }
+  absl::StatusOr<Value> v = expr::EvalParsed(*node, scope);
   if (!v.ok())
     return absl::InvalidArgumentError(std::string(v.status().message()));
   return v;
@@ -99,6 +110,13 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
     const TensorArg &x = t->second;
     if (!x.data)
       return Refused(kernel, "tensor '" + a.name + "' has no data");
+    // Every tensor pointer is compiled as 16-byte aligned (Triton's specialization).
+    if (reinterpret_cast<uintptr_t>(x.data) % 16)
+      return Refused(kernel, absl::StrCat("tensor '", a.name, "' at 0x", absl::Hex(reinterpret_cast<uintptr_t>(x.data)),
+                                          " is not 16-byte aligned, as the kernel assumes"));
+    if (!device_.Addressable(x.data))
+      return Refused(kernel, "tensor '" + a.name + "' is not memory the " + device_.kind() +
+                                 " device can address (host memory for a GPU kernel?)");
     if (x.shape.size() != a.shape.size())
       return Refused(kernel, absl::StrCat("tensor '", a.name, "' has ", x.shape.size(),
                                           " dimensions, the kernel takes ", a.shape.size(),

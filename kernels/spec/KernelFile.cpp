@@ -60,7 +60,7 @@ BindArgs(const std::string &fn, const std::vector<std::string> &names, const Arg
 }
 
 Value TritonModule(const Target &target) {
-  expr::ScopePtr builtins = expr::Builtins();
+  const expr::ScopePtr &builtins = expr::SharedBuiltins();
   std::map<std::string, Value> triton;
   triton["__version__"] = Value::Str(kTritonVersion);
   triton["cdiv"] = builtins->vars.at("cdiv");

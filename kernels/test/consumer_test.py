@@ -63,8 +63,8 @@ def poisoned(shape, dtype):
     return np.full(shape, np.nan, dtype)
 
 
-def matmul(c, dtype, gpu):
-    M, N, K = (int(v) for v in RNG.integers(33, 300, 3))
+def matmul(c, dtype, gpu, tuned):
+    M, N, K = (upto(32, min(tuned[d], 512)) for d in "MNK")
     a = RNG.standard_normal((M, K)).astype(dtype)
     b = RNG.standard_normal((K, N)).astype(dtype)
     out = c.run("matmul", {"a_ptr": a, "b_ptr": b, "c_ptr": poisoned((M, N), dtype)})
@@ -75,17 +75,17 @@ def matmul(c, dtype, gpu):
           4e-3 if loose else 1e-5)
 
 
-def softmax(c):
-    # The CPU entries hold a whole row in one block: they serve rows of 513 to 1024.
-    rows, cols = int(RNG.integers(1, 64)), int(RNG.integers(513, 1025))
+def softmax(c, gpu, tuned):
+    # An entry holds a whole row in one block: it serves rows longer than half its block.
+    rows, cols = int(RNG.integers(1, 64)), upto(tuned["cols"] // 2 + 16, tuned["cols"])
     x = RNG.uniform(-5, 5, (rows, cols)).astype(np.float32)
     out = c.run("softmax", {"in_ptr": x, "out_ptr": poisoned(x.shape, np.float32)})
     e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
-    check("softmax", "out_ptr", out["out_ptr"], e / e.sum(axis=1, keepdims=True), 1e-6, 1e-5)
+    check("softmax", "out_ptr", out["out_ptr"], e / e.sum(axis=1, keepdims=True), 1e-6, 1e-4 if gpu else 1e-5)
 
 
-def layer_norm(c):
-    rows, cols = int(RNG.integers(1, 64)), int(RNG.integers(100, 1000))
+def layer_norm(c, tuned):
+    rows, cols = int(RNG.integers(1, 64)), upto(64, tuned["cols"])
     x, w, b = (RNG.uniform(-3, 3, s).astype(np.float32) for s in ((rows, cols), cols, cols))
     out = c.run("layer_norm", {"X": x, "Y": poisoned(x.shape, np.float32), "W": w, "B": b,
                                "Mean": poisoned(rows, np.float32),
@@ -98,9 +98,9 @@ def layer_norm(c):
     check("layer_norm", "Y", out["Y"], (x64 - mean[:, None]) * rstd[:, None] * w + b, 1e-4, 1e-4)
 
 
-def attention(c, causal, D):
-    # H is a constexpr of the kernel: an entry serves the head count it was tuned for.
-    Z, H, n = 1, 2, int(RNG.integers(40, 300))
+def attention(c, tuned):
+    # H, D and CAUSAL are constexprs of the kernel: an entry serves the values it was tuned for.
+    Z, H, n, D, causal = 1, tuned["H"], upto(64, min(tuned["N_CTX"], 512)), tuned["D"], tuned["CAUSAL"]
     q, k, v = (RNG.uniform(-1, 1, (Z, H, n, D)).astype(np.float16) for _ in range(3))
     out = c.run("attention", {"Q": q, "K": k, "V": v, "Out": poisoned(q.shape, np.float16)},
                 {"CAUSAL": causal})
@@ -112,8 +112,8 @@ def attention(c, causal, D):
     check(f"attention (causal={causal})", "Out", out["Out"], want, 2e-2, 1e-2)
 
 
-def rms_norm(c):
-    rows, cols = int(RNG.integers(1, 64)), int(RNG.integers(513, 1025))
+def rms_norm(c, tuned):
+    rows, cols = int(RNG.integers(1, 64)), upto(tuned["COLS"] // 2 + 16, tuned["COLS"])
     x = RNG.normal(0, 2, (rows, cols)).astype(np.float32)
     w = RNG.uniform(0.5, 1.5, cols).astype(np.float32)
     out = c.run("rms_norm_kernel", {"x_ptr": x, "w_ptr": w, "y_ptr": poisoned(x.shape, np.float32)})
@@ -159,29 +159,47 @@ def tampered(consumer, bundle, tmp):
     print(f"ok refused (tampered bundle): {proc.stderr.strip()}")
 
 
-def kernels_of(consumer, bundle):
+def entries_of(consumer, bundle):
+    """kernel -> [(dtype, {dim: value})] of the bundle's entries, from `bundle_consumer --list`."""
     listing = subprocess.run([consumer, bundle, "--list"], capture_output=True, text=True, check=True)
-    return {line for line in listing.stdout.splitlines() if line and not line.startswith(" ")}
+    entries, kernel = {}, None
+    for line in listing.stdout.splitlines():
+        if line and not line.startswith(" "):
+            kernel = line
+            entries[kernel] = []
+        elif line.startswith("  entry "):
+            _, dtype, shape = line.split()
+            entries[kernel].append((dtype, {k: int(v) for k, v in (d.split("=") for d in shape.split(","))}))
+    return entries
+
+
+def upto(lo, hi):
+    """A multiple of 16 in [lo, hi] (sizes a GPU entry's divisibility specializations serve)."""
+    return 16 * int(RNG.integers(max(lo, 16) // 16, max(hi, 16) // 16 + 1))
 
 
 def check_bundle(consumer, bundle, tmp, gpu):
+    """Every entry of the bundle's kernels that NumPy can feed (not bf16), on sizes near it."""
     c = Case(consumer, bundle, tmp)
-    names = kernels_of(consumer, bundle)
-    print(f"bundle {bundle}: {sorted(names)}")
-    if "matmul" in names:
-        matmul(c, np.float32, gpu)
-        matmul(c, np.float16, gpu)
+    entries = entries_of(consumer, bundle)
+    print(f"bundle {bundle}: {sorted(entries)}")
+    for kernel, list_ in entries.items():
+        for dtype, tuned in list_:
+            if dtype == "bf16":
+                continue
+            if kernel == "matmul":
+                matmul(c, np.float32 if dtype == "f32" else np.float16, gpu, tuned)
+            elif kernel == "softmax":
+                softmax(c, gpu, tuned)
+            elif kernel == "layer_norm":
+                layer_norm(c, tuned)
+            elif kernel == "attention":
+                attention(c, tuned)
+            elif kernel == "rms_norm_kernel":
+                rms_norm(c, tuned)
+    if "matmul" in entries:
         bad_calls(c)
-    if "softmax" in names:
-        softmax(c)
-    if "layer_norm" in names:
-        layer_norm(c)
-    if "attention" in names:
-        for causal in (0, 1):
-            attention(c, causal, 64)
-    if "rms_norm_kernel" in names:
-        rms_norm(c)
-    return names
+    return set(entries)
 
 
 def sweep(out, *args):

@@ -46,7 +46,8 @@ absl::StatusOr<int64_t> IntArg(const Args &a, size_t k, const Loc &loc, const ch
 }
 } // namespace
 
-ScopePtr Builtins() {
+namespace {
+ScopePtr MakeBuiltins() {
   auto s = std::make_shared<Scope>();
   auto &v = s->vars;
   v["min"] = Value::Function("min", [](const Args &a, const Kwargs &, const Loc &loc) {
@@ -203,6 +204,14 @@ ScopePtr Builtins() {
       });
   return s;
 }
+} // namespace
+
+const ScopePtr &SharedBuiltins() {
+  static const ScopePtr builtins = MakeBuiltins();
+  return builtins;
+}
+
+ScopePtr Builtins() { return Scope::Child(SharedBuiltins()); }
 
 absl::StatusOr<std::array<int32_t, 3>> GridOf(const Value &grid, const Value &meta,
                                               const Loc &loc, int64_t least) {

@@ -775,6 +775,11 @@ absl::StatusOr<Value> EvalText(const std::string &text, const ScopePtr &scope,
   return Eval(**node, scope);
 }
 
+absl::StatusOr<Value> EvalParsed(const Node &node, const ScopePtr &scope) {
+  steps = 0;
+  return Eval(node, scope);
+}
+
 absl::StatusOr<int64_t> AsInt(const Value &v, const Loc &loc, const std::string &what) {
   if (v.IsInt())
     return v.i;

@@ -44,6 +44,9 @@ struct Scope {
 /// range, sum, any, all, list, tuple, isinstance-free; and Triton's cdiv and next_power_of_2
 /// (also as triton.cdiv, triton.next_power_of_2 where the caller binds a `triton`).
 ScopePtr Builtins();
+/// The built-ins themselves, built once and never changed: Builtins() is a fresh scope over
+/// them, so that a caller's names never reach another's.
+const ScopePtr &SharedBuiltins();
 
 absl::StatusOr<Value> Eval(const Node &node, const ScopePtr &scope);
 /// Calls a function value (a built-in, a lambda or a host `def`).
@@ -57,6 +60,9 @@ absl::StatusOr<Value> Run(const std::vector<NodePtr> &body, const ScopePtr &scop
 absl::StatusOr<Value> EvalText(const std::string &text, const ScopePtr &scope,
                                const std::string &file = "<expression>", int line = 1,
                                int col = 1);
+
+/// Evaluates a parsed expression in `scope` (a fresh step budget, as EvalText).
+absl::StatusOr<Value> EvalParsed(const Node &node, const ScopePtr &scope);
 
 /// An int result: the value, or an error "<where>: expected an integer, found ...".
 absl::StatusOr<int64_t> AsInt(const Value &v, const Loc &loc, const std::string &what);
