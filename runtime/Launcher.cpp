@@ -76,8 +76,53 @@ absl::StatusOr<Value> EvalIn(const std::string &text, const expr::ScopePtr &scop
 
 } // namespace
 
+absl::Status Launcher::CheckPointer(const std::string &kernel, const std::string &name,
+                                    const void *data) {
+  if (!data)
+    return Refused(kernel, "tensor '" + name + "' has no data");
+  // Every tensor pointer is compiled as 16-byte aligned (Triton's specialization).
+  if (reinterpret_cast<uintptr_t>(data) % 16)
+    return Refused(kernel, absl::StrCat("tensor '", name, "' at 0x",
+                                        absl::Hex(reinterpret_cast<uintptr_t>(data)),
+                                        " is not 16-byte aligned, as the kernel assumes"));
+  if (!device_.Addressable(data))
+    return Refused(kernel, "tensor '" + name + "' is not memory the " + device_.kind() +
+                               " device can address (host memory for a GPU kernel?)");
+  return absl::OkStatus();
+}
+
 absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
                                               const LaunchRequest &request) {
+  // A call with the same kernel, dtypes, shapes, strides and dims as an earlier one launches
+  // that one's plan: only the pointers are new (and checked).
+  std::string key = kernel;
+  for (const auto &[name, t] : request.tensors) {
+    absl::StrAppend(&key, "|", name, ":", t.dtype, "[", absl::StrJoin(t.shape, ","), "]");
+    if (!t.strides.empty())
+      absl::StrAppend(&key, "/", absl::StrJoin(t.strides, ","));
+  }
+  for (const auto &[name, v] : request.dims)
+    absl::StrAppend(&key, "|", name, "=", v);
+  auto planned = plans_.find(key);
+  if (planned == plans_.end())
+    return Plan(kernel, request, key);
+  const LaunchPlan &plan = planned->second;
+  std::vector<Arg> args = plan.args;
+  for (const auto &[position, name] : plan.tensors) {
+    const void *data = request.tensors.at(name).data;
+    if (absl::Status s = CheckPointer(kernel, name, data); !s.ok())
+      return s;
+    args[position] = Arg(const_cast<void *>(data));
+  }
+  if (plan.report.grid.programs() > 0)
+    if (absl::Status s = device_.Launch(*plan.kernel, plan.report.grid, args); !s.ok())
+      return s;
+  return plan.report;
+}
+
+absl::StatusOr<LaunchReport> Launcher::Plan(const std::string &kernel,
+                                            const LaunchRequest &request,
+                                            const std::string &key) {
   std::vector<const BundleEntry *> entries;
   for (const BundleEntry &e : bundle_.entries())
     if (e.kernel == kernel)
@@ -108,15 +153,8 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
     if (t == request.tensors.end())
       return Refused(kernel, "tensor '" + a.name + "' is missing");
     const TensorArg &x = t->second;
-    if (!x.data)
-      return Refused(kernel, "tensor '" + a.name + "' has no data");
-    // Every tensor pointer is compiled as 16-byte aligned (Triton's specialization).
-    if (reinterpret_cast<uintptr_t>(x.data) % 16)
-      return Refused(kernel, absl::StrCat("tensor '", a.name, "' at 0x", absl::Hex(reinterpret_cast<uintptr_t>(x.data)),
-                                          " is not 16-byte aligned, as the kernel assumes"));
-    if (!device_.Addressable(x.data))
-      return Refused(kernel, "tensor '" + a.name + "' is not memory the " + device_.kind() +
-                                 " device can address (host memory for a GPU kernel?)");
+    if (absl::Status s = CheckPointer(kernel, a.name, x.data); !s.ok())
+      return s;
     if (x.shape.size() != a.shape.size())
       return Refused(kernel, absl::StrCat("tensor '", a.name, "' has ", x.shape.size(),
                                           " dimensions, the kernel takes ", a.shape.size(),
@@ -215,20 +253,26 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
       tunedTensors[a.name] = expr::TensorValue(shape, RowMajor(shape));
     }
   expr::ScopePtr tunedScope = ContractScope(tunedDims, tunedTensors);
-  nlohmann::json config = nlohmann::json::parse(entry.configJson.empty() ? "{}" : entry.configJson,
-                                                nullptr, false);
+  auto [state, fresh] = entries_.try_emplace(&entry);
+  if (fresh) {
+    nlohmann::json config = nlohmann::json::parse(
+        entry.configJson.empty() ? "{}" : entry.configJson, nullptr, false);
+    if (config.is_object())
+      for (auto it = config.begin(); it != config.end(); ++it)
+        state->second.config.push_back(
+            {it.key(), it->is_boolean()          ? Value::Bool(it->get<bool>())
+                       : it->is_number_integer() ? Value::Int(it->get<int64_t>())
+                       : it->is_number()         ? Value::Float(it->get<double>())
+                                                 : Value::Str(it->dump())});
+  }
   std::vector<std::pair<Value, Value>> meta;
   expr::ScopePtr gridScope = expr::Scope::Child(scope);
-  if (config.is_object())
-    for (auto it = config.begin(); it != config.end(); ++it) {
-      Value v = it->is_boolean()          ? Value::Bool(it->get<bool>())
-                : it->is_number_integer() ? Value::Int(it->get<int64_t>())
-                : it->is_number()         ? Value::Float(it->get<double>())
-                                          : Value::Str(it->dump());
-      meta.push_back({Value::Str(it.key()), v});
-      gridScope->vars[it.key()] = v;
-    }
+  for (const auto &[key, v] : state->second.config) {
+    meta.push_back({Value::Str(key), v});
+    gridScope->vars[key] = v;
+  }
   std::vector<Arg> args;
+  std::vector<std::pair<size_t, std::string>> tensorArgs;
   for (const LaunchArg &a : contract->args) {
     if (a.kind == "constexpr") {
       absl::StatusOr<Value> now = EvalIn(a.value, scope, a.name);
@@ -262,6 +306,7 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
       }
       gridScope->vars[a.name] = *v;
     } else if (a.kind == "tensor") {
+      tensorArgs.push_back({args.size(), a.name});
       args.push_back(request.tensors.at(a.name).data);
     }
   }
@@ -275,22 +320,33 @@ absl::StatusOr<LaunchReport> Launcher::Launch(const std::string &kernel,
   if (!xyz.ok())
     return Refused(kernel, std::string(xyz.status().message()));
   LaunchReport report{*choice, dims, Grid{(*xyz)[0], (*xyz)[1], (*xyz)[2]}};
-  if (report.grid.programs() == 0)
-    return report; // nothing to do (an empty tensor)
+  if (report.grid.programs() == 0) { // nothing to do (an empty tensor)
+    RememberPlan(key, LaunchPlan{report, args, tensorArgs, nullptr});
+    return report;
+  }
 
-  auto loaded = loaded_.find(&entry);
-  if (loaded == loaded_.end()) {
+  EntryState &loaded = state->second;
+  if (!loaded.kernel) {
     absl::StatusOr<std::unique_ptr<Executable>> module = bundle_.Load(entry, device_);
     if (!module.ok())
       return module.status();
-    loaded = loaded_.emplace(&entry, *std::move(module)).first;
+    absl::StatusOr<Kernel> k = (*module)->GetKernel(entry.entry);
+    if (!k.ok())
+      return k.status();
+    loaded.executable = *std::move(module);
+    loaded.kernel = *k;
   }
-  absl::StatusOr<Kernel> k = loaded->second->GetKernel(entry.entry);
-  if (!k.ok())
-    return k.status();
-  if (absl::Status s = device_.Launch(*k, report.grid, args); !s.ok())
+  if (absl::Status s = device_.Launch(*loaded.kernel, report.grid, args); !s.ok())
     return s;
+  RememberPlan(key, LaunchPlan{report, args, tensorArgs, &*loaded.kernel});
   return report;
+}
+
+void Launcher::RememberPlan(const std::string &key, LaunchPlan plan) {
+  // A bound on what a caller with ever-changing shapes makes the launcher keep.
+  if (plans_.size() >= kMaxPlans)
+    plans_.clear();
+  plans_.emplace(key, std::move(plan));
 }
 
 } // namespace tessel::runtime

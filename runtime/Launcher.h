@@ -17,12 +17,14 @@
 
 #include "runtime/Bundle.h"
 #include "runtime/Device.h"
+#include "runtime/expr/Value.h"
 
 #include "absl/status/statusor.h"
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,10 +62,35 @@ public:
   absl::StatusOr<LaunchReport> Launch(const std::string &kernel, const LaunchRequest &request);
 
 private:
+  /// What a launch of these dtypes, shapes, strides and dims computed: the report, the
+  /// arguments (tensor pointers at `tensors`' positions are the call's), the kernel.
+  struct LaunchPlan {
+    LaunchReport report;
+    std::vector<Arg> args;
+    std::vector<std::pair<size_t, std::string>> tensors;
+    const Kernel *kernel = nullptr;
+  };
+  static constexpr size_t kMaxPlans = 4096;
+
+  /// Checks everything against the contract, launches and remembers the plan under `key`.
+  absl::StatusOr<LaunchReport> Plan(const std::string &kernel, const LaunchRequest &request,
+                                    const std::string &key);
+  void RememberPlan(const std::string &key, LaunchPlan plan);
+  /// A tensor's pointer: not null, 16-byte aligned, addressable by the device.
+  absl::Status CheckPointer(const std::string &kernel, const std::string &name,
+                            const void *data);
+
   const Bundle &bundle_;
   Device &device_;
-  /// Each entry's artifact, loaded once.
-  std::map<const BundleEntry *, std::unique_ptr<Executable>> loaded_;
+  /// What a launch of an entry needs that does not change between launches: its tuned
+  /// configuration's values (parsed once) and its kernel (loaded once).
+  struct EntryState {
+    std::vector<std::pair<std::string, expr::Value>> config;
+    std::unique_ptr<Executable> executable;
+    std::optional<Kernel> kernel;
+  };
+  std::map<const BundleEntry *, EntryState> entries_;
+  std::map<std::string, LaunchPlan> plans_;
 };
 
 } // namespace tessel::runtime

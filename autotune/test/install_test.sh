@@ -52,6 +52,17 @@ buf = np.zeros(4000 + 4, np.float32)
 i = next(i for i in range(4) if (buf.ctypes.data + 4 * i) % 16 == 4)
 unaligned = buf[i:i + 4000].reshape(4, 1000)
 refused(ValueError, "16-byte aligned", x_ptr=unaligned, w_ptr=x[0], y_ptr=x)
+# A call like an earlier one reuses its plan: new pointers, still checked and used.
+rng = np.random.default_rng()
+w = np.ones(1000, np.float32)
+for _ in range(3):
+    xs = rng.standard_normal((4, 1000), dtype=np.float32)
+    ys = np.full_like(xs, np.nan)
+    b.launch("rms_norm_kernel", x_ptr=xs, w_ptr=w, y_ptr=ys)
+    want = xs / np.sqrt((xs.astype(np.float64) ** 2).mean(axis=1, keepdims=True) + 1e-6)
+    assert np.allclose(ys, want, rtol=1e-4, atol=1e-5), "a repeated launch computed a wrong result"
+refused(ValueError, "16-byte aligned", x_ptr=unaligned, w_ptr=w, y_ptr=ys)
+print("ok: repeated launches use their own arrays")
 try:
     b.launch("no_such_kernel", x_ptr=x)
     raise AssertionError("an unknown kernel was accepted")

@@ -1,7 +1,7 @@
 //===- bundle_consumer.cc - an application using a tuned bundle through the runtime only -*- C++ -*-===//
 //
 // bundle_consumer BUNDLE_DIR --list
-// bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR]
+// bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR] [--repeat=N]
 //
 // Opens a bundle (verified: schema, target, checksums) and launches one of its kernels on the
 // caller's arrays through runtime::Launcher: every tensor of the kernel's launch contract by its
@@ -11,7 +11,8 @@
 // that serves them, and says which), computes the scalars and the grid. The kernel's outputs are
 // written to DIR/NAME.npy (default: the current directory). No per-kernel code: any kernel of
 // any bundle with launch contracts. `--list` prints each kernel's contract and entries. Links
-// only the runtime: no compiler, no LLVM. Exit status 0 on success, 1 when the bundle, the
+// only the runtime: no compiler, no LLVM. `--repeat=N` launches N more times and prints the host
+// time a launch call takes and the time per launch until the device finished them all. Exit status 0 on success, 1 when the bundle, the
 // arrays or the launch fail, 2 on a bad command line.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +23,7 @@
 #include "runtime/Npy.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +38,8 @@ namespace {
 
 constexpr const char *kUsage =
     "usage: bundle_consumer BUNDLE_DIR --list\n"
-    "       bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR]\n";
+    "       bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR] "
+    "[--repeat=N]\n";
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "bundle_consumer: %s\n", message.c_str());
@@ -95,12 +98,22 @@ int main(int argc, char **argv) {
 
   const std::string kernel = argv[2];
   std::string outDir = ".";
+  long repeat = 0;
   std::map<std::string, std::string> files;
   LaunchRequest request;
   for (int i = 3; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--out=", 0) == 0) {
       outDir = arg.substr(6);
+      continue;
+    }
+    if (arg.rfind("--repeat=", 0) == 0) {
+      char *end = nullptr;
+      repeat = std::strtol(arg.c_str() + 9, &end, 10);
+      if (*end || repeat < 1 || repeat > 1000000) {
+        std::fprintf(stderr, "bundle_consumer: --repeat takes 1 to 1000000\n");
+        return 2;
+      }
       continue;
     }
     size_t eq = arg.find('=');
@@ -154,6 +167,24 @@ int main(int argc, char **argv) {
     return fail(kernel + ": " + std::string(s.message()));
   std::printf("%s: %s, grid (%d, %d, %d)\n", kernel.c_str(), report->choice.explanation.c_str(),
               report->grid.x, report->grid.y, report->grid.z);
+
+  if (repeat) {
+    auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < repeat && s.ok(); ++i)
+      s = launcher.Launch(kernel, request).status();
+    auto issued = std::chrono::steady_clock::now();
+    if (s.ok())
+      s = (*device)->Synchronize();
+    if (!s.ok())
+      return fail(kernel + ": " + std::string(s.message()));
+    auto done = std::chrono::steady_clock::now();
+    auto us = [&](auto t) {
+      return std::chrono::duration<double, std::micro>(t - start).count() / double(repeat);
+    };
+    std::printf("%s: %ld launches: %.2f us of host time a launch call, %.2f us a launch until "
+                "the device finished\n",
+                kernel.c_str(), repeat, us(issued), us(done));
+  }
 
   // The kernel's outputs, read back and written next to each other.
   const LaunchContract &contract = *report->choice.entry->launch;
