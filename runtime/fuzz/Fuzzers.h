@@ -24,6 +24,8 @@ std::vector<std::string> GpuArtifactSeeds();
 /// The input is the manifest of a bundle whose one artifact exists.
 bool FuzzBundleManifest(const std::string &bytes);
 std::vector<std::string> BundleManifestSeeds();
+/// That bundle's directory (its artifact written on first use).
+const std::string &FuzzBundleDir();
 
 } // namespace tessel::fuzz
 

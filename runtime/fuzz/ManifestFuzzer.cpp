@@ -31,8 +31,10 @@ const std::string &artifact() {
   return text;
 }
 
+} // namespace
+
 /// A bundle directory with the one artifact the seeds name (made once).
-const std::string &bundleDir() {
+const std::string &FuzzBundleDir() {
   static const std::string dir = [] {
     std::string d = ScratchDir() + "/bundle";
     std::filesystem::create_directories(d + "/artifacts");
@@ -42,11 +44,9 @@ const std::string &bundleDir() {
   return dir;
 }
 
-} // namespace
-
 bool FuzzBundleManifest(const std::string &bytes) {
-  WriteFileBytes(bundleDir() + "/manifest.json", bytes);
-  auto bundle = runtime::Bundle::Open(bundleDir());
+  WriteFileBytes(FuzzBundleDir() + "/manifest.json", bytes);
+  auto bundle = runtime::Bundle::Open(FuzzBundleDir());
   if (!bundle.ok())
     return false;
   for (const auto &e : (*bundle)->entries()) {
@@ -57,14 +57,26 @@ bool FuzzBundleManifest(const std::string &bytes) {
 }
 
 std::vector<std::string> BundleManifestSeeds() {
-  (void)bundleDir();
+  (void)FuzzBundleDir();
   std::string one = R"({"schema_version": 1, "compiler_version": "tessel fuzz",
   "target": {"kind": "cuda", "arch": "sm_90", "features": []},
   "kernels": [{"name": "k", "signature": "ptr:f32,i32", "entries": [
     {"shape": {"n": 1000}, "dtype": "f32", "entry": "k", "artifact": "artifacts/k.so",
      "sha256": ")" + runtime::Sha256Hex(artifact()) + R"(", "config": {"BLOCK": 128},
      "metrics": {"time_ms": 0.01}, "serves": {"n": [513, 1024]}}]}]})";
-  return {one};
+  // Schema 2: the kernel's launch contract, which the runtime parses and launches from.
+  std::string two = R"j({"schema_version": 2, "compiler_version": "tessel fuzz",
+  "target": {"kind": "cuda", "arch": "sm_90", "features": []},
+  "kernels": [{"name": "k", "signature": "ptr:f32,i32",
+    "launch": {"dims": ["n"], "dispatch": ["n"], "grid": "(cdiv(n, BLOCK),)",
+      "args": [{"kind": "tensor", "name": "x", "dtype": "f32", "shape": ["n"], "role": "inout"},
+               {"kind": "scalar", "name": "n", "type": "i32", "value": "n"},
+               {"kind": "meta", "name": "BLOCK"}]},
+    "entries": [
+    {"shape": {"n": 1000}, "dtype": "f32", "entry": "k", "artifact": "artifacts/k.so",
+     "sha256": ")j" + runtime::Sha256Hex(artifact()) + R"j(", "config": {"BLOCK": 128},
+     "metrics": {"time_ms": 0.01}, "serves": {"n": [513, 1024]}}]}]})j";
+  return {one, two};
 }
 
 } // namespace tessel::fuzz
