@@ -186,8 +186,8 @@ public:
     return check(d_,
                  d_.cuLaunchKernel(static_cast<CUfunction>(function), unsigned(grid.x),
                                    unsigned(grid.y), unsigned(grid.z), unsigned(block[0]),
-                                   unsigned(block[1]), unsigned(block[2]), sharedBytes, nullptr,
-                                   params, nullptr),
+                                   unsigned(block[1]), unsigned(block[2]), sharedBytes,
+                                   stream_, params, nullptr),
                  "cuLaunchKernel");
   }
   absl::Status Synchronize() override {

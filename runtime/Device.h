@@ -88,6 +88,12 @@ public:
   /// Whether kernels on this device can address `pointer` (a GPU: the driver allocated or
   /// mapped it, not plain host memory). The launcher refuses a tensor for which it is false.
   virtual bool Addressable(const void *pointer) { return true; }
+  /// Later launches go to `stream` (the device's CUstream / hipStream_t, e.g. PyTorch's current
+  /// stream; null: the default stream). Devices without streams take null only.
+  virtual absl::Status SetStream(void *stream) {
+    return stream ? absl::InvalidArgumentError("the " + kind() + " device has no streams")
+                  : absl::OkStatus();
+  }
   /// Evicts the data earlier runs left in the device's caches, so that the next run reads from
   /// memory (cpu: writes a buffer twice the largest cache). Untimed work between timed runs.
   virtual absl::Status FlushCaches() = 0;

@@ -42,6 +42,13 @@ public:
   /// Whether the device can address `pointer` (memory the driver allocated or mapped); a
   /// driver that cannot tell says yes.
   virtual bool Addressable(const void *pointer) { return true; }
+  /// The stream later launches go to (a CUstream / hipStream_t; null: the default stream).
+  void SetStream(void *stream) { stream_ = stream; }
+
+protected:
+  void *stream_ = nullptr;
+
+public:
   virtual absl::StatusOr<void *> Function(void *module, const std::string &name) = 0;
   /// Launches `function` over `grid` blocks of `block` threads with `sharedBytes` of dynamic
   /// shared memory; `params` points at each argument's value.
@@ -108,6 +115,10 @@ public:
   absl::Status Launch(const Kernel &kernel, Grid grid, const std::vector<Arg> &args) override;
   absl::Status Synchronize() override { return driver_.Synchronize(); }
   bool Addressable(const void *pointer) override { return driver_.Addressable(pointer); }
+  absl::Status SetStream(void *stream) override {
+    driver_.SetStream(stream);
+    return absl::OkStatus();
+  }
   absl::Status FlushCaches() override;
   absl::StatusOr<double> TimeOne(const std::function<absl::Status()> &run) override;
 

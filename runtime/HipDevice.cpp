@@ -161,7 +161,7 @@ public:
                  h_.hipModuleLaunchKernel(static_cast<hipFunction_t>(function), unsigned(grid.x),
                                           unsigned(grid.y), unsigned(grid.z), unsigned(block[0]),
                                           unsigned(block[1]), unsigned(block[2]), sharedBytes,
-                                          nullptr, params, nullptr),
+                                          stream_, params, nullptr),
                  "hipModuleLaunchKernel");
   }
   absl::Status Synchronize() override {

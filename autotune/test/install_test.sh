@@ -64,6 +64,11 @@ for _ in range(3):
 refused(ValueError, "16-byte aligned", x_ptr=unaligned, w_ptr=w, y_ptr=ys)
 print("ok: repeated launches use their own arrays")
 try:
+    b.stream = 5
+    raise AssertionError("a stream was set on the cpu device")
+except ValueError as e:
+    print("ok refused:", e)
+try:
     b.launch("no_such_kernel", x_ptr=x)
     raise AssertionError("an unknown kernel was accepted")
 except LookupError as e:

@@ -151,6 +151,24 @@ def bad_calls(b):
         sys.exit(f"FAIL {what} was accepted")
 
 
+def stream_order(b):
+    """Launches go to PyTorch's current stream: what a side stream queued before is seen."""
+    x, w = torch.zeros(64, 1024, device="cuda"), torch.ones(1024, device="cuda")
+    y = nan(64, 1024, dtype=torch.float32)
+    torch.cuda.synchronize()
+    side = torch.cuda.Stream()  # PyTorch's streams do not wait for the default stream
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(100_000_000)  # the side stream is busy for a while
+        x.fill_(2.0)
+        b.launch("rms_norm_kernel", x_ptr=x, w_ptr=w, y_ptr=y)
+    side.synchronize()
+    check("rms_norm on a side stream", y, torch.ones_like(y, dtype=torch.float64), 1e-5, 1e-5)
+    print("ok launched on PyTorch's current stream (a side stream)")
+    b.stream = 0  # explicitly the default stream from now on
+    assert b.stream == 0
+    b.stream = None
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bundle", action="append", required=True)
@@ -168,6 +186,7 @@ def main():
                 run[kernel["name"]](b, e["dtype"], e["shape"])
         if "rms_norm_kernel" in b.kernels:
             bad_calls(b)
+            stream_order(b)
     print("\n| kernel and shape | tessel (us) | PyTorch op | PyTorch (us) | PyTorch / tessel |")
     print("|---|---|---|---|---|")
     for what, name, ours, theirs in ROWS:

@@ -68,6 +68,12 @@ int tessel_device_synchronize(tessel_device *device) {
   return Code(device->device->Synchronize());
 }
 
+int tessel_device_set_stream(tessel_device *device, void *stream) {
+  if (!device)
+    return Fail(TESSEL_INVALID_ARGUMENT, "tessel_device_set_stream: device is NULL");
+  return Code(device->device->SetStream(stream));
+}
+
 void tessel_device_close(tessel_device *device) { delete device; }
 
 int tessel_bundle_open(const char *dir, tessel_bundle **out) {

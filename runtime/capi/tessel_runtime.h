@@ -51,6 +51,9 @@ typedef struct {
 /* "cpu", "cuda" or "hip". */
 int tessel_device_open(const char *kind, tessel_device **out);
 int tessel_device_synchronize(tessel_device *device);
+/* Later launches on `device` go to `stream` (a CUstream or hipStream_t the caller owns, e.g.
+ * PyTorch's current stream; NULL: the default stream). The cpu device takes NULL only. */
+int tessel_device_set_stream(tessel_device *device, void *stream);
 void tessel_device_close(tessel_device *device);
 
 /* Opens and verifies the bundle in `dir` (schema, target, checksums, signatures as the

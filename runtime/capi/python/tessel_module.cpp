@@ -9,7 +9,8 @@
 // Tensors are passed by the kernel's argument names: PyTorch tensors (read through data_ptr(),
 // dtype, shape and stride(), so bf16 too), objects with __cuda_array_interface__ (CuPy, Numba)
 // for GPU bundles, and NumPy arrays or anything np.asarray takes without a copy for CPU bundles.
-// An integer keyword is a dim no tensor gives (CAUSAL=1). Memory on the wrong side of the bus,
+// An integer keyword is a dim no tensor gives (CAUSAL=1). Launches go to PyTorch's current
+// stream for PyTorch CUDA tensors (as Triton's do), or to `bundle.stream` where it is set. Memory on the wrong side of the bus,
 // non-contiguous layouts the kernel does not take, a wrong dtype or size: ValueError before
 // anything runs; an unknown kernel: LookupError; anything else: RuntimeError. Only the C API
 // (tessel_runtime.h) is used: no C++ type of the runtime crosses into Python.
@@ -156,6 +157,7 @@ public:
 
   std::string launch(const std::string &kernel, const py::kwargs &args) {
     const bool gpu = deviceKind() != "cpu";
+    py::object torchStream = py::none(); // the device of the first PyTorch CUDA tensor
     std::vector<Tensor> tensors;
     std::vector<std::string> dimNames;
     std::vector<int64_t> dimValues;
@@ -166,7 +168,10 @@ public:
         dimValues.push_back(value.cast<int64_t>());
         continue;
       }
-      Tensor t = tensorOf(name, py::reinterpret_borrow<py::object>(value));
+      py::object object = py::reinterpret_borrow<py::object>(value);
+      Tensor t = tensorOf(name, object);
+      if (t.onDevice && torchStream.is_none() && stream_.is_none() && py::hasattr(object, "is_cuda"))
+        torchStream = object.attr("device");
       if (t.onDevice != gpu)
         throw py::value_error("tensor '" + name + "' is in " + (t.onDevice ? "GPU" : "host") +
                               " memory; the bundle's kernels run on " + deviceKind());
@@ -183,6 +188,20 @@ public:
     std::vector<tessel_dim> dims(dimNames.size());
     for (size_t i = 0; i < dims.size(); ++i)
       dims[i] = {dimNames[i].c_str(), dimValues[i]};
+    // The stream: the one set on the bundle, else PyTorch's current stream for the tensors'
+    // device (as Triton launches), else the default stream.
+    uintptr_t stream = 0;
+    if (!stream_.is_none())
+      stream = stream_.cast<uintptr_t>();
+    else if (!torchStream.is_none())
+      stream = py::module_::import("torch")
+                   .attr("cuda")
+                   .attr("current_stream")(torchStream)
+                   .attr("cuda_stream")
+                   .cast<uintptr_t>();
+    if (gpu)
+      if (int code = tessel_device_set_stream(device_.get(), reinterpret_cast<void *>(stream)))
+        raise(code, "");
     int code;
     {
       py::gil_scoped_release release;
@@ -204,7 +223,19 @@ public:
       raise(code, "");
   }
 
+  py::object stream() const { return stream_; }
+  void setStream(py::object stream) {
+    if (!stream.is_none() && !py::isinstance<py::int_>(stream))
+      throw py::value_error("a stream is an int (a CUstream / hipStream_t handle) or None");
+    if (!stream.is_none() && deviceKind() == "cpu" && stream.cast<uintptr_t>() != 0)
+      throw py::value_error("the cpu device has no streams");
+    stream_ = stream;
+  }
+
 private:
+  /// The stream launches go to: None follows PyTorch's current stream (the default stream
+  /// for other tensors).
+  py::object stream_ = py::none();
   struct CloseBundle {
     void operator()(tessel_bundle *b) const { tessel_bundle_close(b); }
   };
@@ -230,5 +261,9 @@ PYBIND11_MODULE(tessel, m) {
            "launch(kernel, **tensors_and_dims) -> str: launches `kernel` with its tensors by "
            "argument name (integers: dims no tensor gives); returns which entry ran and why. "
            "Asynchronous on GPUs: call synchronize().")
-      .def("synchronize", &Bundle::synchronize, "Waits for every launch so far.");
+      .def("synchronize", &Bundle::synchronize, "Waits for every launch so far.")
+      .def_property("stream", &Bundle::stream, &Bundle::setStream,
+                    "The stream launches go to: an int handle (CUstream / hipStream_t), or None "
+                    "(the default): PyTorch's current stream for PyTorch tensors, else the "
+                    "default stream.");
 }
