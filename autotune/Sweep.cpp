@@ -63,6 +63,8 @@
 #include <set>
 #include <sstream>
 
+#include "tools/cli/Cli.h"
+
 using namespace tessel;
 namespace fs = std::filesystem;
 
@@ -107,57 +109,9 @@ std::string hostName() {
   return buf;
 }
 
-/// `text` as a number: all of it, finite. False for anything else (no silent 0).
-bool parseNumber(const std::string &text, double &out) {
-  char *end = nullptr;
-  errno = 0;
-  out = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  return !text.empty() && *end == '\0' && errno != ERANGE && std::isfinite(out);
-}
-
-constexpr const char *kUsage =
-    "usage: sweep [--spec=PATH.toml|DIR] [--kernels=a,b] [--shapes=default|large|DIM=N,...;...] "
-    "[--dtypes=f32,...] [--strategy=exhaustive|random|evolutionary] [--budget=N] "
-    "[--time-budget=S] [--seed=N] [--target=cpu[:NAME]|cuda:sm_NN|rocm:gfxNNN] "
-    "[--out=DIR] [--resume | --overwrite] [--shard=I/N] [--where=NAME=V|V,...] "
-    "[--timeout=S] [--min-time=S] [--flush=on|off] [--build-only] [--ingest=DIR] "
-    "[--list-kernels | --list-shapes[=KERNEL] | --list-space=KERNEL] [--help]\n";
-
 int usage(const std::string &why) {
-  std::fprintf(stderr, "sweep: %s\n%s", why.c_str(), kUsage);
-  return 2;
-}
-
-/// sweep --help: every option with its default.
-int help() {
-  std::printf(
-      "%s\n"
-      "Tunes kernels: builds every chosen configuration, measures each with tessel-bench in a\n"
-      "child process, records it and writes the bundle of the best per kernel, dtype and shape.\n\n"
-      "  --spec=PATH|DIR       kernel specs to tune (files or folders of *.toml; repeatable)\n"
-      "  --kernels=a,b         zoo kernels by name (default: all, or none with --spec)\n"
-      "  --shapes=SET|SHAPES   default (the default), large, or DIM=N,...;DIM=N,...\n"
-      "  --dtypes=a,b          only these dtypes (default: each kernel's)\n"
-      "  --strategy=S          exhaustive, random (the default) or evolutionary\n"
-      "  --budget=N            candidates per group for random/evolutionary (default 8)\n"
-      "  --time-budget=S       start nothing new after S seconds (default: none)\n"
-      "  --seed=N              the search's seed (default: drawn, kept in OUT/seed)\n"
-      "  --target=T            cpu (the default), cpu:NAME, cuda:sm_NN, rocm:gfxNNN\n"
-      "  --out=DIR             outputs (default sweep-out)\n"
-      "  --resume, --overwrite go on with, or replace, the sweep in --out\n"
-      "  --shard=I/N           every N-th candidate from the I-th (default 0/1)\n"
-      "  --where=NAME=V|V,...  only points whose parameters take these values\n"
-      "  --timeout=S           per candidate (default 60)\n"
-      "  --min-time=S          tessel-bench's measuring time a candidate (default 0.1)\n"
-      "  --flush=on|off        caches flushed between repetitions (default on)\n"
-      "  --build-only          build for another machine: OUT/run.sh measures there\n"
-      "  --ingest=DIR          read back a --build-only folder's results.jsonl\n"
-      "  --list-kernels        the kernels (zoo and --spec), their dims and dtypes for --target\n"
-      "  --list-shapes[=K]     each kernel's (or K's) default and large shapes for --target\n"
-      "  --list-space=K        K's configuration space for --target and its valid points\n"
-      "  --help                this\n",
-      kUsage);
-  return 0;
+  std::fprintf(stderr, "sweep: %s\nRun sweep --help for its options.\n", why.c_str());
+  return cli::kUsageError;
 }
 
 /// --list-kernels / --list-shapes / --list-space for `target` (stdout); 2 for an unknown kernel.
@@ -390,85 +344,69 @@ absl::StatusOr<std::vector<const zoo::Kernel *>> loadSpecs(const std::vector<std
 int main(int argc, char **argv) {
   Options opt;
   std::string listing, listKernel; // --list-*: what, and of which kernel
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--help" || a == "-h")
-      return help();
-    size_t eq = a.find('=');
-    std::string key = a.substr(0, eq), value = eq == std::string::npos ? "" : a.substr(eq + 1);
-    // Numbers are parsed strictly: "--budget=ten" is an error, not 0.
-    double number = 0;
-    if ((key == "--budget" || key == "--time-budget" || key == "--timeout" ||
-         key == "--min-time") &&
-        !parseNumber(value, number))
-      return usage(key + " takes a number, not '" + value + "'");
-    if (key == "--budget" && (number != std::floor(number) || number > 1e9))
-      return usage("--budget takes a whole number of candidates, not '" + value + "'");
-    if (key == "--list-kernels" || key == "--list-shapes" || key == "--list-space") {
-      if (!listing.empty())
-        return usage("give one of --list-kernels, --list-shapes, --list-space");
-      listing = key.substr(7);
-      listKernel = value;
-      if (key == "--list-space" && value.empty())
-        return usage("--list-space takes a kernel: --list-space=KERNEL");
-      if (key == "--list-kernels" && eq != std::string::npos)
-        return usage("--list-kernels takes no value");
-    } else if (key == "--kernels")
-      opt.kernels = split(value, ',');
-    else if (key == "--spec") {
-      if (value.empty())
-        return usage("--spec takes a spec file or a folder of them");
-      for (const std::string &s : split(value, ','))
-        opt.specs.push_back(s);
-    }
-    else if (key == "--dtypes")
-      opt.dtypes = split(value, ',');
-    else if (key == "--shapes")
-      opt.shapes = value;
-    else if (key == "--strategy")
-      opt.strategy = value;
-    else if (key == "--budget")
-      opt.budget = int(number);
-    else if (key == "--time-budget")
-      opt.timeBudget = number;
-    else if (key == "--seed")
-      opt.seed = value;
-    else if (key == "--target")
-      opt.target = value;
-    else if (key == "--flush") {
-      if (value != "on" && value != "off")
-        return usage("--flush takes on or off, not '" + value + "'");
-      opt.flush = value;
-    }
-    else if (key == "--out")
-      opt.out = value;
-    else if (key == "--resume")
-      opt.resume = true;
-    else if (key == "--overwrite")
-      opt.overwrite = true;
-    else if (key == "--build-only")
-      opt.buildOnly = true;
-    else if (key == "--ingest")
-      opt.ingest = value;
-    else if (key == "--timeout")
-      opt.timeout = number;
-    else if (key == "--min-time") {
-      if (number < 0 || number > 3600)
-        return usage("--min-time takes seconds between 0 and 3600, not '" + value + "'");
-      opt.minTime = number;
-    }
-    else if (key == "--where") {
-      auto where = autotune::ParseWhere(value);
-      if (!where.ok())
-        return usage(std::string(where.status().message()));
-      opt.where = *where;
-    } else if (key == "--shard") {
-      auto shard = autotune::ParseShard(value);
-      if (!shard.ok())
-        return usage(std::string(shard.status().message()));
-      std::tie(opt.shardIndex, opt.shardCount) = *shard;
-    } else
-      return usage("unknown argument '" + a + "'");
+  std::string where, shard;
+  int64_t budget = opt.budget;
+  bool listKernels = false, listShapes = false;
+  std::string listShapesOf, listSpaceOf;
+  cli::Command c("sweep",
+                 "Tunes kernels: builds every chosen configuration, measures each with "
+                 "tessel-bench in a child process, records it and writes the bundle of the best "
+                 "per kernel, dtype and shape.");
+  c.List("--spec", &opt.specs, "Kernel specs to tune: files or folders of *.toml", "PATH,...");
+  c.List("--kernels", &opt.kernels, "Zoo kernels by name (default: all, or none with --spec)");
+  c.Text("--shapes", &opt.shapes, "default, large, or DIM=N,...;DIM=N,...", "SET|SHAPES");
+  c.List("--dtypes", &opt.dtypes, "Only these dtypes (default: each kernel's)");
+  c.Choice("--strategy", &opt.strategy, {"exhaustive", "random", "evolutionary"},
+           "How the space is searched");
+  c.Integer("--budget", &budget, 1, 1000000000, "Candidates per group for random/evolutionary");
+  c.Number("--time-budget", &opt.timeBudget, 0, 1e9,
+           "Start nothing new after this many seconds (0: no limit)");
+  c.Text("--seed", &opt.seed, "The search's seed (default: drawn, kept in OUT/seed)", "N");
+  c.Text("--target", &opt.target, "cpu, cpu:NAME, cuda:sm_NN or rocm:gfxNNN", "T");
+  c.Text("--out", &opt.out, "Where records, benchmark JSON and the bundle go", "DIR");
+  c.Flag("--resume", &opt.resume, "Go on with the sweep in --out");
+  c.Flag("--overwrite", &opt.overwrite, "Replace the sweep in --out");
+  c.Text("--shard", &shard, "Every N-th candidate from the I-th (default 0/1)", "I/N");
+  c.Text("--where", &where, "Only points whose parameters take these values", "NAME=V|V,...");
+  c.Number("--timeout", &opt.timeout, 1e-3, 1e9, "Seconds a candidate may take");
+  c.Number("--min-time", &opt.minTime, 0, 3600, "tessel-bench's measuring time a candidate");
+  c.Choice("--flush", &opt.flush, {"on", "off"}, "Caches flushed between repetitions");
+  c.Flag("--build-only", &opt.buildOnly, "Build for another machine: OUT/run.sh measures there");
+  c.Text("--ingest", &opt.ingest, "Read back a --build-only folder's results.jsonl", "DIR");
+  c.Flag("--list-kernels", &listKernels,
+         "List the kernels (zoo and --spec), their dims and dtypes for --target");
+  c.OptionalText("--list-shapes", &listShapesOf, &listShapes,
+                 "List each kernel's (or KERNEL's) default and large shapes for --target",
+                 "KERNEL");
+  c.Text("--list-space", &listSpaceOf,
+         "List KERNEL's configuration space for --target and its valid points", "KERNEL");
+  if (std::optional<int> exit = c.Parse(argc, argv))
+    return *exit;
+  opt.budget = int(budget);
+  if (int(listKernels) + int(listShapes) + int(c.Given("--list-space")) > 1)
+    return usage("give one of --list-kernels, --list-shapes, --list-space");
+  if (listKernels)
+    listing = "kernels";
+  else if (listShapes)
+    listing = "shapes", listKernel = listShapesOf;
+  else if (c.Given("--list-space")) {
+    if (listSpaceOf.empty())
+      return usage("--list-space takes a kernel: --list-space=KERNEL");
+    listing = "space", listKernel = listSpaceOf;
+  }
+  if (c.Given("--spec") && opt.specs.empty())
+    return usage("--spec takes a spec file or a folder of them");
+  if (c.Given("--where")) {
+    auto parsed = autotune::ParseWhere(where);
+    if (!parsed.ok())
+      return usage(std::string(parsed.status().message()));
+    opt.where = *parsed;
+  }
+  if (c.Given("--shard")) {
+    auto parsed = autotune::ParseShard(shard);
+    if (!parsed.ok())
+      return usage(std::string(parsed.status().message()));
+    std::tie(opt.shardIndex, opt.shardCount) = *parsed;
   }
   if (!opt.where.empty() && opt.strategy == "evolutionary")
     return usage("--where restricts exhaustive and random sweeps (the evolutionary search "

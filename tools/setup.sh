@@ -38,6 +38,8 @@ PACKAGES=(
   pybind11-dev
   python3-dev
   python3-numpy
+  # Every tool's command line (CLI11, header only).
+  libcli11-dev
   # Kernel specs are TOML (toml++, header only).
   libtomlplusplus-dev
   # The documented JSON schemas are validated against real records and bundles in a test.

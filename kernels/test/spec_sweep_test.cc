@@ -233,8 +233,8 @@ namespace {
 TEST(SpecSweep, HelpAndListings) {
   std::string out;
   ASSERT_EQ(RunCommand("autotune/sweep --help", out), 0) << out;
-  for (const char *option : {"--spec=", "--list-kernels", "--list-shapes", "--list-space=",
-                             "--build-only", "--ingest=", "--where=", "--shard="})
+  for (const char *option : {"--spec ", "--list-kernels", "--list-shapes", "--list-space ",
+                             "--build-only", "--ingest ", "--where ", "--shard "})
     EXPECT_NE(out.find(option), std::string::npos) << option << "\n" << out;
   out.clear();
   ASSERT_EQ(RunCommand("autotune/sweep --list-kernels --spec=examples", out), 0) << out;

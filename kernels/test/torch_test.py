@@ -150,6 +150,21 @@ def bad_calls(b):
             continue
         sys.exit(f"FAIL {what} was accepted")
 
+    class HostMemoryClaimingToBeCuda:
+        """Host memory behind a __cuda_array_interface__: the runtime itself must refuse it."""
+        def __init__(self, array):
+            self.array = array
+            self.__cuda_array_interface__ = {
+                "shape": tuple(array.shape), "typestr": "<f4", "version": 3, "strides": None,
+                "data": (array.data_ptr(), False)}
+    host = torch.zeros(64, 1024)
+    try:
+        b.launch("rms_norm_kernel", x_ptr=HostMemoryClaimingToBeCuda(host), w_ptr=x[0], y_ptr=x)
+        sys.exit("FAIL host memory behind __cuda_array_interface__ was launched on")
+    except ValueError as e:
+        assert "not memory the cuda device can address" in str(e), str(e)
+        print(f"ok refused (host memory passed as device memory): {e}")
+
 
 def stream_order(b):
     """Launches go to PyTorch's current stream: what a side stream queued before is seen."""
