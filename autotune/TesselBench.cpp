@@ -58,6 +58,8 @@
 #include <map>
 #include <random>
 #include <set>
+
+#include "tools/cli/Cli.h"
 #include <tuple>
 #include <thread>
 #include <vector>
@@ -66,7 +68,7 @@ using namespace tessel;
 
 static int fail(const std::string &message) {
   std::fprintf(stderr, "tessel-bench: %s\n", message.c_str());
-  return 2;
+  return cli::kUsageError;
 }
 
 /// How the sweep times: (caches flushed, untimed) runs until `minTime` of timed runs, at least
@@ -206,28 +208,40 @@ std::string byteCountText(double bytes) {
 
 int main(int argc, char **argv) {
   autotune::UseOpenBlasAvx512Kernels(argv);
-  const std::string usage = "usage: tessel-bench --kernel K --shape S --dtype D (--so PATH "
-                            "--config JSON | --baseline on) [--min-time S] [--seed N] "
-                            "[--flush on|off] [--device cpu|cuda] [--spec PATH [--spec-source PY] "
-                            "[--target T] [--reference-so PATH --reference-config JSON]]";
+  const std::string usage = "see tessel-bench --help";
+  // Every option as text, checked below where its meaning is known (a kernel's dims, a spec).
+  static const std::vector<std::pair<const char *, const char *>> kOptions = {
+      {"kernel", "The kernel: a zoo kernel, or the --spec's"},
+      {"shape", "Its shape: DIM=N,... (each of its dims once)"},
+      {"dtype", "Its dtype"},
+      {"so", "The candidate's artifact"},
+      {"config", "The candidate's configuration (JSON, as the sweep records it)"},
+      {"min-time", "Seconds of timed runs (0 to 3600)"},
+      {"seed", "The inputs' seed (a non-negative integer; default: drawn)"},
+      {"flush", "Flush the caches between runs: on or off"},
+      {"baseline", "on: time the kernel's baseline (GEMM, copy), not a candidate"},
+      {"device", "cpu, cuda or hip"},
+      {"spec", "A kernel spec (TOML) defining --kernel"},
+      {"spec-source", "The spec's kernel file, where it is not beside the spec"},
+      {"target", "The target the spec's host code is evaluated for (default: the device's)"},
+      {"reference-so", "An artifact whose results check the candidate's (with --reference-config)"},
+      {"reference-config", "That artifact's configuration (JSON)"}};
   std::map<std::string, std::string> flags = {
       {"min-time", "0.2"}, {"seed", ""}, {"flush", "on"}, {"baseline", "off"}, {"device", "cpu"}};
-  static const std::set<std::string> known = {
-      "kernel", "shape",    "dtype",  "so",          "config", "min-time",
-      "seed",   "flush",    "baseline", "device",    "spec",   "spec-source",
-      "target", "reference-so", "reference-config"};
+  cli::Command c("tessel-bench",
+                 "Measures one candidate (or the baseline) of a kernel on one shape: fresh "
+                 "inputs, outputs poisoned, checked against the reference, then timed; one JSON "
+                 "line on stdout.");
+  for (const auto &[name, help] : kOptions)
+    c.Text(std::string("--") + name, &flags[name], help, "VALUE");
+  if (std::optional<int> exit = c.Parse(argc, argv))
+    return *exit;
   std::set<std::string> given;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0 || !known.count(a.substr(2)))
-      return fail("unknown argument '" + a + "'; " + usage);
-    if (i + 1 >= argc)
-      return fail(a + " needs a value; " + usage);
-    if (!given.insert(a.substr(2)).second)
-      return fail(a + " is given twice ('" + flags[a.substr(2)] + "', then '" + argv[i + 1] +
-                  "'); give it once");
-    flags[a.substr(2)] = argv[++i];
-  }
+  for (const auto &[name, help] : kOptions)
+    if (c.Given(std::string("--") + name))
+      given.insert(name);
+    else if (flags[name].empty())
+      flags.erase(name);
   bool baseline = flags["baseline"] == "on";
   // The baseline measures no artifact: one given beside it would be silently ignored.
   for (const char *candidate : {"so", "config"})
