@@ -13,6 +13,9 @@
 #include "autotune/dashboard/Compare.h"
 
 #include <cstdio>
+#include <optional>
+
+#include "tools/cli/Cli.h"
 #include <cstdlib>
 
 using namespace tessel::autotune;
@@ -28,26 +31,21 @@ int main(int argc, char **argv) {
   CompareOptions options;
   bool asJson = false;
   std::vector<std::string> paths;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--threshold=", 0) == 0) {
-      absl::StatusOr<double> t = ParsePercent(a.substr(12));
-      if (!t.ok())
-        return usage("--threshold: " + std::string(t.status().message()));
-      options.thresholdPercent = *t;
-    } else if (a.rfind("--alpha=", 0) == 0) {
-      char *end = nullptr;
-      std::string v = a.substr(8);
-      options.alpha = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(options.alpha > 0 && options.alpha < 1))
-        return usage("--alpha takes a number between 0 and 1, not \"" + v + "\"");
-    } else if (a == "--json") {
-      asJson = true;
-    } else if (a.rfind("-", 0) == 0 && a != "-") {
-      return usage("unknown flag " + a);
-    } else {
-      paths.push_back(a);
-    }
+  std::string threshold = "5%";
+  tessel::cli::Command c("compare", "Compares two sweeps (directories, records files or Google "
+                                    "Benchmark JSON); exit status 1 on a regression.");
+  c.Positionals("BASE NEW", &paths, "The two sides");
+  c.Text("--threshold", &threshold, "A slowdown past this is a regression", "PERCENT");
+  c.Number("--alpha", &options.alpha, 1e-9, 1 - 1e-9,
+           "The Mann-Whitney U test's significance level");
+  c.Flag("--json", &asJson, "Print JSON");
+  if (std::optional<int> exit = c.Parse(argc, argv))
+    return *exit;
+  {
+    absl::StatusOr<double> t = ParsePercent(threshold);
+    if (!t.ok())
+      return usage("--threshold: " + std::string(t.status().message()));
+    options.thresholdPercent = *t;
   }
   if (paths.size() != 2)
     return usage("two inputs are needed, BASE and NEW");

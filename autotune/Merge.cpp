@@ -8,20 +8,28 @@
 #include "autotune/Records.h"
 
 #include <cstdio>
+#include <optional>
+
+#include "tools/cli/Cli.h"
 
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: merge OUT.jsonl IN.jsonl...\n");
-    return 2;
-  }
-  std::vector<std::string> inputs(argv + 2, argv + argc);
-  absl::Status s = tessel::autotune::MergeRecords(inputs, argv[1]);
+  std::string out;
+  std::vector<std::string> inputs;
+  tessel::cli::Command c("merge", "Combines record files (a sweep's shards) into one, one record "
+                                  "per candidate (the first seen).");
+  c.Positional("OUT.jsonl", &out, "The file to write");
+  c.Positionals("IN.jsonl", &inputs, "The record files to read");
+  if (std::optional<int> exit = c.Parse(argc, argv))
+    return *exit;
+  if (inputs.empty())
+    return c.UsageError("no input record files");
+  absl::Status s = tessel::autotune::MergeRecords(inputs, out);
   if (!s.ok()) {
     std::fprintf(stderr, "merge: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  auto merged = tessel::autotune::ReadRecords(argv[1]);
+  auto merged = tessel::autotune::ReadRecords(out);
   std::printf("merge: %zu records from %zu files into %s\n", merged.ok() ? merged->size() : 0,
-              inputs.size(), argv[1]);
+              inputs.size(), out.c_str());
   return 0;
 }

@@ -13,6 +13,9 @@
 #include "runtime/Files.h"
 
 #include <cstdio>
+#include <optional>
+
+#include "tools/cli/Cli.h"
 
 using namespace tessel;
 
@@ -25,22 +28,12 @@ static int usage(const std::string &message) {
 int main(int argc, char **argv) {
   std::string output, chartJsPath = autotune::kDefaultChartJs;
   std::vector<std::string> dirs;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-o" || a == "--output") {
-      if (i + 1 >= argc)
-        return usage(a + " needs a file name");
-      output = argv[++i];
-    } else if (a.rfind("--output=", 0) == 0) {
-      output = a.substr(9);
-    } else if (a.rfind("--chartjs=", 0) == 0) {
-      chartJsPath = a.substr(10);
-    } else if (a.rfind("-", 0) == 0) {
-      return usage("unknown flag " + a);
-    } else {
-      dirs.push_back(a);
-    }
-  }
+  tessel::cli::Command c("report", "Renders sweeps' records as one HTML page (Chart.js inlined).");
+  c.Positionals("DIR", &dirs, "Sweep output directories");
+  c.Text("-o,--output", &output, "The HTML file to write", "OUT.html");
+  c.Text("--chartjs", &chartJsPath, "Chart.js to inline", "PATH");
+  if (std::optional<int> exit = c.Parse(argc, argv))
+    return *exit;
   if (dirs.empty())
     return usage("no sweep directory given");
   if (output.empty())

@@ -20,6 +20,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "tools/cli/Cli.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -31,6 +32,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 
 using namespace tessel::runtime;
 
@@ -170,40 +172,23 @@ int main(int argc, char **argv) {
   std::vector<std::string> specs;
   unsigned threads = 0;
   std::string deviceKind = "cpu";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&](const char *flag) -> const char * {
-      if (i + 1 >= argc) {
-        std::cerr << "tessel-run: " << flag << " needs a value\n" << kUsage;
-        std::exit(1);
-      }
-      return argv[++i];
-    };
-    if (a == "--entry")
-      entry = value("--entry");
-    else if (a == "--grid")
-      gridText = value("--grid");
-    else if (a == "--arg")
-      specs.push_back(value("--arg"));
-    else if (a == "--out-dir")
-      outDir = value("--out-dir");
-    else if (a == "--device")
-      deviceKind = value("--device");
-    else if (a == "--threads") {
-      if (!absl::SimpleAtoi(value("--threads"), &threads))
-        return fail("--threads needs a non-negative integer");
-    } else if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (a.rfind("--", 0) == 0)
-      return fail("unknown option " + a + "\n" + kUsage);
-    else if (artifact.empty())
-      artifact = a;
-    else
-      return fail("unexpected argument " + a + "\n" + kUsage);
-  }
+  int64_t threadCount = 0;
+  tessel::cli::Command c("tessel-run", std::string("Runs one kernel of a compiled artifact on "
+                                                   ".npy arrays and writes its outputs.\n\n") +
+                                           kUsage);
+  c.Positional("ARTIFACT", &artifact, "The compiled kernel (.so, or a GPU artifact)");
+  c.Text("--entry", &entry, "The kernel to run", "NAME");
+  c.Text("--grid", &gridText, "Programs to launch", "X[,Y,Z]");
+  c.Repeated("--arg", &specs, "The kernel's arguments in order (repeat the flag; see SPEC above)",
+             "SPEC");
+  c.Text("--out-dir", &outDir, "Where out and inout arrays are written", "DIR");
+  c.Integer("--threads", &threadCount, 0, 1 << 20, "CPU worker threads (0: the machine's)");
+  c.Choice("--device", &deviceKind, {"cpu", "cuda", "hip"}, "The device to run on");
+  if (std::optional<int> exit = c.Parse(argc, argv))
+    return *exit;
+  threads = unsigned(threadCount);
   if (artifact.empty() || entry.empty() || gridText.empty())
-    return fail(std::string("ARTIFACT, --entry and --grid are required\n") + kUsage);
+    return c.UsageError("ARTIFACT, --entry and --grid are required");
 
   // Where the outputs go, made when missing (its last level) and checked before anything
   // runs: a long run never ends unable to write its results.

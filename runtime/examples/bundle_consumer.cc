@@ -2,6 +2,7 @@
 //
 // bundle_consumer BUNDLE_DIR --list
 // bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR] [--repeat=N]
+// (bundle_consumer --help lists the options)
 //
 // Opens a bundle (verified: schema, target, checksums) and launches one of its kernels on the
 // caller's arrays through runtime::Launcher: every tensor of the kernel's launch contract by its
@@ -21,6 +22,7 @@
 #include "runtime/Device.h"
 #include "runtime/Launcher.h"
 #include "runtime/Npy.h"
+#include "tools/cli/Cli.h"
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,11 +38,6 @@
 using namespace tessel::runtime;
 
 namespace {
-
-constexpr const char *kUsage =
-    "usage: bundle_consumer BUNDLE_DIR --list\n"
-    "       bundle_consumer BUNDLE_DIR KERNEL NAME=FILE.npy... [DIM=INT...] [--out=DIR] "
-    "[--repeat=N]\n";
 
 int fail(const std::string &message) {
   std::fprintf(stderr, "bundle_consumer: %s\n", message.c_str());
@@ -86,46 +84,41 @@ struct DeviceArray {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "%s", kUsage);
-    return 2;
-  }
-  auto bundle = Bundle::Open(argv[1]);
+  std::string bundleDir, kernel, outDir = ".";
+  std::vector<std::string> assignments;
+  bool listing = false;
+  int64_t repeat = 0;
+  tessel::cli::Command c("bundle_consumer",
+                         "Launches a kernel of a tuned bundle on .npy files by argument name, "
+                         "through the bundle's launch contract; or lists the contracts.");
+  c.Positional("BUNDLE_DIR", &bundleDir, "The bundle");
+  c.Positional("KERNEL", &kernel, "The kernel to launch", /*required=*/false);
+  c.Positionals("NAME=FILE.npy|DIM=INT", &assignments,
+                "Every tensor of the kernel by argument name (outputs too: their file gives "
+                "the shape), and dims no tensor gives");
+  c.Flag("--list", &listing, "Print each kernel's launch contract and entries");
+  c.Text("--out", &outDir, "Where the kernel's outputs are written as NAME.npy", "DIR");
+  c.Integer("--repeat", &repeat, 0, 1000000,
+            "Launch this many more times and print the host time a launch takes");
+  if (std::optional<int> exit = c.Parse(argc, argv))
+    return *exit;
+  if (listing != kernel.empty())
+    return c.UsageError(listing ? "--list takes no KERNEL" : "give a KERNEL or --list");
+  auto bundle = Bundle::Open(bundleDir);
   if (!bundle.ok())
     return fail(std::string(bundle.status().message()));
-  if (std::string(argv[2]) == "--list")
-    return argc == 3 ? list(**bundle) : (std::fprintf(stderr, "%s", kUsage), 2);
+  if (listing)
+    return list(**bundle);
 
-  const std::string kernel = argv[2];
-  std::string outDir = ".";
-  long repeat = 0;
   std::map<std::string, std::string> files;
   LaunchRequest request;
-  for (int i = 3; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--out=", 0) == 0) {
-      outDir = arg.substr(6);
-      continue;
-    }
-    if (arg.rfind("--repeat=", 0) == 0) {
-      char *end = nullptr;
-      repeat = std::strtol(arg.c_str() + 9, &end, 10);
-      if (*end || repeat < 1 || repeat > 1000000) {
-        std::fprintf(stderr, "bundle_consumer: --repeat takes 1 to 1000000\n");
-        return 2;
-      }
-      continue;
-    }
+  for (const std::string &arg : assignments) {
     size_t eq = arg.find('=');
-    if (arg.rfind("--", 0) == 0 || eq == std::string::npos || eq == 0) {
-      std::fprintf(stderr, "bundle_consumer: bad argument '%s'\n%s", arg.c_str(), kUsage);
-      return 2;
-    }
+    if (eq == std::string::npos || eq == 0)
+      return c.UsageError("'" + arg + "' is neither NAME=FILE.npy nor DIM=INT");
     std::string name = arg.substr(0, eq), value = arg.substr(eq + 1);
-    if (files.count(name) || request.dims.count(name)) {
-      std::fprintf(stderr, "bundle_consumer: '%s' given twice\n", name.c_str());
-      return 2;
-    }
+    if (files.count(name) || request.dims.count(name))
+      return c.UsageError("'" + name + "' given twice");
     if (value.size() > 4 && value.compare(value.size() - 4, 4, ".npy") == 0) {
       files[name] = value;
       continue;
@@ -133,11 +126,8 @@ int main(int argc, char **argv) {
     char *end = nullptr;
     errno = 0;
     long long v = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || *end || errno) {
-      std::fprintf(stderr, "bundle_consumer: '%s': a dim is an integer, a tensor a .npy file\n",
-                   arg.c_str());
-      return 2;
-    }
+    if (value.empty() || *end || errno)
+      return c.UsageError("'" + arg + "': a dim is an integer, a tensor a .npy file");
     request.dims[name] = v;
   }
 
@@ -183,7 +173,7 @@ int main(int argc, char **argv) {
     };
     std::printf("%s: %ld launches: %.2f us of host time a launch call, %.2f us a launch until "
                 "the device finished\n",
-                kernel.c_str(), repeat, us(issued), us(done));
+                kernel.c_str(), long(repeat), us(issued), us(done));
   }
 
   // The kernel's outputs, read back and written next to each other.

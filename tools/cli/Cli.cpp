@@ -56,6 +56,15 @@ void Command::List(const std::string &name, std::vector<std::string> *value,
       ->allow_extra_args(false);
 }
 
+void Command::Repeated(const std::string &name, std::vector<std::string> *value,
+                       const std::string &help, const std::string &valueName) {
+  impl_->app.add_option(name, *value, help)
+      ->type_name(valueName)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->expected(1)
+      ->allow_extra_args(false);
+}
+
 void Command::Integer(const std::string &name, int64_t *value, int64_t min, int64_t max,
                       const std::string &help) {
   impl_->Single(impl_->app.add_option(name, *value, help)->check(CLI::Range(min, max)));

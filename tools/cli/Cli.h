@@ -42,6 +42,9 @@ public:
   /// A comma-separated list; the flag may be repeated (values add up).
   void List(const std::string &name, std::vector<std::string> *value, const std::string &help,
             const std::string &valueName = "A,B,...");
+  /// A flag that may be repeated, each value taken whole (commas included).
+  void Repeated(const std::string &name, std::vector<std::string> *value, const std::string &help,
+                const std::string &valueName = "TEXT");
   void Integer(const std::string &name, int64_t *value, int64_t min, int64_t max,
                const std::string &help);
   void Number(const std::string &name, double *value, double min, double max,
