@@ -67,7 +67,9 @@ static cl::list<int64_t> matmulTile("matmul-tile",
                                     cl::CommaSeparated);
 
 int main(int argc, char **argv) {
-  cl::ParseCommandLineOptions(argc, argv, "tessel kernel compiler\n");
+  // A bad command line exits 2, as every tessel tool's does (tools/cli), not LLVM's 1.
+  if (!cl::ParseCommandLineOptions(argc, argv, "tessel kernel compiler\n", &llvm::errs()))
+    return 2;
   auto fail = [](const std::string &message) {
     llvm::errs() << "tessel-compile: " << message << "\n";
     return 1;

@@ -32,6 +32,9 @@ for entry in sweep:autotune/sweep tessel-bench:autotune/tessel-bench tessel-run:
 done
 
 # tessel-compile registers LLVM's options too: its own are the cl::opt it declares.
+tools/tessel-compile --help > /dev/null 2>&1 || fail "tessel-compile --help exits non-zero"
+out="$(tools/tessel-compile --no-such-flag 2>&1)"; rc=$?
+[[ $rc -eq 2 && "$out" == *"no-such-flag"* ]] || fail "tessel-compile --no-such-flag: exit $rc, '$out'"
 text="$(section tessel-compile)"
 for option in $(grep -oE 'cl::opt<[^>]*> *[A-Za-z]+\("[a-z][a-z0-9-]*"' tools/tessel-compile.cpp | grep -oE '"[a-z][a-z0-9-]*"' | tr -d '"'); do
   flag="--$option"; [[ ${#option} -eq 1 ]] && flag="-$option"
