@@ -79,6 +79,7 @@ struct Options {
   bool overwrite = false; ///< replace an earlier sweep's outputs in --out
   bool buildOnly = false; ///< build the candidates for a runner on another machine
   std::string ingest;     ///< a --build-only directory whose results.jsonl came back
+  std::string pack;       ///< --build-only into a folder that measures itself on a GPU host
   std::string flush = "on"; ///< tessel-bench's cache flush between repetitions
   std::string target = "cpu";
   int shardIndex = 0, shardCount = 1;
@@ -201,6 +202,164 @@ absl::StatusOr<size_t> writeOutputs(
 
 /// sweep --ingest=DIR: the runner's results of a --build-only directory become DIR's records,
 /// summary, Google Benchmark JSON (baselines from the same run) and bundle.
+/// DIR/run: measures the candidates of the folder it is in on this host's GPUs, one worker
+/// (run.sh I N) a device, then the results of all in results.jsonl.
+constexpr const char *kPackRun = R"SH(#!/bin/sh
+# Measures the candidates of this folder (sweep --build-only --pack) on this host's GPUs:
+#   run [--devices=all|0,2,...] [--no-tests]
+# --devices: the GPUs to measure on (default all: CUDA_VISIBLE_DEVICES's, else nvidia-smi's);
+# one tessel-bench worker a GPU, each measuring whole groups (kernel, dtype, shape). The GPU
+# end-to-end tests run first on the first GPU (--no-tests: not). Results: results.jsonl here,
+# read back by `sweep --ingest=THIS_FOLDER` where it was built.
+here="$(cd "$(dirname "$0")" && pwd)"
+export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+devices=all tests=1
+for a in "$@"; do
+  case "$a" in
+    --devices=*) devices="${a#--devices=}" ;;
+    --no-tests) tests=0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "run: unknown argument '$a' (run --help)" >&2; exit 2 ;;
+  esac
+done
+if [ "$devices" = all ]; then
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    devices="$CUDA_VISIBLE_DEVICES"
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    devices="$(nvidia-smi --query-gpu=index --format=csv,noheader | tr -d ' ' | paste -sd, -)"
+  fi
+  [ -n "$devices" ] && [ "$devices" != all ] || { echo "run: no GPU found (give --devices=)" >&2; exit 1; }
+fi
+case "$devices" in *[!0-9a-zA-Z,:-]*|,*|*,|*,,*) echo "run: bad --devices '$devices'" >&2; exit 2 ;; esac
+n=$(echo "$devices" | tr ',' '
+' | wc -l)
+first="${devices%%,*}"
+if [ "$tests" = 1 ] && [ -x "$here/tests/gpu_e2e_tests" ]; then
+  (cd "$here/tests" && CUDA_VISIBLE_DEVICES="$first" ./gpu_e2e_tests) || echo "run: gpu_e2e_tests FAILED"
+fi
+start=$(date +%s)
+rm -f "$here"/results.jsonl "$here"/results.*.jsonl
+i=0
+for d in $(echo "$devices" | tr ',' ' '); do
+  CUDA_VISIBLE_DEVICES="$d" sh "$here/run.sh" "$here/bin/tessel-bench" "$i" "$n" &
+  i=$((i + 1))
+done
+wait
+if [ "$n" -gt 1 ]; then
+  for k in $(seq 0 $((n - 1))); do cat "$here/results.$k.jsonl" 2>/dev/null; done > "$here/results.jsonl"
+fi
+echo "run: $(grep -c '"status"' "$here/results.jsonl" 2>/dev/null || echo 0) results on $n GPU(s) ($devices) in $(( $(date +%s) - start )) s: $here/results.jsonl"
+)SH";
+
+/// gpu_checks/run-philox-check.sh OUTDIR: tessel-run's philox_kernel against Triton's.
+constexpr const char *kPhiloxCheck = R"SH(#!/bin/sh
+# tessel's random numbers against Triton's own on this GPU host (needs Triton and PyTorch):
+# tessel-run runs philox_kernel's cuda artifact, philox_vs_triton.py runs the same source with
+# Triton. Usage: run-philox-check.sh OUTDIR
+here="$(cd "$(dirname "$0")" && pwd)"
+out="${1:?usage: run-philox-check.sh OUTDIR}"
+seed=81985529216486895 n=300
+LD_LIBRARY_PATH="$here/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$here/../bin/tessel-run" \
+  "$here/philox.artifact" --device cuda --entry philox_kernel --grid 5 --arg out:1500:i32 \
+  --arg out:1200:i32 --arg out:3000:f32 --arg out:600:i32 --arg scalar:i64:$seed \
+  --arg scalar:i32:$n --out-dir "$out" && python3 "$here/philox_vs_triton.py" "$out" $seed $n
+)SH";
+
+/// The shared libraries `binary` needs that a GPU host with only the driver may lack
+/// (Debian's Abseil), found with ldd.
+std::vector<std::string> librariesToCarry(const std::string &binary) {
+  std::vector<std::string> out;
+  std::string command = "ldd '" + binary + "' 2>/dev/null";
+  FILE *pipe = popen(command.c_str(), "r");
+  if (!pipe)
+    return out;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe)) {
+    std::string text = line;
+    size_t arrow = text.find("=> /");
+    if (arrow == std::string::npos || text.find("libabsl_") == std::string::npos)
+      continue;
+    std::string path = text.substr(arrow + 3);
+    path = path.substr(0, path.find(' '));
+    out.push_back(path);
+  }
+  pclose(pipe);
+  return out;
+}
+
+/// Makes the --build-only output `dir` self-contained for a GPU host: bin/ (tessel-bench,
+/// tessel-run, bundle_consumer), lib/ (the Abseil they need), tests/ (the GPU end-to-end tests,
+/// their artifacts and the zoo they read), gpu_checks/ and the `run` script.
+absl::Status writePack(const std::string &dir, const Target &target) {
+  std::error_code ec;
+  auto copy = [&](const std::string &from, const std::string &to) -> absl::Status {
+    fs::create_directories(fs::path(to).parent_path(), ec);
+    if (!ec)
+      fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+    if (ec)
+      return absl::InternalError("cannot copy " + from + " to " + to + ": " + ec.message());
+    return absl::OkStatus();
+  };
+  std::set<std::string> libraries;
+  for (const char *binary :
+       {"autotune/tessel-bench", "tools/tessel-run", "runtime/examples/bundle_consumer"}) {
+    if (access(binary, X_OK) != 0)
+      return absl::NotFoundError(std::string(binary) + " is not beside sweep (run it with bazel run)");
+    if (absl::Status s = copy(binary, dir + "/bin/" + fs::path(binary).filename().string()); !s.ok())
+      return s;
+    for (const std::string &lib : librariesToCarry(binary))
+      libraries.insert(lib);
+  }
+  for (const std::string &lib : libraries)
+    if (absl::Status s = copy(lib, dir + "/lib/" + fs::path(lib).filename().string()); !s.ok())
+      return s;
+  if (target.kind == TargetKind::Cuda) {
+    const std::string tests = "compiler/backend/cuda/test";
+    if (absl::Status s = copy(tests + "/gpu_e2e_tests", dir + "/tests/gpu_e2e_tests"); !s.ok())
+      return s;
+    for (const auto &e : fs::directory_iterator(tests, ec))
+      if (e.path().extension() == ".artifact")
+        if (absl::Status s = copy(e.path().string(), dir + "/tests/" + e.path().string()); !s.ok())
+          return s;
+    for (const zoo::Kernel &k : zoo::Kernels())
+      for (const std::string &file : {k.specPath, k.source})
+        if (absl::Status s = copy(file, dir + "/tests/" + file); !s.ok())
+          return s;
+  }
+  for (const auto &e : fs::directory_iterator("tools/gpu_checks", ec))
+    if (absl::Status s = copy(e.path().string(), dir + "/gpu_checks/" + e.path().filename().string());
+        !s.ok())
+      return s;
+  for (const char *source : {"compiler/frontend/test/kernels/frontend_kernels.py",
+                             "compiler/frontend/test/kernels/helpers.py",
+                             "kernels/attention/attention.py", "kernels/matmul/matmul.py"})
+    if (absl::Status s = copy(source, dir + "/gpu_checks/" + fs::path(source).filename().string());
+        !s.ok())
+      return s;
+  if (target.kind == TargetKind::Cuda) {
+    // tessel's random numbers against Triton's own: philox_kernel's cuda artifact for
+    // tessel-run, the same source for Triton (gpu_checks/run-philox-check.sh OUTDIR there).
+    std::string compile = "tools/tessel-compile compiler/frontend/test/kernels/frontend_kernels.py "
+                          "--entry philox_kernel --target cuda:sm_90 --signature "
+                          "'*i32,*i32,*fp32,*i32,i64,i32' --constexpr BLOCK=64 --emit artifact "
+                          "-o '" + dir + "/gpu_checks/philox.artifact' > /dev/null 2>&1";
+    if (std::system(compile.c_str()) != 0)
+      return absl::InternalError("tessel-compile could not build gpu_checks/philox.artifact");
+    if (absl::Status s = runtime::WriteFileAtomically(dir + "/gpu_checks/run-philox-check.sh",
+                                                      kPhiloxCheck);
+        !s.ok())
+      return s;
+  }
+  if (absl::Status s = runtime::WriteFileAtomically(dir + "/run", kPackRun); !s.ok())
+    return s;
+  for (const std::string &script : {dir + "/run", dir + "/gpu_checks/run-philox-check.sh"})
+    if (fs::exists(script, ec))
+      fs::permissions(script, fs::perms::owner_all | fs::perms::group_read |
+                                  fs::perms::group_exec | fs::perms::others_read |
+                                  fs::perms::others_exec, ec);
+  return absl::OkStatus();
+}
+
 int ingest(const std::string &dir) {
   absl::StatusOr<autotune::Ingested> in = autotune::IngestRunnerResults(dir, nowUtc());
   if (!in.ok())
@@ -372,6 +531,10 @@ int main(int argc, char **argv) {
   c.Number("--min-time", &opt.minTime, 0, 3600, "tessel-bench's measuring time a candidate");
   c.Choice("--flush", &opt.flush, {"on", "off"}, "Caches flushed between repetitions");
   c.Flag("--build-only", &opt.buildOnly, "Build for another machine: OUT/run.sh measures there");
+  c.Text("--pack", &opt.pack,
+         "With --build-only: write the candidates and the runtime-only binaries that measure "
+         "them (DIR/run) into DIR, a folder for the GPU host",
+         "DIR");
   c.Text("--ingest", &opt.ingest, "Read back a --build-only folder's results.jsonl", "DIR");
   c.Flag("--list-kernels", &listKernels,
          "List the kernels (zoo and --spec), their dims and dtypes for --target");
@@ -393,6 +556,13 @@ int main(int argc, char **argv) {
     if (listSpaceOf.empty())
       return usage("--list-space takes a kernel: --list-space=KERNEL");
     listing = "space", listKernel = listSpaceOf;
+  }
+  if (c.Given("--pack")) {
+    if (!opt.buildOnly)
+      return usage("--pack goes with --build-only: it is where the candidates are built");
+    if (c.Given("--out") && opt.out != opt.pack)
+      return usage("--pack=DIR is the output folder: give it without --out");
+    opt.out = opt.pack;
   }
   if (c.Given("--spec") && opt.specs.empty())
     return usage("--spec takes a spec file or a folder of them");
@@ -469,8 +639,9 @@ int main(int argc, char **argv) {
     return usage(std::string(parsedTarget.status().message()));
   Target target = *parsedTarget;
   if (target.kind != TargetKind::Cpu && !opt.buildOnly && listing.empty())
-    return usage("GPU candidates are measured on the GPU host: build them here with "
-                 "--build-only (the runner's commands go to OUT/run.sh)");
+    return usage("GPU candidates are measured on the GPU host: build them here into a folder "
+                 "that measures itself there, --build-only --pack=DIR, run DIR/run on the GPU "
+                 "host, then --ingest=DIR here");
   absl::StatusOr<const Backend *> backend = lookupBackend(target.kind);
   if (!backend.ok())
     return usage(std::string(backend.status().message()));
@@ -774,7 +945,12 @@ int main(int argc, char **argv) {
     fs::create_directories(opt.out + "/candidates");
     std::ostringstream list, script;
     script << "#!/bin/sh\n# Generated by sweep --build-only for " << target.str()
-           << ". Usage: run.sh TESSEL_BENCH\ncd \"$(dirname \"$0\")\"\n";
+           << ". Usage: run.sh TESSEL_BENCH [I N]\n"
+           << "# I N: measure the groups (kernel, dtype, shape) whose index is I modulo N, into\n"
+           << "# results.I.jsonl (one worker a device: see the pack's run); default 0 1, into\n"
+           << "# results.jsonl.\n"
+           << "cd \"$(dirname \"$0\")\"\nI=${2:-0} N=${3:-1} R=results.jsonl\n"
+           << "[ \"$N\" -gt 1 ] && R=results.$I.jsonl\n";
     // tessel-bench ("$1") with `args`, under the timeout, its output appended to results.
     auto benchLine = [&](const std::vector<std::string> &args) {
       std::string line = "timeout " + std::to_string(int(opt.timeout)) + " \"$1\"";
@@ -784,10 +960,11 @@ int main(int argc, char **argv) {
           quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
         line += " " + quoted + "'";
       }
-      return line + " >> results.jsonl 2>&1";
+      return line + " >> \"$R\" 2>&1";
     };
     size_t built = 0, failed = 0;
     for (const Group &g : groups) {
+      script << "if [ $((" << (&g - groups.data()) << " % N)) -eq \"$I\" ]; then\n:\n";
       // The group's baseline (a device copy of the same bytes for memory-bound kernels, cuBLAS
       // for a product of M x K and K x N), timed the same way in the same run, before the
       // candidates: a run cut short still has it.
@@ -795,7 +972,7 @@ int main(int argc, char **argv) {
                   (g.shape.count("M") && g.shape.count("N") && g.shape.count("K"));
       if ((!g.kernel->flopBound || gemm) && !g.kernel->noBaseline)
         script << "printf '{\"baseline\": \"" << g.kernel->name << " " << g.dtype << " "
-               << zoo::ShapeText(g.shape) << "\"}\\n' >> results.jsonl\n"
+               << zoo::ShapeText(g.shape) << "\"}\\n' >> \"$R\"\n"
                << benchLine(runner.BaselineArgs(*g.kernel, g.dtype, g.shape)) << "\n";
       std::vector<autotune::Candidate> todo;
       for (const autotune::Point &p : g.points)
@@ -830,13 +1007,14 @@ int main(int argc, char **argv) {
                         fs::copy_options::overwrite_existing);
           line["artifact"] = name;
           line["status"] = "built";
-          script << "printf '{\"candidate\": " << built << "}\\n' >> results.jsonl\n"
+          script << "printf '{\"candidate\": " << built << "}\\n' >> \"$R\"\n"
                  << benchLine(runner.MeasureArgs(todo[i], name))
                  << " || echo '{\"status\": \"crash\", \"candidate\": " << built
-                 << "}' >> results.jsonl\n";
+                 << "}' >> \"$R\"\n";
         }
         list << line.dump() << "\n";
       }
+      script << "fi\n";
     }
     for (auto [name, text] : {std::pair{"/candidates.jsonl", &list}, {"/run.sh", &script}})
       if (absl::Status s = runtime::WriteFileAtomically(opt.out + name, text->str()); !s.ok()) {
@@ -846,6 +1024,15 @@ int main(int argc, char **argv) {
     std::printf("sweep: built %zu candidates for %s (%zu did not compile) in %s: "
                 "candidates.jsonl, run.sh\n",
                 built, target.str().c_str(), failed, opt.out.c_str());
+    if (!opt.pack.empty()) {
+      if (absl::Status s = writePack(opt.out, target); !s.ok()) {
+        std::fprintf(stderr, "sweep: --pack: %s\n", std::string(s.message()).c_str());
+        return 1;
+      }
+      std::printf("sweep: on the GPU host: %s/run [--devices=all|0,1,...]; then here: sweep "
+                  "--ingest=%s\n",
+                  opt.out.c_str(), opt.out.c_str());
+    }
     return failed && !built ? 1 : 0;
   }
 

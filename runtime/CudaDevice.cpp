@@ -7,6 +7,7 @@
 #include "runtime/target/GpuArtifact.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 
 #include <dlfcn.h>
@@ -392,6 +393,24 @@ absl::StatusOr<std::unique_ptr<Device>> CreateCudaDevice(const DeviceOptions &) 
     int value = 0;
     if (d.cuDeviceGetAttribute(&value, attribute, device) == 0 && value > 0)
       environment[key] = std::to_string(value);
+  }
+  // Which GPU of the host this is (a multi-GPU sweep's records tell its devices apart).
+  environment["device_index"] = std::to_string(ordinal);
+  if (const char *visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible && *visible)
+    environment["cuda_visible_devices"] = visible;
+  using GetUuid = CUresult (*)(unsigned char *, CUdevice);
+  void *symbol = dlsym(d.handle, "cuDeviceGetUuid_v2");
+  if (!symbol)
+    symbol = dlsym(d.handle, "cuDeviceGetUuid");
+  unsigned char uuid[16] = {0};
+  if (symbol && reinterpret_cast<GetUuid>(symbol)(uuid, device) == 0) {
+    std::string text = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+      text += absl::StrFormat("%02x", uuid[i]);
+      if (i == 3 || i == 5 || i == 7 || i == 9)
+        text += "-";
+    }
+    environment["gpu_uuid"] = text;
   }
   std::string nvrm;
   if (ReadWholeFile("/proc/driver/nvidia/version", nvrm)) {

@@ -10,7 +10,7 @@
 // data/matmul_bf16_gpu_measured.jsonl: every point of the zoo's matmul space for cuda (bf16,
 // 2000 x 1500 x 1000: blocks, K step, num_warps, num_stages), measured once on an H200 by
 // `sweep --target=cuda:sm_90 --build-only --kernels=matmul --dtypes=bf16 --strategy=exhaustive`,
-// tools/gpu_pack.sh and `sweep --ingest` (the records reduced to shape, config and median, or
+// a pack's run and `sweep --ingest` (the records reduced to shape, config and median, or
 // the error of a candidate that needs more shared memory than a block has: no time). Replayed
 // here, the evolutionary search with a third of the evaluations must land within 5% of the
 // exhaustive optimum in at least 90% of runs. data/matmul_bf16_sm90a_measured.jsonl: the same

@@ -9,7 +9,7 @@
 //     object says what the launch metadata says (CodeObjectCheck.h: symbol, kernarg segment,
 //     LDS, registers, wavefront size); the matmuls and attention of 16-bit floats run on the
 //     matrix cores (v_mfma_* on CDNA, v_wmma_* on RDNA3 in the disassembly).
-// Running them needs a GPU: tools/gpu_pack.sh and the README's two-machine flow.
+// Running them needs a GPU: sweep --build-only --pack=DIR and DIR/run on the GPU host.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,4 +1,4 @@
-"""The zoo's kernel sources beside these scripts in a GPU pack (tools/gpu_pack.sh copies them)."""
+"""The zoo's kernel sources beside these scripts in a GPU pack (sweep --pack copies them)."""
 
 import importlib.util
 import os

@@ -7,7 +7,7 @@
 // hip device (AMD: the artifact of the GPU's own chip). Each test runs a kernel on fresh
 // random inputs with poisoned outputs, at sizes that are not multiples of the block (masks
 // on), and compares with C++. Where there is no such GPU or driver (CI), every test is skipped
-// with the reason; tools/gpu_pack.sh packs the cuda binary and its artifacts for a GPU host.
+// with the reason; `sweep --build-only --pack=DIR` packs the cuda binary and its artifacts for a GPU host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,7 +79,7 @@ protected:
       GTEST_SKIP() << "no " TESSEL_E2E_DEVICE " GPU here (" << device.status().message()
                    << "); run this test on a GPU host: "
                    << (std::string(TESSEL_E2E_DEVICE) == "cuda"
-                           ? "tools/gpu_pack.sh"
+                           ? "sweep --build-only --pack=DIR carries it, DIR/run runs it"
                            : "bazel test //compiler/backend/rocm/test:hip_e2e_test");
     device_ = std::move(*device);
   }
