@@ -84,6 +84,17 @@ absl::Status WriteBundle(const std::string &dir, const Target &target,
                                         "' is not valid JSON");
     entry["config"] = config;
     entry["metrics"] = metrics;
+    if (e.ties.size() > 1) {
+      json ties = json::array();
+      for (const std::string &t : e.ties) {
+        json c = json::parse(t, nullptr, /*allow_exceptions=*/false);
+        if (c.is_discarded())
+          return absl::InvalidArgumentError("a tied configuration of '" + e.kernel +
+                                            "' is not valid JSON");
+        ties.push_back(c);
+      }
+      entry["ties"] = ties;
+    }
     if (!e.serves.empty()) {
       json serves = json::object();
       for (const auto &[dim, range] : e.serves)

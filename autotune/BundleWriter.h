@@ -33,6 +33,9 @@ struct TunedEntry {
   /// The kernel's launch contract (JSON text, Kernel::launchJson); empty: none. Written once
   /// per kernel, from its first entry that has one.
   std::string launchJson;
+  /// The tie set the entry's configuration was chosen from (configurations as JSON text, the
+  /// chosen one first); fewer than two: no tie, nothing written.
+  std::vector<std::string> ties;
 };
 
 absl::Status WriteBundle(const std::string &dir, const Target &target,

@@ -3,7 +3,10 @@
 #include "autotune/Report.h"
 #include "autotune/Builder.h"
 
+#include "autotune/dashboard/Stats.h"
+
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <limits>
 
@@ -13,8 +16,43 @@ std::string GroupOf(const Record &r) {
   return r.kernel + " " + r.dtype + " " + zoo::ShapeText(r.shape);
 }
 
-std::vector<GroupSummary> Summarize(const std::vector<Record> &records) {
+namespace {
+
+/// What PreferredAmongTies compares: warps, stages, tile product, canonical text.
+std::tuple<double, double, double, std::string> tieKey(const Record &r) {
+  double warps = 0, stages = 0, tile = 1;
+  absl::StatusOr<Point> p = ParsePoint(r.configJson);
+  if (p.ok())
+    for (const auto &[name, value] : *p) {
+      double v = double(value);
+      if (name == "knob.num_warps")
+        warps = v;
+      else if (name == "knob.num_stages")
+        stages = v;
+      else if (name.rfind("BLOCK", 0) == 0)
+        tile *= v;
+    }
+  return {warps, stages, tile, p.ok() ? PointJson(*p) : r.configJson};
+}
+
+bool tied(const Record &r, const Record &fastest, const TieRule &rule) {
+  if (&r == &fastest)
+    return true;
+  if (rule.percent > 0)
+    return r.medianSeconds <= fastest.medianSeconds * (1 + rule.percent / 100);
+  UTest t = MannWhitneyU(r.samples, fastest.samples, rule.alpha);
+  if (!t.enoughSamples)
+    return r.medianSeconds <= fastest.medianSeconds * 1.01;
+  return t.pValue >= rule.alpha;
+}
+
+} // namespace
+
+bool PreferredAmongTies(const Record &a, const Record &b) { return tieKey(a) < tieKey(b); }
+
+std::vector<GroupSummary> Summarize(const std::vector<Record> &records, const TieRule &rule) {
   std::map<std::string, GroupSummary> groups;
+  std::map<std::string, std::vector<const Record *>> ok;
   for (const Record &r : records) {
     GroupSummary &g = groups[GroupOf(r)];
     g.group = GroupOf(r);
@@ -23,12 +61,27 @@ std::vector<GroupSummary> Summarize(const std::vector<Record> &records) {
       g.failed++;
       continue;
     }
-    if (!g.best || r.medianSeconds < g.best->medianSeconds)
-      g.best = &r;
+    ok[g.group].push_back(&r);
   }
   std::vector<GroupSummary> out;
-  for (auto &[name, g] : groups)
+  for (auto &[name, g] : groups) {
+    const std::vector<const Record *> &candidates = ok[name];
+    if (!candidates.empty()) {
+      const Record *fastest = candidates[0];
+      for (const Record *r : candidates)
+        if (r->medianSeconds < fastest->medianSeconds ||
+            (r->medianSeconds == fastest->medianSeconds && PreferredAmongTies(*r, *fastest)))
+          fastest = r;
+      for (const Record *r : candidates)
+        if (tied(*r, *fastest, rule))
+          g.ties.push_back(r);
+      std::sort(g.ties.begin(), g.ties.end(), [](const Record *a, const Record *b) {
+        return PreferredAmongTies(*a, *b);
+      });
+      g.best = g.ties.front();
+    }
     out.push_back(g);
+  }
   return out;
 }
 

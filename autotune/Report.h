@@ -24,10 +24,21 @@
 
 namespace tessel::autotune {
 
+/// When two ok records of a group count as equally fast. percent > 0: medians within that many
+/// percent of the fastest's; 0: not told apart by the Mann-Whitney U test on their samples at
+/// `alpha` (compare's test), and with too few samples for the test, within 1%.
+struct TieRule {
+  double percent = 0;
+  double alpha = 0.05;
+};
+
 /// One kernel/dtype/shape group of a sweep.
 struct GroupSummary {
   std::string group; ///< "kernel dtype shape"
-  const Record *best = nullptr; ///< the fastest ok record; null when none succeeded
+  /// The winner: among the records tied with the fastest ok one (TieRule), the first by
+  /// PreferredAmongTies; null when none succeeded.
+  const Record *best = nullptr;
+  std::vector<const Record *> ties; ///< the tie set, winner first (just the winner: no tie)
   int tried = 0, failed = 0;
   double baselineSeconds = 0; ///< the reference baseline's median; 0: not measured
 };
@@ -35,8 +46,15 @@ struct GroupSummary {
 /// "kernel dtype K=..,M=..": the group of a record.
 std::string GroupOf(const Record &record);
 
-/// The groups of `records` in name order, each with its best record (pointers into `records`).
-std::vector<GroupSummary> Summarize(const std::vector<Record> &records);
+/// The groups of `records` in name order, each with its best record and tie set (pointers into
+/// `records`).
+std::vector<GroupSummary> Summarize(const std::vector<Record> &records, const TieRule &rule = {});
+
+/// The order among equally fast configurations, so that two sweeps of one space pick the same
+/// one unless it is really faster: fewer warps (knob.num_warps), then fewer pipeline stages
+/// (knob.num_stages), then the smaller product of the BLOCK* parameters (the tiles' shared
+/// memory and registers), then the configuration's canonical text.
+bool PreferredAmongTies(const Record &a, const Record &b);
 
 /// The summary table: best configuration, time, rate, percentage of the baseline's rate.
 void PrintSummaryTable(std::FILE *out, const std::vector<GroupSummary> &groups);

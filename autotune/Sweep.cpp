@@ -110,6 +110,9 @@ std::string hostName() {
   return buf;
 }
 
+/// When measured configurations count as equally fast (--tie; the U test by default).
+autotune::TieRule tieRule;
+
 int usage(const std::string &why) {
   std::fprintf(stderr, "sweep: %s\nRun sweep --help for its options.\n", why.c_str());
   return cli::kUsageError;
@@ -164,7 +167,7 @@ absl::StatusOr<size_t> writeOutputs(
     const std::function<double(const zoo::Kernel &, const autotune::Record &)> &baseline,
     const std::function<absl::StatusOr<std::string>(const zoo::Kernel &, const autotune::Record &,
                                                     const autotune::Point &)> &artifact) {
-  std::vector<autotune::GroupSummary> summary = autotune::Summarize(records);
+  std::vector<autotune::GroupSummary> summary = autotune::Summarize(records, tieRule);
   std::vector<autotune::TunedEntry> entries;
   std::vector<double> entrySeconds; // each entry's median
   for (autotune::GroupSummary &g : summary) {
@@ -178,6 +181,8 @@ absl::StatusOr<size_t> writeOutputs(
     g.baselineSeconds = baseline(*k, r);
     if (absl::StatusOr<std::string> path = artifact(*k, r, *p); path.ok()) {
       autotune::TunedEntry e = autotune::TunedEntryFor(*k, r, *p, *path);
+      for (const autotune::Record *t : g.ties)
+        e.ties.push_back(t->configJson);
       // Groups that differ only outside a kernel's dispatch dims share an entry: the faster.
       auto same = std::find_if(entries.begin(), entries.end(), [&](const autotune::TunedEntry &x) {
         return x.kernel == e.kernel && x.dtype == e.dtype && x.shape == e.shape;
@@ -528,6 +533,9 @@ int main(int argc, char **argv) {
   c.Text("--shard", &shard, "Every N-th candidate from the I-th (default 0/1)", "I/N");
   c.Text("--where", &where, "Only points whose parameters take these values", "NAME=V|V,...");
   c.Number("--timeout", &opt.timeout, 1e-3, 1e9, "Seconds a candidate may take");
+  c.Number("--tie", &tieRule.percent, 0, 100,
+           "Configurations within this many percent of the fastest tie (0: those the U test "
+           "cannot tell from it); the tie rule picks among them");
   c.Number("--min-time", &opt.minTime, 0, 3600, "tessel-bench's measuring time a candidate");
   c.Choice("--flush", &opt.flush, {"on", "off"}, "Caches flushed between repetitions");
   c.Flag("--build-only", &opt.buildOnly, "Build for another machine: OUT/run.sh measures there");
