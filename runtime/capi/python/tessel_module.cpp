@@ -101,12 +101,54 @@ void readInterface(Tensor &t, const py::dict &iface) {
   }
 }
 
+/// PyTorch's objects a launch uses, looked up once (after PyTorch was imported): its Tensor type,
+/// each torch.dtype's tessel name, and the current raw CUDA stream of a device. Kept for the
+/// interpreter's life (never destroyed: no Python calls at exit).
+struct Torch {
+  py::object tensorType, rawStream;
+  py::dict dtypes;
+};
+
+const Torch *torchIfLoaded() {
+  static Torch *torch = nullptr;
+  if (torch)
+    return torch;
+  py::dict modules = py::module_::import("sys").attr("modules");
+  if (!modules.contains("torch"))
+    return nullptr;
+  py::object module = modules["torch"];
+  torch = new Torch;
+  torch->tensorType = module.attr("Tensor");
+  py::object c = module.attr("_C");
+  if (py::hasattr(c, "_cuda_getCurrentRawStream"))
+    torch->rawStream = c.attr("_cuda_getCurrentRawStream");
+  for (const char *name : {"float32", "float16", "bfloat16", "float64", "int8", "uint8", "int16",
+                           "int32", "int64", "bool"})
+    if (py::hasattr(module, name))
+      torch->dtypes[module.attr(name)] =
+          py::str(dtypeOfTorch("", "torch." + std::string(name)));
+  return torch;
+}
+
 Tensor tensorOf(const std::string &name, py::object value) {
   Tensor t;
   t.name = name;
   t.keepAlive = value;
+  const Torch *torch = torchIfLoaded();
+  if (torch && py::isinstance(value, torch->tensorType)) {
+    py::object dtype = value.attr("dtype");
+    t.dtype = torch->dtypes.contains(dtype) ? py::str(torch->dtypes[dtype]).cast<std::string>()
+                                            : dtypeOfTorch(name, py::str(dtype));
+    t.data = reinterpret_cast<void *>(value.attr("data_ptr")().cast<uintptr_t>());
+    for (py::handle d : value.attr("shape"))
+      t.shape.push_back(d.cast<int64_t>());
+    for (py::handle s : py::tuple(value.attr("stride")()))
+      t.strides.push_back(s.cast<int64_t>());
+    t.onDevice = value.attr("is_cuda").cast<bool>();
+    return t;
+  }
   if (py::hasattr(value, "data_ptr") && py::hasattr(value, "is_cuda") &&
-      py::hasattr(value, "stride")) { // a PyTorch tensor
+      py::hasattr(value, "stride")) { // tensor-like, PyTorch's interface
     t.dtype = dtypeOfTorch(name, py::str(value.attr("dtype")));
     t.data = reinterpret_cast<void *>(value.attr("data_ptr")().cast<uintptr_t>());
     for (py::handle d : value.attr("shape"))
@@ -171,7 +213,7 @@ public:
       py::object object = py::reinterpret_borrow<py::object>(value);
       Tensor t = tensorOf(name, object);
       if (t.onDevice && torchStream.is_none() && stream_.is_none() && py::hasattr(object, "is_cuda"))
-        torchStream = object.attr("device");
+        torchStream = object.attr("get_device")();
       if (t.onDevice != gpu)
         throw py::value_error("tensor '" + name + "' is in " + (t.onDevice ? "GPU" : "host") +
                               " memory; the bundle's kernels run on " + deviceKind());
@@ -193,12 +235,16 @@ public:
     uintptr_t stream = 0;
     if (!stream_.is_none())
       stream = stream_.cast<uintptr_t>();
-    else if (!torchStream.is_none())
-      stream = py::module_::import("torch")
-                   .attr("cuda")
-                   .attr("current_stream")(torchStream)
-                   .attr("cuda_stream")
-                   .cast<uintptr_t>();
+    else if (!torchStream.is_none()) {
+      const Torch *torch = torchIfLoaded();
+      stream = torch && torch->rawStream
+                   ? torch->rawStream(torchStream).cast<uintptr_t>()
+                   : py::module_::import("torch")
+                         .attr("cuda")
+                         .attr("current_stream")(torchStream)
+                         .attr("cuda_stream")
+                         .cast<uintptr_t>();
+    }
     if (gpu)
       if (int code = tessel_device_set_stream(device_.get(), reinterpret_cast<void *>(stream)))
         raise(code, "");
