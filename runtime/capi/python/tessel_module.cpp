@@ -135,21 +135,13 @@ Tensor tensorOf(const std::string &name, py::object value) {
   t.name = name;
   t.keepAlive = value;
   const Torch *torch = torchIfLoaded();
-  if (torch && py::isinstance(value, torch->tensorType)) {
+  const bool isTorch = torch && py::isinstance(value, torch->tensorType);
+  if (isTorch || (py::hasattr(value, "data_ptr") && py::hasattr(value, "is_cuda") &&
+                  py::hasattr(value, "stride"))) { // PyTorch's tensors and look-alikes
     py::object dtype = value.attr("dtype");
-    t.dtype = torch->dtypes.contains(dtype) ? py::str(torch->dtypes[dtype]).cast<std::string>()
-                                            : dtypeOfTorch(name, py::str(dtype));
-    t.data = reinterpret_cast<void *>(value.attr("data_ptr")().cast<uintptr_t>());
-    for (py::handle d : value.attr("shape"))
-      t.shape.push_back(d.cast<int64_t>());
-    for (py::handle s : py::tuple(value.attr("stride")()))
-      t.strides.push_back(s.cast<int64_t>());
-    t.onDevice = value.attr("is_cuda").cast<bool>();
-    return t;
-  }
-  if (py::hasattr(value, "data_ptr") && py::hasattr(value, "is_cuda") &&
-      py::hasattr(value, "stride")) { // tensor-like, PyTorch's interface
-    t.dtype = dtypeOfTorch(name, py::str(value.attr("dtype")));
+    t.dtype = isTorch && torch->dtypes.contains(dtype)
+                  ? py::str(torch->dtypes[dtype]).cast<std::string>()
+                  : dtypeOfTorch(name, py::str(dtype));
     t.data = reinterpret_cast<void *>(value.attr("data_ptr")().cast<uintptr_t>());
     for (py::handle d : value.attr("shape"))
       t.shape.push_back(d.cast<int64_t>());
