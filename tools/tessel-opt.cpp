@@ -22,8 +22,13 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+
+/// True while LLVM's option parser runs (see main).
+static bool parsingCommandLine = false;
 
 int main(int argc, char **argv) {
   // Input files nested deeper than the parser can recurse are refused before it sees them
@@ -58,6 +63,20 @@ int main(int argc, char **argv) {
   tessel::registerRocmPasses();
   tessel::registerAnalysisTestPasses();
   registry.insert<tessel::tt::TritonDialect, tessel::tts::StructuredDialect>();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "tessel optimizer driver\n", registry));
+  // A bad command line exits 2, as every tessel tool's does; LLVM's parser exits 1 itself, so
+  // while it parses, an exit is turned into 2 (--help and --version exit 0 and are left alone).
+  bool informational = false;
+  for (int i = 1; i < argc; ++i)
+    for (const char *flag : {"-help", "--help", "-help-hidden", "--help-hidden", "-help-list",
+                             "--help-list", "-version", "--version", "-h"})
+      informational = informational || std::strcmp(argv[i], flag) == 0;
+  std::atexit([] {
+    if (parsingCommandLine)
+      std::_Exit(2);
+  });
+  parsingCommandLine = !informational;
+  auto [input, output] =
+      mlir::registerAndParseCLIOptions(argc, argv, "tessel optimizer driver\n", registry);
+  parsingCommandLine = false;
+  return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input, output, registry));
 }

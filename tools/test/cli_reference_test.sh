@@ -46,6 +46,11 @@ for list in "cl::list<[^>]*> *[A-Za-z]+\(\"[a-z][a-z0-9-]*\""; do
   done
 done
 
+# tessel-opt (mlir-opt's options): --help exits 0, an unknown flag 2.
+tools/tessel-opt --help > /dev/null 2>&1 || fail "tessel-opt --help exits non-zero"
+out="$(tools/tessel-opt --no-such-flag 2>&1)"; rc=$?
+[[ $rc -eq 2 && "$out" == *"no-such-flag"* ]] || fail "tessel-opt --no-such-flag: exit $rc, '$out'"
+
 # Every knob of every backend on its page.
 for backend in cpu:cpu cuda:cuda:sm_90a rocm:rocm:gfx942; do
   page="docs/backend-${backend%%:*}.md" target="${backend#*:}"
