@@ -112,6 +112,8 @@ std::string hostName() {
 
 /// When measured configurations count as equally fast (--tie; the U test by default).
 autotune::TieRule tieRule;
+/// --mixed-devices: a group's candidates may come from different GPU models.
+bool mixedDevices = false;
 
 int usage(const std::string &why) {
   std::fprintf(stderr, "sweep: %s\nRun sweep --help for its options.\n", why.c_str());
@@ -205,8 +207,6 @@ absl::StatusOr<size_t> writeOutputs(
   return entries.size();
 }
 
-/// sweep --ingest=DIR: the runner's results of a --build-only directory become DIR's records,
-/// summary, Google Benchmark JSON (baselines from the same run) and bundle.
 /// DIR/run: measures the candidates of the folder it is in on this host's GPUs, one worker
 /// (run.sh I N) a device, then the results of all in results.jsonl.
 constexpr const char *kPackRun = R"SH(#!/bin/sh
@@ -236,8 +236,7 @@ if [ "$devices" = all ]; then
   [ -n "$devices" ] && [ "$devices" != all ] || { echo "run: no GPU found (give --devices=)" >&2; exit 1; }
 fi
 case "$devices" in *[!0-9a-zA-Z,:-]*|,*|*,|*,,*) echo "run: bad --devices '$devices'" >&2; exit 2 ;; esac
-n=$(echo "$devices" | tr ',' '
-' | wc -l)
+n=$(echo "$devices" | tr ',' ' ' | wc -w)
 first="${devices%%,*}"
 if [ "$tests" = 1 ] && [ -x "$here/tests/gpu_e2e_tests" ]; then
   (cd "$here/tests" && CUDA_VISIBLE_DEVICES="$first" ./gpu_e2e_tests) || echo "run: gpu_e2e_tests FAILED"
@@ -365,10 +364,31 @@ absl::Status writePack(const std::string &dir, const Target &target) {
   return absl::OkStatus();
 }
 
+/// sweep --ingest=DIR: the runner's results of a --build-only directory become DIR's records,
+/// summary, Google Benchmark JSON (baselines from the same run) and bundle.
 int ingest(const std::string &dir) {
   absl::StatusOr<autotune::Ingested> in = autotune::IngestRunnerResults(dir, nowUtc());
   if (!in.ok())
     return usage(std::string(in.status().message()));
+  // One group's candidates measured on different GPU models cannot be ranked against each
+  // other: refused unless --mixed-devices says that is meant.
+  if (!mixedDevices) {
+    std::map<std::string, std::set<std::string>> models;
+    for (const autotune::Record &r : in->records) {
+      nlohmann::json env = nlohmann::json::parse(r.environmentJson, nullptr, false);
+      if (env.is_object() && env.contains("gpu") && env["gpu"].is_string())
+        models[autotune::GroupOf(r)].insert(env["gpu"].get<std::string>());
+    }
+    for (const auto &[group, names] : models)
+      if (names.size() > 1) {
+        std::string list;
+        for (const std::string &n : names)
+          list += (list.empty() ? "" : ", ") + n;
+        return usage("the candidates of " + group + " were measured on different GPU models (" +
+                     list + "): their times do not compare; measure on one model (run "
+                     "--devices=...) or give --mixed-devices");
+      }
+  }
   std::string lines;
   for (const autotune::Record &r : in->records)
     lines += autotune::ToJsonLine(r) + "\n";
@@ -544,6 +564,8 @@ int main(int argc, char **argv) {
          "them (DIR/run) into DIR, a folder for the GPU host",
          "DIR");
   c.Text("--ingest", &opt.ingest, "Read back a --build-only folder's results.jsonl", "DIR");
+  c.Flag("--mixed-devices", &mixedDevices,
+         "With --ingest: accept a group measured on different GPU models");
   c.Flag("--list-kernels", &listKernels,
          "List the kernels (zoo and --spec), their dims and dtypes for --target");
   c.OptionalText("--list-shapes", &listShapesOf, &listShapes,

@@ -50,8 +50,18 @@ for d in 3 5; do
 done
 if "$P/run" --devices=0,,1 --no-tests > /dev/null 2>&1; then fail "--devices=0,,1 was accepted"; fi
 
-autotune/sweep --ingest="$P" --spec=$spec --target=cuda:sm_90a > "$T/ingest.log" 2>&1 ||
-  { cat "$T/ingest.log"; fail "ingest"; }
+autotune/sweep --ingest="$P" --spec=$spec --target=cuda:sm_90a > "$T/ingest0.log" 2>&1 ||
+  { cat "$T/ingest0.log"; fail "ingest of one GPU model on two devices"; }
+# Two GPU models in one group: refused unless --mixed-devices. (The fake runner now says odd
+# candidates ran on another model.)
+sed -i 's/\\"gpu\\":\\"Fake GPU\\"/\\"gpu\\":\\"$model\\"/' "$P/bin/tessel-bench"
+sed -i '1a case "$*" in *candidates/[13579].artifact*) model="Fake GPU B" ;; *) model="Fake GPU A" ;; esac' "$P/bin/tessel-bench"
+"$P/run" --devices=0 --no-tests > "$T/run3.log" 2>&1 || { cat "$T/run3.log"; fail "run, two models"; }
+grep -q 'Fake GPU B' "$P/results.jsonl" && grep -q 'Fake GPU A' "$P/results.jsonl" || fail "the fake runner did not report two models: $(cat "$P/bin/tessel-bench")"
+out="$(autotune/sweep --ingest="$P" --spec=$spec --target=cuda:sm_90a 2>&1)" && fail "a group of two GPU models was ingested"
+[[ "$out" == *"different GPU models"* ]] || fail "no clear refusal of mixed models: $out"
+autotune/sweep --ingest="$P" --spec=$spec --target=cuda:sm_90a --mixed-devices > "$T/ingest.log" 2>&1 ||
+  { cat "$T/ingest.log"; fail "ingest --mixed-devices"; }
 records=$(grep -c '"status":"ok"' "$P/records.jsonl")
 [[ $records -eq $built ]] || fail "$records of $built candidates recorded"
 grep -q '"cuda_visible_devices' "$P/records.jsonl" || fail "the records do not say which device"
