@@ -175,7 +175,8 @@ def entries_of(consumer, bundle):
 
 def upto(lo, hi):
     """A multiple of 16 in [lo, hi] (sizes a GPU entry's divisibility specializations serve)."""
-    return 16 * int(RNG.integers(max(lo, 16) // 16, max(hi, 16) // 16 + 1))
+    first, last = -(-max(lo, 16) // 16), max(hi, 16) // 16  # multiples of 16 within [lo, hi]
+    return 16 * int(RNG.integers(first, max(first, last) + 1))
 
 
 def check_bundle(consumer, bundle, tmp, gpu):
