@@ -291,53 +291,65 @@ std::vector<std::string> librariesToCarry(const std::string &binary) {
   return out;
 }
 
+/// Copies `from` to `to`, making `to`'s folder.
+absl::Status copyFile(const std::string &from, const std::string &to) {
+  std::error_code ec;
+  fs::create_directories(fs::path(to).parent_path(), ec);
+  if (!ec)
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  if (ec)
+    return absl::InternalError("cannot copy " + from + " to " + to + ": " + ec.message());
+  return absl::OkStatus();
+}
+
+/// The zoo's specs and sources at their paths under `dir`, where tessel-bench and the GPU
+/// tests read them (their working directory).
+absl::Status copyZoo(const std::string &dir) {
+  for (const zoo::Kernel &k : zoo::Kernels())
+    for (const std::string &file : {k.specPath, k.source})
+      if (absl::Status s = copyFile(file, dir + "/" + file); !s.ok())
+        return s;
+  return absl::OkStatus();
+}
+
 /// Makes the --build-only output `dir` self-contained for a GPU host: bin/ (tessel-bench,
 /// tessel-run, bundle_consumer), lib/ (the Abseil they need), tests/ (the GPU end-to-end tests,
 /// their artifacts and the zoo they read), gpu_checks/ and the `run` script.
 absl::Status writePack(const std::string &dir, const Target &target) {
   std::error_code ec;
-  auto copy = [&](const std::string &from, const std::string &to) -> absl::Status {
-    fs::create_directories(fs::path(to).parent_path(), ec);
-    if (!ec)
-      fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-    if (ec)
-      return absl::InternalError("cannot copy " + from + " to " + to + ": " + ec.message());
-    return absl::OkStatus();
-  };
   std::set<std::string> libraries;
   for (const char *binary :
        {"autotune/tessel-bench", "tools/tessel-run", "runtime/examples/bundle_consumer"}) {
     if (access(binary, X_OK) != 0)
       return absl::NotFoundError(std::string(binary) + " is not beside sweep (run it with bazel run)");
-    if (absl::Status s = copy(binary, dir + "/bin/" + fs::path(binary).filename().string()); !s.ok())
+    if (absl::Status s = copyFile(binary, dir + "/bin/" + fs::path(binary).filename().string()); !s.ok())
       return s;
     for (const std::string &lib : librariesToCarry(binary))
       libraries.insert(lib);
   }
   for (const std::string &lib : libraries)
-    if (absl::Status s = copy(lib, dir + "/lib/" + fs::path(lib).filename().string()); !s.ok())
+    if (absl::Status s = copyFile(lib, dir + "/lib/" + fs::path(lib).filename().string()); !s.ok())
       return s;
   if (target.kind == TargetKind::Cuda) {
     const std::string tests = "compiler/backend/cuda/test";
-    if (absl::Status s = copy(tests + "/gpu_e2e_tests", dir + "/tests/gpu_e2e_tests"); !s.ok())
+    if (absl::Status s = copyFile(tests + "/gpu_e2e_tests", dir + "/tests/gpu_e2e_tests"); !s.ok())
       return s;
     for (const auto &e : fs::directory_iterator(tests, ec))
       if (e.path().extension() == ".artifact")
-        if (absl::Status s = copy(e.path().string(), dir + "/tests/" + e.path().string()); !s.ok())
+        if (absl::Status s = copyFile(e.path().string(), dir + "/tests/" + e.path().string()); !s.ok())
           return s;
-    for (const zoo::Kernel &k : zoo::Kernels())
-      for (const std::string &file : {k.specPath, k.source})
-        if (absl::Status s = copy(file, dir + "/tests/" + file); !s.ok())
-          return s;
-  }
-  for (const auto &e : fs::directory_iterator("tools/gpu_checks", ec))
-    if (absl::Status s = copy(e.path().string(), dir + "/gpu_checks/" + e.path().filename().string());
-        !s.ok())
+    if (absl::Status s = copyZoo(dir + "/tests"); !s.ok())
       return s;
-  for (const char *source : {"compiler/frontend/test/kernels/frontend_kernels.py",
-                             "compiler/frontend/test/kernels/helpers.py",
-                             "kernels/attention/attention.py", "kernels/matmul/matmul.py"})
-    if (absl::Status s = copy(source, dir + "/gpu_checks/" + fs::path(source).filename().string());
+  }
+  // The checks, with the sources they give Triton beside them (gpu_checks/zoo.py).
+  std::vector<std::string> checks = {"compiler/frontend/test/kernels/frontend_kernels.py",
+                                     "compiler/frontend/test/kernels/helpers.py"};
+  for (const auto &e : fs::directory_iterator("tools/gpu_checks", ec))
+    checks.push_back(e.path().string());
+  for (const zoo::Kernel &k : zoo::Kernels())
+    checks.push_back(k.source);
+  for (const std::string &file : checks)
+    if (absl::Status s = copyFile(file, dir + "/gpu_checks/" + fs::path(file).filename().string());
         !s.ok())
       return s;
   if (target.kind == TargetKind::Cuda) {
@@ -884,14 +896,8 @@ int main(int argc, char **argv) {
   if (opt.buildOnly) {
     // The runner reads the whole zoo's specs and sources in OUT/kernels/ (its working
     // directory), wherever OUT goes.
-    for (const zoo::Kernel &k : zoo::Kernels())
-      for (const std::string &file : {k.specPath, k.source}) {
-        std::error_code ec;
-        fs::create_directories(opt.out + "/" + fs::path(file).parent_path().string(), ec);
-        if (ec || !fs::copy_file(file, opt.out + "/" + file, fs::copy_options::overwrite_existing,
-                                 ec))
-          return usage("cannot copy " + file + " into " + opt.out + ": " + ec.message());
-      }
+    if (absl::Status s = copyZoo(opt.out); !s.ok())
+      return usage(std::string(s.message()));
     // The runner reads the specs' copies in OUT/specs/, wherever OUT goes.
     for (const zoo::Kernel *k : kernels)
       if (!k->inZoo) {
