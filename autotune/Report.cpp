@@ -18,8 +18,12 @@ std::string GroupOf(const Record &r) {
 
 namespace {
 
-/// What PreferredAmongTies compares: warps, stages, tile product, canonical text.
-std::tuple<double, double, double, std::string> tieKey(const Record &r) {
+/// The order among equally fast configurations, so that two sweeps of one space pick the same
+/// one unless it is really faster: fewer warps (knob.num_warps), then fewer pipeline stages
+/// (knob.num_stages), then the smaller product of the BLOCK* parameters (the tiles' shared
+/// memory and registers), then the configuration's canonical text. Smaller is preferred.
+using TieKey = std::tuple<double, double, double, std::string>;
+TieKey tieKey(const Record &r) {
   double warps = 0, stages = 0, tile = 1;
   absl::StatusOr<Point> p = ParsePoint(r.configJson);
   if (p.ok())
@@ -48,8 +52,6 @@ bool tied(const Record &r, const Record &fastest, const TieRule &rule) {
 
 } // namespace
 
-bool PreferredAmongTies(const Record &a, const Record &b) { return tieKey(a) < tieKey(b); }
-
 std::vector<GroupSummary> Summarize(const std::vector<Record> &records, const TieRule &rule) {
   std::map<std::string, GroupSummary> groups;
   std::map<std::string, std::vector<const Record *>> ok;
@@ -67,17 +69,19 @@ std::vector<GroupSummary> Summarize(const std::vector<Record> &records, const Ti
   for (auto &[name, g] : groups) {
     const std::vector<const Record *> &candidates = ok[name];
     if (!candidates.empty()) {
-      const Record *fastest = candidates[0];
+      // Each record's configuration parsed once, for the fastest and the tie set's order.
+      std::map<const Record *, TieKey> keys;
       for (const Record *r : candidates)
-        if (r->medianSeconds < fastest->medianSeconds ||
-            (r->medianSeconds == fastest->medianSeconds && PreferredAmongTies(*r, *fastest)))
-          fastest = r;
+        keys[r] = tieKey(*r);
+      auto before = [&](const Record *a, const Record *b) {
+        return std::tie(a->medianSeconds, keys[a]) < std::tie(b->medianSeconds, keys[b]);
+      };
+      const Record *fastest = *std::min_element(candidates.begin(), candidates.end(), before);
       for (const Record *r : candidates)
         if (tied(*r, *fastest, rule))
           g.ties.push_back(r);
-      std::sort(g.ties.begin(), g.ties.end(), [](const Record *a, const Record *b) {
-        return PreferredAmongTies(*a, *b);
-      });
+      std::sort(g.ties.begin(), g.ties.end(),
+                [&](const Record *a, const Record *b) { return keys[a] < keys[b]; });
       g.best = g.ties.front();
     }
     out.push_back(g);

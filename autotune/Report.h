@@ -35,8 +35,9 @@ struct TieRule {
 /// One kernel/dtype/shape group of a sweep.
 struct GroupSummary {
   std::string group; ///< "kernel dtype shape"
-  /// The winner: among the records tied with the fastest ok one (TieRule), the first by
-  /// PreferredAmongTies; null when none succeeded.
+  /// The winner: among the records tied with the fastest ok one (TieRule), the one with the
+  /// fewest warps, then stages, then the smallest BLOCK* product, then the lowest canonical
+  /// configuration text (docs/autotuning.md#ties); null when none succeeded.
   const Record *best = nullptr;
   std::vector<const Record *> ties; ///< the tie set, winner first (just the winner: no tie)
   int tried = 0, failed = 0;
@@ -49,12 +50,6 @@ std::string GroupOf(const Record &record);
 /// The groups of `records` in name order, each with its best record and tie set (pointers into
 /// `records`).
 std::vector<GroupSummary> Summarize(const std::vector<Record> &records, const TieRule &rule = {});
-
-/// The order among equally fast configurations, so that two sweeps of one space pick the same
-/// one unless it is really faster: fewer warps (knob.num_warps), then fewer pipeline stages
-/// (knob.num_stages), then the smaller product of the BLOCK* parameters (the tiles' shared
-/// memory and registers), then the configuration's canonical text.
-bool PreferredAmongTies(const Record &a, const Record &b);
 
 /// The summary table: best configuration, time, rate, percentage of the baseline's rate.
 void PrintSummaryTable(std::FILE *out, const std::vector<GroupSummary> &groups);
