@@ -78,7 +78,8 @@ std::string dtypeOfTorch(const std::string &name, const std::string &t) {
 
 /// Reads an array interface dict (__array_interface__ or __cuda_array_interface__).
 void readInterface(Tensor &t, const py::dict &iface) {
-  t.dtype = dtypeOfTypestr(t.name, py::str(iface["typestr"]));
+  const std::string typestr = py::str(iface["typestr"]);
+  t.dtype = dtypeOfTypestr(t.name, typestr); // "<f4": its last digit is the element's bytes
   py::tuple data = iface["data"];
   t.data = reinterpret_cast<void *>(data[0].cast<uintptr_t>());
   if (data[1].cast<bool>())
@@ -87,10 +88,7 @@ void readInterface(Tensor &t, const py::dict &iface) {
     t.shape.push_back(d.cast<int64_t>());
   py::object strides = iface.contains("strides") ? py::object(iface["strides"]) : py::none();
   if (!strides.is_none()) {
-    int64_t item = t.dtype == "i1" || t.dtype == "i8" || t.dtype == "u8" ? 1
-                   : t.dtype == "f16" || t.dtype == "i16"               ? 2
-                   : t.dtype == "f64" || t.dtype == "i64"               ? 8
-                                                                        : 4;
+    const int64_t item = typestr[2] - '0';
     for (py::handle s : py::tuple(strides)) {
       int64_t bytes = s.cast<int64_t>();
       if (bytes % item)
