@@ -8,6 +8,8 @@ set -uo pipefail
 cd "${TEST_SRCDIR}/tessel"
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+# Whether FLAG is in TEXT as a whole option (--tie is not found in --tie-break).
+mentions() { grep -qE -- "$1([^A-Za-z0-9_-]|\$)" <<<"$2"; }
 
 # The section of docs/cli.md under the heading that names TOOL ("## compare, report, merge").
 section() {
@@ -16,40 +18,42 @@ section() {
     inside' docs/cli.md
 }
 
+# --help exits 0; an unknown flag exits 2 and names it (ARGS come before it: a positional the
+# tool needs, so that the flag is what it refuses).
+exit_codes() { # TOOL BIN [ARGS...]
+  local tool="$1" bin="$2" out rc
+  shift 2
+  "$bin" --help > /dev/null 2>&1 || fail "$tool --help exits non-zero"
+  out="$("$bin" "$@" --no-such-flag 2>&1)"; rc=$?
+  [[ $rc -eq 2 && "$out" == *"no-such-flag"* ]] || fail "$tool --no-such-flag: exit $rc, '$out'"
+}
+
 for entry in sweep:autotune/sweep tessel-bench:autotune/tessel-bench tessel-run:tools/tessel-run \
              report:autotune/report compare:autotune/compare merge:autotune/merge \
              bundle_consumer:runtime/examples/bundle_consumer; do
   tool="${entry%%:*}" bin="${entry#*:}"
-  help="$("$bin" --help 2>&1)" || fail "$tool --help exits non-zero"
-  out="$("$bin" a --no-such-flag 2>&1)"; rc=$?
-  [[ $rc -eq 2 && "$out" == *"--no-such-flag"* ]] || fail "$tool --no-such-flag: exit $rc, '$out'"
+  exit_codes "$tool" "$bin" a
+  help="$("$bin" --help 2>&1)"
   text="$(section "$tool")"
   [[ -n "$text" ]] || { fail "docs/cli.md has no section for $tool"; continue; }
   for option in $(grep -oE '^ +(-[a-z],)?--[a-z][a-z0-9-]*' <<<"$help" | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
     [[ "$option" == --help ]] && continue
-    grep -qF -- "$option" <<<"$text" || fail "$tool's option $option is not in docs/cli.md's $tool section"
+    mentions "$option" "$text" || fail "$tool's option $option is not in docs/cli.md's $tool section"
   done
 done
 
-# tessel-compile registers LLVM's options too: its own are the cl::opt it declares.
-tools/tessel-compile --help > /dev/null 2>&1 || fail "tessel-compile --help exits non-zero"
-out="$(tools/tessel-compile --no-such-flag 2>&1)"; rc=$?
-[[ $rc -eq 2 && "$out" == *"no-such-flag"* ]] || fail "tessel-compile --no-such-flag: exit $rc, '$out'"
+# tessel-compile and tessel-opt register LLVM's options too: tessel-compile's own are the
+# cl::opt and cl::list it declares (tessel-opt's are mlir-opt's).
+exit_codes tessel-compile tools/tessel-compile
+exit_codes tessel-opt tools/tessel-opt
 text="$(section tessel-compile)"
-for option in $(grep -oE 'cl::opt<[^>]*> *[A-Za-z]+\("[a-z][a-z0-9-]*"' tools/tessel-compile.cpp | grep -oE '"[a-z][a-z0-9-]*"' | tr -d '"'); do
+# (Declarations span lines: the file is read as one line.)
+declared="$(tr '\n' ' ' < tools/tessel-compile.cpp | grep -oE 'cl::(opt|list)<[^>]*> *[A-Za-z]+\( *"[a-z][a-z0-9-]*"' | grep -oE '"[a-z][a-z0-9-]*"' | tr -d '"')"
+[[ $(wc -w <<<"$declared") -ge 15 ]] || fail "found only $(wc -w <<<"$declared") of tessel-compile's declared options"
+for option in $declared; do
   flag="--$option"; [[ ${#option} -eq 1 ]] && flag="-$option"
-  grep -qF -- "$flag" <<<"$text" || fail "tessel-compile's option $flag is not in docs/cli.md"
+  mentions "$flag" "$text" || fail "tessel-compile's option $flag is not in docs/cli.md"
 done
-for list in "cl::list<[^>]*> *[A-Za-z]+\(\"[a-z][a-z0-9-]*\""; do
-  for option in $(grep -oE "$list" tools/tessel-compile.cpp | grep -oE '"[a-z][a-z0-9-]*"' | tr -d '"'); do
-    grep -qF -- "--$option" <<<"$text" || fail "tessel-compile's option --$option is not in docs/cli.md"
-  done
-done
-
-# tessel-opt (mlir-opt's options): --help exits 0, an unknown flag 2.
-tools/tessel-opt --help > /dev/null 2>&1 || fail "tessel-opt --help exits non-zero"
-out="$(tools/tessel-opt --no-such-flag 2>&1)"; rc=$?
-[[ $rc -eq 2 && "$out" == *"no-such-flag"* ]] || fail "tessel-opt --no-such-flag: exit $rc, '$out'"
 
 # Every knob of every backend on its page.
 for backend in cpu:cpu cuda:cuda:sm_90a rocm:rocm:gfx942; do
